@@ -1,0 +1,58 @@
+#pragma once
+/// @file config.hpp
+/// Every setting of a tern server, as plain data with its default beside it.
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tern {
+
+/// One directory served as static files (served by the static-files layer; see
+/// docs/static-files.md for what is implemented today).
+struct static_files_config {
+    std::string hosted_path = "/";  ///< URL prefix the directory is served under.
+    std::string directory;          ///< Filesystem directory whose files are served.
+};
+
+/// The settings of one `tern::app`. Defaults follow docs/limits.md; each limit names the
+/// status a client gets when it is exceeded. Values are fixed once the server starts.
+struct config {
+    /// Worker threads, each with its own event loop and acceptor. 0: one per hardware thread.
+    unsigned threads = 0;
+
+    /// Open connections across all threads; one more is answered 503 + Retry-After and closed.
+    std::size_t max_concurrent_connections = 10000;
+    /// Request body bytes (after de-chunking); more is answered 413 and the connection closes.
+    std::size_t max_body_size = 10 * 1024 * 1024;
+    /// Header fields in one request; more is answered 431 and the connection closes.
+    std::size_t max_header_count = 100;
+    /// All header bytes of one request together (names, values, separators, line ends);
+    /// more is answered 431 and the connection closes.
+    std::size_t max_header_size = 8 * 1024;
+    /// Bytes of the request line (method, target, version); more is answered 414 and the
+    /// connection closes.
+    std::size_t max_line_size = 8 * 1024;
+    /// Empty lines (CRLF) tolerated before a request line; more is answered 400 and the
+    /// connection closes.
+    std::size_t max_empty_lines = 10;
+    /// Requests served on one connection; the last gets `Connection: close`. 0: unlimited.
+    std::size_t max_requests_per_connection = 0;
+
+    /// Total time from a request's first byte to the end of its headers; then 408 + close.
+    std::chrono::milliseconds header_timeout{10'000};
+    /// Longest pause between two reads of a request body; then 408 + close.
+    std::chrono::milliseconds body_idle_timeout{20'000};
+    /// Longest wait for the next request on an idle keep-alive connection; then a silent close.
+    std::chrono::milliseconds keep_alive_timeout{60'000};
+    /// Longest a response write may make no progress (a client that stopped reading); then close.
+    std::chrono::milliseconds write_timeout{20'000};
+    /// How long `stop()` lets in-flight requests finish before their connections are closed.
+    std::chrono::milliseconds drain_timeout{10'000};
+
+    /// Directories served as static files, in the order they are tried.
+    std::vector<static_files_config> static_files;
+};
+
+}  // namespace tern

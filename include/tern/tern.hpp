@@ -1,0 +1,10 @@
+#pragma once
+/// @file tern.hpp
+/// Everything a tern application usually needs: the app, the context, http_error, config.
+/// JSON support is separate (`<tern/json.hpp>`), so only users who want it pay for it.
+
+#include <tern/app.hpp>
+#include <tern/config.hpp>
+#include <tern/context.hpp>
+#include <tern/http_error.hpp>
+#include <tern/version.hpp>

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs what tern needs to build, test and run its examples on Debian 12 or newer.
+# Idempotent: every step checks first and does nothing when the need is already met.
+#
+#   scripts/install-deps.sh          build + test dependencies
+#   scripts/install-deps.sh --bench  also the benchmark tools (wrk, nginx)
+#
+# llhttp: tern needs >= 9.2 (8.x accepts "\r\n\rX" as the end of headers and obs-fold,
+# both request-smuggling vectors). Debian 12 ships 8.1, so on such a system the two
+# llhttp packages are fetched from the Debian 13 (trixie) suite through a private apt
+# configuration kept under a cache folder; the system's own sources are never touched.
+set -euo pipefail
+
+want_bench=0
+for arg in "$@"; do
+    case "$arg" in
+    --bench) want_bench=1 ;;
+    *) echo "install-deps.sh: unknown argument '$arg'" >&2; exit 2 ;;
+    esac
+done
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "install-deps.sh: run as root or install sudo" >&2; exit 1; }
+    sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+
+packages=(build-essential cmake ninja-build pkg-config libasio-dev libfmt-dev
+          nlohmann-json3-dev catch2 curl clang clang-format libclang-rt-14-dev)
+[ "$want_bench" -eq 1 ] && packages+=(wrk nginx)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "install-deps.sh: installing ${missing[*]}"
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- llhttp >= 9.2 ---------------------------------------------------------------------
+llhttp_ok() {
+    local v
+    v=$(dpkg-query -W -f='${Version}' libllhttp-dev 2>/dev/null) || return 1
+    dpkg --compare-versions "$v" ge 9.2
+}
+if llhttp_ok; then
+    exit 0
+fi
+
+# A newer Debian may carry it in its own suites.
+if apt-cache policy libllhttp-dev 2>/dev/null | awk '/Candidate:/ {print $2}' |
+    { read -r cand && [ "$cand" != "(none)" ] && dpkg --compare-versions "$cand" ge 9.2; }; then
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends libllhttp-dev
+    llhttp_ok && exit 0
+fi
+
+cache="${TERN_DEPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tern-deps}"
+apt_dir="$cache/apt"
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts" "$cache/debs"
+cat >"$apt_dir/sources.list" <<SOURCES
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
+SOURCES
+: >"$apt_dir/status"
+apt_private=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
+             -o "Dir::Etc::SourceParts=$apt_dir/parts"
+             -o "Dir::State::Lists=$apt_dir/lists"
+             -o "Dir::State::status=$apt_dir/status"
+             -o "Dir::Cache=$apt_dir"
+             -o "Dir::Cache::archives=$apt_dir/archives"
+             -o "APT::Sandbox::User=root"
+             -o "Debug::NoLocking=1")
+echo "install-deps.sh: fetching llhttp >= 9.2 from the Debian 13 (trixie) suite"
+apt-get "${apt_private[@]}" update -qq
+(cd "$cache/debs" && rm -f ./*.deb &&
+    apt-get "${apt_private[@]}" download libllhttp-dev libllhttp9.2)
+"${sudo_cmd[@]}" dpkg -i "$cache"/debs/*.deb
+llhttp_ok || { echo "install-deps.sh: llhttp >= 9.2 could not be installed" >&2; exit 1; }

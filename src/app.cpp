@@ -1,0 +1,166 @@
+#include <tern/app.hpp>
+
+#include "net/request_handler.hpp"
+#include "net/server.hpp"
+#include "routing/dispatch.hpp"
+#include "routing/router.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace tern {
+
+struct app::impl final : detail::request_handler {
+    tern::config settings;
+    detail::router routes;
+    std::unique_ptr<detail::server> server;
+
+    explicit impl(tern::config c) : settings(std::move(c)) {}
+
+    void handle(detail::request& req, detail::response& res,
+                std::string_view remote_ip) noexcept override {
+        // One request at a time runs on a thread, so these scratch vectors are reused
+        // across requests and connections without allocating once warm.
+        thread_local std::vector<detail::path_param> params;
+        thread_local std::vector<std::string> decoded;
+        detail::exchange ex{req, res, remote_ip, params, decoded};
+        detail::dispatch(routes, ex);
+    }
+
+    void require_not_started(const char* what) const {
+        if (server) {
+            throw std::logic_error(std::string("tern: ") + what +
+                                   " must be set before the server starts");
+        }
+    }
+};
+
+namespace {
+
+std::size_t at_least(std::size_t value, std::size_t minimum, const char* name) {
+    if (value < minimum) {
+        throw std::invalid_argument(std::string("tern: ") + name + " must be at least " +
+                                    std::to_string(minimum));
+    }
+    return value;
+}
+
+}  // namespace
+
+app::app() : app(tern::config{}) {}
+
+app::app(tern::config settings) : impl_(std::make_unique<impl>(std::move(settings))) {}
+
+app::~app() { stop(); }
+
+// ---- routes ------------------------------------------------------------------------------
+
+app& app::get(std::string_view pattern, handler h) { return add("GET", pattern, std::move(h)); }
+app& app::post(std::string_view pattern, handler h) { return add("POST", pattern, std::move(h)); }
+app& app::put(std::string_view pattern, handler h) { return add("PUT", pattern, std::move(h)); }
+app& app::patch(std::string_view pattern, handler h) { return add("PATCH", pattern, std::move(h)); }
+app& app::del(std::string_view pattern, handler h) { return add("DELETE", pattern, std::move(h)); }
+app& app::head(std::string_view pattern, handler h) { return add("HEAD", pattern, std::move(h)); }
+app& app::options(std::string_view pattern, handler h) {
+    return add("OPTIONS", pattern, std::move(h));
+}
+
+app& app::add(std::string_view method, std::string_view pattern, handler h) {
+    impl_->require_not_started("routes");
+    if (!h) throw std::invalid_argument("tern: empty handler for " + std::string(pattern));
+    impl_->routes.add(method, pattern, std::move(h));
+    return *this;
+}
+
+// ---- settings ----------------------------------------------------------------------------
+
+app& app::threads(unsigned n) {
+    impl_->require_not_started("threads");
+    impl_->settings.threads = n;
+    return *this;
+}
+
+app& app::max_concurrent_connections(std::size_t n) {
+    impl_->require_not_started("max_concurrent_connections");
+    impl_->settings.max_concurrent_connections = at_least(n, 1, "max_concurrent_connections");
+    return *this;
+}
+
+app& app::max_body_size(std::size_t bytes) {
+    impl_->require_not_started("max_body_size");
+    impl_->settings.max_body_size = bytes;
+    return *this;
+}
+
+app& app::max_header_count(std::size_t n) {
+    impl_->require_not_started("max_header_count");
+    impl_->settings.max_header_count = at_least(n, 1, "max_header_count");
+    return *this;
+}
+
+app& app::max_header_size(std::size_t bytes) {
+    impl_->require_not_started("max_header_size");
+    impl_->settings.max_header_size = at_least(bytes, 1, "max_header_size");
+    return *this;
+}
+
+app& app::max_line_size(std::size_t bytes) {
+    impl_->require_not_started("max_line_size");
+    impl_->settings.max_line_size = at_least(bytes, 16, "max_line_size");
+    return *this;
+}
+
+app& app::max_empty_lines(std::size_t n) {
+    impl_->require_not_started("max_empty_lines");
+    impl_->settings.max_empty_lines = n;
+    return *this;
+}
+
+app& app::static_files(std::string directory) {
+    static_files_config files;
+    files.directory = std::move(directory);
+    return static_files(std::move(files));
+}
+
+app& app::static_files(static_files_config files) {
+    impl_->require_not_started("static_files");
+    if (files.directory.empty())
+        throw std::invalid_argument("tern: static_files needs a directory");
+    if (files.hosted_path.empty() || files.hosted_path.front() != '/') {
+        throw std::invalid_argument("tern: static_files hosted_path must begin with '/'");
+    }
+    impl_->settings.static_files.push_back(std::move(files));
+    return *this;
+}
+
+const tern::config& app::settings() const noexcept { return impl_->settings; }
+
+// ---- lifecycle ---------------------------------------------------------------------------
+
+void app::listen(std::uint16_t port) { listen("0.0.0.0", port); }
+
+void app::listen(const std::string& host, std::uint16_t port) {
+    start(host, port);
+    impl_->server->wait_for_stop_signal();
+    stop();
+}
+
+void app::start(const std::string& host, std::uint16_t port) {
+    if (impl_->server) throw std::logic_error("tern: the server is already running");
+    auto s = std::make_unique<detail::server>(impl_->settings, *impl_);
+    s->start(host, port);
+    impl_->server = std::move(s);
+}
+
+void app::stop() {
+    auto& s = impl_->server;
+    if (!s) return;
+    s->begin_stop();
+    if (s->on_worker_thread()) return;  // a handler asked; the owning thread joins
+    s->join();
+    s.reset();  // stopped: settings and routes may change and start() may run again
+}
+
+std::uint16_t app::port() const noexcept { return impl_->server ? impl_->server->port() : 0; }
+
+}  // namespace tern

@@ -1,0 +1,176 @@
+#include <tern/context.hpp>
+
+#include "routing/exchange.hpp"
+#include "routing/url_decode.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace tern {
+
+using detail::iequals;
+
+namespace {
+
+// RFC 9110 5.6.2 tchar.
+bool is_tchar(char c) noexcept {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+    switch (c) {
+        case '!':
+        case '#':
+        case '$':
+        case '%':
+        case '&':
+        case '\'':
+        case '*':
+        case '+':
+        case '-':
+        case '.':
+        case '^':
+        case '_':
+        case '`':
+        case '|':
+        case '~':
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool is_token(std::string_view s) noexcept {
+    if (s.empty()) return false;
+    for (char c : s) {
+        if (!is_tchar(c)) return false;
+    }
+    return true;
+}
+
+// RFC 9110 5.5: field values must not carry CR, LF or NUL (they would end or split the
+// header block: response splitting).
+bool is_safe_value(std::string_view s) noexcept {
+    for (char c : s) {
+        if (c == '\r' || c == '\n' || c == '\0') return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+// ---- request ---------------------------------------------------------------------------
+
+std::string_view context::method() const noexcept { return ex_.req.method; }
+
+std::string_view context::path() const noexcept { return ex_.req.path; }
+
+std::string_view context::query_string() const noexcept { return ex_.req.query; }
+
+std::string_view context::path_param(std::string_view name) const {
+    for (std::size_t i = 0; i < ex_.params.size(); ++i) {
+        if (ex_.params[i].name == name) return ex_.decoded[i];
+    }
+    throw std::out_of_range("tern: the matched route has no path parameter '" + std::string(name) +
+                            "'");
+}
+
+std::optional<std::string> context::query_param(std::string_view name) const {
+    std::optional<std::string> found;
+    std::string key;
+    detail::for_each_query_pair(ex_.req.query, [&](std::string_view k, std::string_view v) {
+        if (found) return;
+        detail::url_decode(k, key, true);
+        if (key == name) {
+            found.emplace();
+            detail::url_decode(v, *found, true);
+        }
+    });
+    return found;
+}
+
+std::vector<std::string> context::query_params(std::string_view name) const {
+    std::vector<std::string> values;
+    std::string key;
+    detail::for_each_query_pair(ex_.req.query, [&](std::string_view k, std::string_view v) {
+        detail::url_decode(k, key, true);
+        if (key == name) detail::url_decode(v, values.emplace_back(), true);
+    });
+    return values;
+}
+
+std::optional<std::string_view> context::header(std::string_view name) const noexcept {
+    return ex_.req.header(name);
+}
+
+std::span<const header_field> context::headers() const noexcept { return ex_.req.headers; }
+
+std::string_view context::body() const noexcept { return ex_.req.body; }
+
+std::string context::ip() const { return std::string(ex_.remote_ip); }
+
+// ---- response --------------------------------------------------------------------------
+
+int context::status() const noexcept { return ex_.res.status; }
+
+context& context::status(int code) {
+    if (code < 100 || code > 999) {
+        throw std::invalid_argument("tern: status " + std::to_string(code) +
+                                    " is outside 100..999");
+    }
+    ex_.res.status = code;
+    return *this;
+}
+
+context& context::content_type(std::string_view type) {
+    if (!is_safe_value(type)) throw std::invalid_argument("tern: Content-Type has CR, LF or NUL");
+    ex_.res.content_type.assign(type);
+    return *this;
+}
+
+context& context::header(std::string_view name, std::string_view value) {
+    if (!is_token(name)) {
+        throw std::invalid_argument("tern: '" + std::string(name) + "' is not a header name");
+    }
+    if (!is_safe_value(value)) {
+        throw std::invalid_argument("tern: the value of header '" + std::string(name) +
+                                    "' has CR, LF or NUL");
+    }
+    if (iequals(name, "content-length") || iequals(name, "transfer-encoding") ||
+        iequals(name, "date")) {
+        throw std::invalid_argument("tern: header '" + std::string(name) + "' is managed by tern");
+    }
+    if (iequals(name, "content-type")) return content_type(value);
+    if (iequals(name, "connection")) {
+        // The framing layer owns Connection; the one thing a handler may ask is a close.
+        if (!iequals(value, "close")) {
+            throw std::invalid_argument("tern: only 'Connection: close' may be set");
+        }
+        ex_.res.close = true;
+        return *this;
+    }
+    for (auto& [n, v] : ex_.res.fields) {
+        if (iequals(n, name)) {
+            v.assign(value);
+            return *this;
+        }
+    }
+    ex_.res.fields.emplace_back(std::string(name), std::string(value));
+    return *this;
+}
+
+std::string_view context::result() const noexcept { return ex_.res.body; }
+
+context& context::result(std::string body) {
+    ex_.res.body = std::move(body);
+    return *this;
+}
+
+context& context::text(std::string body) {
+    ex_.res.content_type = "text/plain; charset=utf-8";
+    return result(std::move(body));
+}
+
+context& context::html(std::string body) {
+    ex_.res.content_type = "text/html; charset=utf-8";
+    return result(std::move(body));
+}
+
+}  // namespace tern

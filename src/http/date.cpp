@@ -1,0 +1,59 @@
+#include "http/date.hpp"
+
+#include <chrono>
+
+namespace tern::detail {
+
+namespace {
+
+void put2(char* p, int v) noexcept {
+    p[0] = static_cast<char>('0' + v / 10);
+    p[1] = static_cast<char>('0' + v % 10);
+}
+
+}  // namespace
+
+void format_http_date(std::time_t t, char (&out)[29]) noexcept {
+    static constexpr char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    static constexpr char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char* p = out;
+    for (int i = 0; i < 3; ++i) *p++ = days[tm.tm_wday][i];
+    *p++ = ',';
+    *p++ = ' ';
+    put2(p, tm.tm_mday);
+    p += 2;
+    *p++ = ' ';
+    for (int i = 0; i < 3; ++i) *p++ = months[tm.tm_mon][i];
+    *p++ = ' ';
+    const int year = tm.tm_year + 1900;
+    put2(p, year / 100);
+    put2(p + 2, year % 100);
+    p += 4;
+    *p++ = ' ';
+    put2(p, tm.tm_hour);
+    p[2] = ':';
+    put2(p + 3, tm.tm_min);
+    p[5] = ':';
+    put2(p + 6, tm.tm_sec);
+    p += 8;
+    *p++ = ' ';
+    *p++ = 'G';
+    *p++ = 'M';
+    *p++ = 'T';
+}
+
+std::string_view http_date_now() noexcept {
+    thread_local std::time_t cached_second = -1;
+    thread_local char cached[29];
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    if (now != cached_second) {
+        format_http_date(now, cached);
+        cached_second = now;
+    }
+    return {cached, sizeof cached};
+}
+
+}  // namespace tern::detail

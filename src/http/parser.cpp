@@ -1,0 +1,353 @@
+#include "http/parser.hpp"
+
+#include "http/error.hpp"
+
+#include <llhttp.h>
+
+#include <vector>
+
+namespace tern::detail {
+
+namespace {
+
+enum class phase { idle, head, body, complete };
+
+/// Offsets of one header field in `request::storage` while the head is still growing.
+struct field_span {
+    std::size_t name_at = 0, name_len = 0, value_at = 0, value_len = 0;
+};
+
+bool is_ows(char c) noexcept { return c == ' ' || c == '\t'; }
+
+std::string_view trim_ows(std::string_view s) noexcept {
+    while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
+    while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+}  // namespace
+
+struct request_parser::state {
+    llhttp_t parser{};
+    parser_limits limits;
+    request req;
+    phase stage = phase::idle;
+    std::error_code failure;
+    llhttp_errno_t paused = HPE_OK;  // how llhttp last paused, to resume it the same way
+
+    // Raw-byte accounting of the message head (request line + header block).
+    const char* chunk_begin = nullptr;  // where the current llhttp_execute started
+    std::size_t head_base = 0;          // head bytes consumed by earlier llhttp_execute calls
+    std::size_t line_end = 0;           // head offset where the request line ended
+    bool line_done = false;
+    std::size_t empty_lines = 0;
+
+    std::size_t method_len = 0, target_len = 0;
+    std::vector<field_span> fields;
+    bool in_value = false;
+    std::size_t host_count = 0;
+    bool expect_continue = false;
+    bool continue_was_sent = false;
+
+    explicit state(const parser_limits& l) : limits(l) {
+        llhttp_init(&parser, HTTP_REQUEST, &settings());
+        parser.data = this;
+    }
+
+    static state& of(llhttp_t* p) { return *static_cast<state*>(p->data); }
+
+    int fail(detail::error e) {
+        failure = e;
+        return -1;
+    }
+
+    // Head offset just past `at + len`, for limits counted in raw bytes.
+    std::size_t head_pos(const char* at, std::size_t len) const {
+        return head_base + static_cast<std::size_t>(at - chunk_begin) + len;
+    }
+
+    int check_head(std::size_t pos) {
+        if (!line_done) {
+            if (pos > limits.max_line_size) return fail(detail::error::line_too_long);
+        } else if (pos - line_end > limits.max_header_size) {
+            return fail(detail::error::header_too_large);
+        }
+        return 0;
+    }
+
+    void reset_message() {
+        req.clear();
+        stage = phase::idle;
+        head_base = 0;
+        line_end = 0;
+        line_done = false;
+        empty_lines = 0;
+        method_len = target_len = 0;
+        fields.clear();
+        in_value = false;
+        host_count = 0;
+        expect_continue = false;
+        continue_was_sent = false;
+    }
+
+    // ---- llhttp callbacks ------------------------------------------------------------
+
+    static int on_message_begin(llhttp_t* p) {
+        of(p).stage = phase::head;
+        return 0;
+    }
+
+    static int on_method(llhttp_t* p, const char* at, std::size_t len) {
+        auto& s = of(p);
+        s.req.storage.append(at, len);
+        s.method_len += len;
+        return s.check_head(s.head_pos(at, len));
+    }
+
+    static int on_url(llhttp_t* p, const char* at, std::size_t len) {
+        auto& s = of(p);
+        s.req.storage.append(at, len);
+        s.target_len += len;
+        return s.check_head(s.head_pos(at, len));
+    }
+
+    static int on_version(llhttp_t* p, const char* at, std::size_t len) {
+        auto& s = of(p);
+        // Header bytes are counted from the end of the version (the line's CRLF included).
+        s.line_end = s.head_pos(at, len);
+        return s.check_head(s.line_end);
+    }
+
+    static int on_version_complete(llhttp_t* p) {
+        auto& s = of(p);
+        s.line_done = true;
+        if (p->http_major != 1) return s.fail(detail::error::version_not_supported);
+        return 0;
+    }
+
+    static int on_header_field(llhttp_t* p, const char* at, std::size_t len) {
+        auto& s = of(p);
+        if (s.fields.empty() || s.in_value) {
+            if (s.fields.size() == s.limits.max_header_count) {
+                return s.fail(detail::error::too_many_headers);
+            }
+            s.fields.push_back({s.req.storage.size(), 0, 0, 0});
+            s.in_value = false;
+        }
+        s.req.storage.append(at, len);
+        s.fields.back().name_len += len;
+        return s.check_head(s.head_pos(at, len));
+    }
+
+    static int on_header_value(llhttp_t* p, const char* at, std::size_t len) {
+        auto& s = of(p);
+        auto& f = s.fields.back();
+        if (!s.in_value) {
+            f.value_at = s.req.storage.size();
+            s.in_value = true;
+        }
+        s.req.storage.append(at, len);
+        f.value_len += len;
+        return s.check_head(s.head_pos(at, len));
+    }
+
+    static int on_header_value_complete(llhttp_t* p) {
+        auto& s = of(p);
+        s.in_value = true;  // an empty value gets no on_header_value call
+        auto& f = s.fields.back();
+        if (f.value_len == 0) f.value_at = s.req.storage.size();
+        std::string_view name(s.req.storage.data() + f.name_at, f.name_len);
+        if (iequals(name, "host")) ++s.host_count;
+        return 0;
+    }
+
+    static int on_headers_complete(llhttp_t* p) {
+        auto& s = of(p);
+        s.stage = phase::body;
+        s.build_views();
+        if (p->method == HTTP_CONNECT) return s.fail(detail::error::method_not_supported);
+        // RFC 9112 3.2: a client MUST send Host in HTTP/1.1; a server MUST answer 400 to a
+        // request without one or with more than one.
+        if (s.host_count > 1) return s.fail(detail::error::duplicate_host);
+        if (s.host_count == 0 && p->http_minor == 1) return s.fail(detail::error::missing_host);
+        if (int rc = s.check_transfer_encoding(); rc != 0) return rc;
+        const bool has_body = (p->flags & F_CHUNKED) != 0 ||
+                              ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > 0);
+        if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > s.limits.max_body_size) {
+            return s.fail(detail::error::body_too_large);
+        }
+        if (auto expect = s.req.header("expect")) {
+            // RFC 9110 10.1.1: 100-continue is the only expectation defined.
+            if (!iequals(trim_ows(*expect), "100-continue")) {
+                return s.fail(detail::error::unsupported_expectation);
+            }
+            s.expect_continue = has_body && p->http_minor == 1;
+        }
+        return 0;
+    }
+
+    static int on_body(llhttp_t* p, const char* at, std::size_t len) {
+        auto& s = of(p);
+        s.expect_continue = false;  // the client did not wait; no 100 Continue is owed
+        if (s.req.body.size() + len > s.limits.max_body_size)
+            return s.fail(detail::error::body_too_large);
+        s.req.body.append(at, len);
+        return 0;
+    }
+
+    static int on_message_complete(llhttp_t* p) {
+        auto& s = of(p);
+        s.stage = phase::complete;
+        s.req.keep_alive = llhttp_should_keep_alive(p) != 0;
+        // Stop here so the caller answers this request before the next one is parsed.
+        return HPE_PAUSED;
+    }
+
+    static const llhttp_settings_t& settings() {
+        static const llhttp_settings_t instance = [] {
+            llhttp_settings_t st;
+            llhttp_settings_init(&st);
+            st.on_message_begin = on_message_begin;
+            st.on_method = on_method;
+            st.on_url = on_url;
+            st.on_version = on_version;
+            st.on_version_complete = on_version_complete;
+            st.on_header_field = on_header_field;
+            st.on_header_value = on_header_value;
+            st.on_header_value_complete = on_header_value_complete;
+            st.on_headers_complete = on_headers_complete;
+            st.on_body = on_body;
+            st.on_message_complete = on_message_complete;
+            return st;
+        }();
+        return instance;
+    }
+
+    // ---- checks and views ------------------------------------------------------------
+
+    void build_views() {
+        const char* base = req.storage.data();
+        req.method = {base, method_len};
+        req.target = {base + method_len, target_len};
+        const auto q = req.target.find('?');
+        req.path = req.target.substr(0, q);
+        req.query = q == std::string_view::npos ? std::string_view{} : req.target.substr(q + 1);
+        req.version_major = parser.http_major;
+        req.version_minor = parser.http_minor;
+        req.is_head = parser.method == HTTP_HEAD;
+        req.headers.clear();
+        for (const auto& f : fields) {
+            req.headers.push_back(
+                {{base + f.name_at, f.name_len}, trim_ows({base + f.value_at, f.value_len})});
+        }
+    }
+
+    // RFC 9112 6.1/6.3: chunked must be the final coding, once; HTTP/1.0 has no transfer
+    // codings. tern decodes chunked only, so any other coding is 501 (RFC 9112 6.1).
+    int check_transfer_encoding() {
+        bool seen_any = false, chunked_last = false, other = false;
+        int chunked_count = 0;
+        for (const auto& h : req.headers) {
+            if (!iequals(h.name, "transfer-encoding")) continue;
+            std::string_view list = h.value;
+            while (!list.empty()) {
+                const auto comma = list.find(',');
+                const auto coding = trim_ows(list.substr(0, comma));
+                list =
+                    comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+                if (coding.empty()) continue;
+                seen_any = true;
+                chunked_last = iequals(coding, "chunked");
+                if (chunked_last) {
+                    ++chunked_count;
+                } else {
+                    other = true;
+                }
+            }
+        }
+        if (!seen_any) return 0;
+        if (parser.http_minor == 0) return fail(detail::error::bad_transfer_encoding);
+        if (!chunked_last || chunked_count > 1) return fail(detail::error::bad_transfer_encoding);
+        if (other) return fail(detail::error::unknown_transfer_coding);
+        return 0;
+    }
+
+    // Skips the empty lines a client may send before a request line (RFC 9112 2.2), up to
+    // max_empty_lines. Returns how many bytes were skipped.
+    std::size_t skip_empty_lines(std::string_view data) {
+        std::size_t i = 0;
+        for (; i < data.size() && (data[i] == '\r' || data[i] == '\n'); ++i) {
+            if (data[i] == '\n' && ++empty_lines > limits.max_empty_lines) {
+                failure = detail::error::too_many_empty_lines;
+                return i + 1;
+            }
+        }
+        return i;
+    }
+};
+
+request_parser::request_parser(const parser_limits& limits)
+    : state_(std::make_unique<state>(limits)) {}
+
+request_parser::~request_parser() = default;
+
+request_parser::result request_parser::feed(std::string_view data) {
+    auto& s = *state_;
+    if (s.failure) return {event::error, 0};
+    std::size_t off = 0;
+    if (s.stage == phase::idle) {
+        off = s.skip_empty_lines(data);
+        if (s.failure) return {event::error, off};
+        if (off == data.size()) return {event::need_more, off};
+    }
+    if (s.paused == HPE_PAUSED) {
+        llhttp_resume(&s.parser);
+    } else if (s.paused == HPE_PAUSED_UPGRADE) {
+        // Upgrade is ignored on ordinary routes: the request was served as plain HTTP/1.1.
+        llhttp_resume_after_upgrade(&s.parser);
+    }
+    s.paused = HPE_OK;
+
+    const char* begin = data.data() + off;
+    const std::size_t len = data.size() - off;
+    s.chunk_begin = begin;
+    const llhttp_errno_t rc = llhttp_execute(&s.parser, begin, len);
+    if (rc == HPE_OK) {
+        if (s.stage == phase::head) {
+            s.head_base += len;
+            if (s.check_head(s.head_base) != 0) return {event::error, data.size()};
+        }
+        return {event::need_more, data.size()};
+    }
+    if ((rc == HPE_PAUSED || rc == HPE_PAUSED_UPGRADE) && s.stage == phase::complete) {
+        s.paused = rc;
+        const char* stop = llhttp_get_error_pos(&s.parser);
+        return {event::request, static_cast<std::size_t>(stop - data.data())};
+    }
+    if (!s.failure) {
+        s.failure = rc == HPE_PAUSED_H2_UPGRADE           ? detail::error::version_not_supported
+                    : rc == HPE_INVALID_TRANSFER_ENCODING ? detail::error::bad_transfer_encoding
+                                                          : detail::error::bad_request;
+    }
+    return {event::error, data.size()};
+}
+
+request& request_parser::current() noexcept { return state_->req; }
+
+void request_parser::next() noexcept { state_->reset_message(); }
+
+std::error_code request_parser::error() const noexcept { return state_->failure; }
+
+bool request_parser::in_progress() const noexcept {
+    return state_->stage == phase::head || state_->stage == phase::body;
+}
+
+bool request_parser::reading_body() const noexcept { return state_->stage == phase::body; }
+
+bool request_parser::wants_continue() const noexcept {
+    return state_->stage == phase::body && state_->expect_continue && !state_->continue_was_sent;
+}
+
+void request_parser::continue_sent() noexcept { state_->continue_was_sent = true; }
+
+}  // namespace tern::detail

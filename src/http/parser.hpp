@@ -1,0 +1,67 @@
+#pragma once
+// The request parser: llhttp (>= 9.2, strict: every lenient flag off) behind a small
+// transport-free interface. Bytes in, requests and error codes out. Limits are counted as
+// bytes arrive, before anything is buffered past them.
+
+#include "http/request.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+#include <system_error>
+
+namespace tern::detail {
+
+/// The limits the parser enforces (see tern::config for meanings and defaults).
+struct parser_limits {
+    std::size_t max_body_size = 10 * 1024 * 1024;
+    std::size_t max_header_count = 100;
+    std::size_t max_header_size = 8 * 1024;
+    std::size_t max_line_size = 8 * 1024;
+    std::size_t max_empty_lines = 10;
+};
+
+/// Parses a stream of requests on one connection. Feed it bytes as they arrive; it stops
+/// after each complete request so the caller can answer it before parsing the next one
+/// (pipelined requests are answered in order). Errors are final: once `feed` reports one,
+/// the stream is never resynchronised.
+class request_parser {
+public:
+    enum class event {
+        need_more,  ///< all bytes consumed; the request is not complete yet
+        request,    ///< `current()` is complete; bytes after `consumed` belong to the next one
+        error,      ///< the stream is invalid; see `error()`
+    };
+    struct result {
+        event what;
+        std::size_t consumed;  ///< bytes of the input used
+    };
+
+    explicit request_parser(const parser_limits& limits);
+    ~request_parser();
+    request_parser(const request_parser&) = delete;
+    request_parser& operator=(const request_parser&) = delete;
+
+    /// Parses from `data`. After `event::request`, call `next()` before feeding again.
+    result feed(std::string_view data);
+    /// The request being parsed (complete after `event::request`).
+    request& current() noexcept;
+    /// Forgets the completed request and gets ready for the next one.
+    void next() noexcept;
+    /// Why parsing failed (after `event::error`).
+    std::error_code error() const noexcept;
+    /// Bytes of a request have arrived but the request is not complete.
+    bool in_progress() const noexcept;
+    /// The current request's headers are complete and its body is being read.
+    bool reading_body() const noexcept;
+    /// The client asked for `100 Continue`, no body byte has arrived, and none was sent.
+    bool wants_continue() const noexcept;
+    /// Records that `100 Continue` was sent.
+    void continue_sent() noexcept;
+
+private:
+    struct state;
+    std::unique_ptr<state> state_;
+};
+
+}  // namespace tern::detail

@@ -1,0 +1,40 @@
+#pragma once
+// One parsed request. Its strings view a per-connection buffer that is reused (capacity
+// kept) from request to request, so steady-state parsing does not allocate.
+
+#include <tern/context.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tern::detail {
+
+/// A request as the parser produced it. Views stay valid until `clear()`.
+struct request {
+    std::string_view method;  ///< e.g. "GET"
+    std::string_view target;  ///< request-target as sent: path and query
+    std::string_view path;    ///< target up to '?'
+    std::string_view query;   ///< after '?', empty when none
+    std::uint8_t version_major = 1;
+    std::uint8_t version_minor = 1;
+    std::vector<header_field> headers;  ///< in order received
+    std::string body;                   ///< de-chunked body
+    bool keep_alive = true;             ///< the client allows another request after this one
+    bool is_head = false;               ///< method is HEAD (the response omits its body)
+
+    /// Bytes the views above point into: method, target, header names and values.
+    std::string storage;
+
+    /// The first header named `name` (ASCII case-insensitive), or nullopt.
+    std::optional<std::string_view> header(std::string_view name) const noexcept;
+    /// Empties the request, keeping buffer capacity for the next one.
+    void clear() noexcept;
+};
+
+/// ASCII case-insensitive equality, for header names and tokens (RFC 9110 5.1).
+bool iequals(std::string_view a, std::string_view b) noexcept;
+
+}  // namespace tern::detail

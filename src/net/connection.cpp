@@ -1,0 +1,247 @@
+#include "net/connection.hpp"
+
+#include "http/error.hpp"
+#include "http/writer.hpp"
+#include "net/worker.hpp"
+
+#include <asio/write.hpp>
+
+namespace tern::detail {
+
+namespace {
+
+// How long a closing connection keeps reading (and discarding) after its last response, so
+// the client reads that response instead of a reset (RFC 9112 9.6).
+constexpr auto linger_time = std::chrono::seconds(2);
+// How long a refused connection (over the connection cap) may take to accept its 503.
+constexpr auto reject_write_time = std::chrono::seconds(2);
+
+}  // namespace
+
+connection::connection(asio::ip::tcp::socket socket, worker& owner)
+    : socket_(std::move(socket)),
+      timer_(socket_.get_executor()),
+      owner_(owner),
+      parser_(owner.limits()) {}
+
+connection::~connection() = default;
+
+void connection::start() {
+    std::error_code ec;
+    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    const auto peer = socket_.remote_endpoint(ec);
+    if (!ec) remote_ip_ = peer.address().to_string();
+    // The first request gets header_timeout from the connection's start: a client that
+    // connects and sends nothing is closed like a slow one.
+    set_deadline(owner_.settings().header_timeout, deadline_kind::idle);
+    read();
+}
+
+void connection::reject() {
+    write_error_response(out_, 503, "Retry-After: 1\r\n");
+    close_after_write_ = true;
+    phase_ = phase::writing;
+    set_deadline(reject_write_time, deadline_kind::write);
+    auto self = shared_from_this();
+    asio::async_write(socket_, asio::buffer(out_),
+                      [self](std::error_code ec, std::size_t) { self->on_write(ec); });
+}
+
+void connection::stop_when_idle() {
+    if (phase_ == phase::reading && !parser_.in_progress()) close();
+    // Otherwise the request in progress is answered with Connection: close (answer() sees
+    // the worker stopping) and the connection closes after that write.
+}
+
+void connection::close() noexcept {
+    if (phase_ == phase::closed) return;
+    phase_ = phase::closed;
+    std::error_code ignored;
+    timer_.cancel();
+    socket_.close(ignored);
+    owner_.forget(this);
+}
+
+// ---- reading -----------------------------------------------------------------------------
+
+void connection::read() {
+    if (reading_) return;
+    reading_ = true;
+    auto self = shared_from_this();
+    socket_.async_read_some(asio::buffer(read_buf_),
+                            [self](std::error_code ec, std::size_t n) { self->on_read(ec, n); });
+}
+
+void connection::on_read(std::error_code ec, std::size_t n) {
+    reading_ = false;
+    switch (phase_) {
+        case phase::reading:
+            if (ec) {
+                close();  // the peer went away (or reset); there is nobody to answer
+            } else {
+                process(n);
+            }
+            return;
+        case phase::lingering:
+            // Discard what the client still sends until it closes or the linger time ends.
+            // An aborted read is the one a 408 cancelled; keep lingering after it.
+            if (ec && ec != asio::error::operation_aborted) {
+                close();
+            } else {
+                read();
+            }
+            return;
+        case phase::writing:
+        case phase::closed:
+            return;
+    }
+}
+
+void connection::process(std::size_t n) {
+    std::string_view data(read_buf_.data(), n);
+    const auto now = clock::now();
+    while (!data.empty()) {
+        const bool was_idle = !parser_.in_progress();
+        const auto r = parser_.feed(data);
+        data.remove_prefix(r.consumed);
+        if (was_idle && parser_.in_progress()) head_started_ = now;
+        if (r.what == request_parser::event::request) {
+            answer(parser_.current());
+            parser_.next();
+            if (close_after_write_) break;  // nothing after a closing request is processed
+        } else if (r.what == request_parser::event::error) {
+            fail(parser_.error());
+            break;
+        }
+    }
+    if (!close_after_write_ && parser_.wants_continue()) {
+        write_continue(out_);
+        parser_.continue_sent();
+    }
+    if (!out_.empty()) {
+        write();
+        return;
+    }
+    const auto& cfg = owner_.settings();
+    if (parser_.reading_body()) {
+        set_deadline(cfg.body_idle_timeout, deadline_kind::body);
+    } else if (parser_.in_progress()) {
+        set_deadline_at(head_started_ + cfg.header_timeout, deadline_kind::header);
+    }
+    phase_ = phase::reading;
+    read();
+}
+
+void connection::answer(request& req) {
+    ++served_;
+    owner_.handler().handle(req, response_, remote_ip_);
+    const auto limit = owner_.settings().max_requests_per_connection;
+    const bool close =
+        !req.keep_alive || response_.close || owner_.stopping() || (limit != 0 && served_ >= limit);
+    framing how;
+    how.omit_body = req.is_head;
+    how.close = close;
+    how.keep_alive_1_0 = !close && req.version_minor == 0;
+    write_response(out_, response_, how);
+    if (close) close_after_write_ = true;
+}
+
+void connection::fail(std::error_code why) {
+    write_error_response(out_, status_of(static_cast<error>(why.value())));
+    close_after_write_ = true;
+}
+
+// ---- writing -----------------------------------------------------------------------------
+
+void connection::write() {
+    phase_ = phase::writing;
+    set_deadline(owner_.settings().write_timeout, deadline_kind::write);
+    auto self = shared_from_this();
+    asio::async_write(socket_, asio::buffer(out_),
+                      [self](std::error_code ec, std::size_t) { self->on_write(ec); });
+}
+
+void connection::on_write(std::error_code ec) {
+    if (phase_ == phase::closed) return;
+    if (ec) {
+        close();
+        return;
+    }
+    out_.clear();
+    if (close_after_write_) {
+        linger();
+        return;
+    }
+    if (owner_.stopping()) {
+        close();  // answered everything that had arrived; the server is going away
+        return;
+    }
+    set_deadline(owner_.settings().keep_alive_timeout, deadline_kind::idle);
+    if (parser_.in_progress()) {
+        // A pipelined request began in the last read; its header deadline still runs.
+        set_deadline_at(head_started_ + owner_.settings().header_timeout, deadline_kind::header);
+    }
+    phase_ = phase::reading;
+    read();
+}
+
+void connection::linger() {
+    std::error_code ignored;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    set_deadline(linger_time, deadline_kind::linger);
+    phase_ = phase::lingering;
+    read();
+}
+
+// ---- deadlines ---------------------------------------------------------------------------
+
+void connection::set_deadline(clock::duration after, deadline_kind kind) {
+    set_deadline_at(clock::now() + after, kind);
+}
+
+void connection::set_deadline_at(clock::time_point when, deadline_kind kind) {
+    deadline_ = when;
+    deadline_kind_ = kind;
+    if (timer_armed_ && timer_at_ <= when) return;  // on_timer moves it on when it fires
+    timer_armed_ = true;
+    timer_at_ = when;
+    timer_.expires_at(when);
+    auto self = shared_from_this();
+    timer_.async_wait([self](std::error_code ec) { self->on_timer(ec); });
+}
+
+void connection::on_timer(std::error_code ec) {
+    if (ec == asio::error::operation_aborted || phase_ == phase::closed) return;
+    timer_armed_ = false;
+    if (clock::now() < deadline_) {
+        set_deadline_at(deadline_, deadline_kind_);
+        return;
+    }
+    on_deadline();
+}
+
+void connection::on_deadline() {
+    switch (deadline_kind_) {
+        case deadline_kind::none:
+            return;
+        case deadline_kind::header:
+        case deadline_kind::body:
+            if (phase_ != phase::reading) return;
+            // RFC 9110 15.5.9: 408 tells the client the server gave up waiting.
+            fail(deadline_kind_ == deadline_kind::header ? error::header_timeout
+                                                         : error::body_timeout);
+            {
+                std::error_code ignored;
+                socket_.cancel(ignored);  // ends the outstanding read; on_read ignores it
+            }
+            write();
+            return;
+        case deadline_kind::idle:
+        case deadline_kind::write:
+        case deadline_kind::linger:
+            close();
+            return;
+    }
+}
+
+}  // namespace tern::detail

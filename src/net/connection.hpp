@@ -1,0 +1,81 @@
+#pragma once
+// One client connection: read → parse → answer → write, with a single deadline that follows
+// the connection's phase (header deadline, body idle, keep-alive idle, write, linger).
+
+#include "http/parser.hpp"
+#include "http/response.hpp"
+
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <array>
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace tern::detail {
+
+class worker;
+
+/// A connection owned by the completion handlers that hold it (shared_ptr) and listed by
+/// its worker for stop and limits. It never leaves its worker's thread.
+class connection : public std::enable_shared_from_this<connection> {
+public:
+    using clock = std::chrono::steady_clock;
+
+    connection(asio::ip::tcp::socket socket, worker& owner);
+    ~connection();
+    connection(const connection&) = delete;
+    connection& operator=(const connection&) = delete;
+
+    /// Starts serving requests.
+    void start();
+    /// Answers 503 (over max_concurrent_connections) and closes; serves no request.
+    void reject();
+    /// Server stop: closes the connection now if it is between requests; otherwise lets the
+    /// current request finish and answers it with `Connection: close`.
+    void stop_when_idle();
+    /// Closes the socket now; pending operations end.
+    void close() noexcept;
+
+private:
+    enum class phase { reading, writing, lingering, closed };
+    enum class deadline_kind { none, idle, header, body, write, linger };
+
+    void read();
+    void on_read(std::error_code ec, std::size_t n);
+    void process(std::size_t n);
+    void answer(request& req);
+    void fail(std::error_code why);
+    void write();
+    void on_write(std::error_code ec);
+    void linger();
+    void set_deadline(clock::duration after, deadline_kind kind);
+    void set_deadline_at(clock::time_point when, deadline_kind kind);
+    void on_timer(std::error_code ec);
+    void on_deadline();
+
+    asio::ip::tcp::socket socket_;
+    asio::steady_timer timer_;
+    worker& owner_;
+    request_parser parser_;
+    response response_;
+    std::string remote_ip_;
+    std::string out_;  // responses waiting for the next write, in request order
+    std::array<char, 16 * 1024> read_buf_;
+
+    phase phase_ = phase::reading;
+    bool reading_ = false;  // an async read is outstanding
+    bool close_after_write_ = false;
+    std::size_t served_ = 0;
+    clock::time_point head_started_{};
+
+    // One timer serves every phase: the logical deadline lives here, and the timer is only
+    // re-armed when the deadline moves earlier (or when it fires before the deadline).
+    clock::time_point deadline_ = clock::time_point::max();
+    deadline_kind deadline_kind_ = deadline_kind::none;
+    clock::time_point timer_at_ = clock::time_point::max();
+    bool timer_armed_ = false;
+};
+
+}  // namespace tern::detail

@@ -1,0 +1,113 @@
+#include "net/server.hpp"
+
+#include "net/worker.hpp"
+
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <asio/signal_set.hpp>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tern::detail {
+
+namespace {
+
+thread_local const void* current_server = nullptr;
+
+parser_limits limits_of(const config& c) {
+    parser_limits l;
+    l.max_body_size = c.max_body_size;
+    l.max_header_count = c.max_header_count;
+    l.max_header_size = c.max_header_size;
+    l.max_line_size = c.max_line_size;
+    l.max_empty_lines = c.max_empty_lines;
+    return l;
+}
+
+}  // namespace
+
+struct server::impl {
+    shared_state shared;
+    std::vector<std::unique_ptr<worker>> workers;
+    std::vector<std::thread> threads;
+    std::uint16_t port = 0;
+
+    // listen(): a private loop in the caller's thread waiting for a signal or a stop.
+    std::mutex waiter_mutex;
+    asio::io_context waiter{1};
+    bool waiting = false;
+    bool stop_requested = false;
+
+    impl(const config& settings, request_handler& handler)
+        : shared{settings, limits_of(settings), handler} {}
+};
+
+server::server(const config& settings, request_handler& handler)
+    : impl_(std::make_unique<impl>(settings, handler)) {}
+
+server::~server() {
+    begin_stop();
+    if (!on_worker_thread()) join();
+}
+
+void server::start(const std::string& host, std::uint16_t port) {
+    auto& s = *impl_;
+    const unsigned n = s.shared.settings.threads != 0
+                           ? s.shared.settings.threads
+                           : std::max(1u, std::thread::hardware_concurrency());
+    asio::ip::tcp::endpoint endpoint(asio::ip::make_address(host), port);
+    for (unsigned i = 0; i < n; ++i) {
+        auto w = std::make_unique<worker>(s.shared);
+        w->bind(endpoint);
+        // Port 0 picks a free port once; the other workers share that one.
+        if (i == 0) endpoint.port(w->local_endpoint().port());
+        s.workers.push_back(std::move(w));
+    }
+    s.port = endpoint.port();
+    for (auto& w : s.workers) {
+        s.threads.emplace_back([this, w = w.get()] {
+            current_server = this;
+            w->run();
+        });
+    }
+}
+
+std::uint16_t server::port() const noexcept { return impl_->port; }
+
+void server::begin_stop() noexcept {
+    auto& s = *impl_;
+    if (s.shared.stopping.exchange(true)) return;
+    for (auto& w : s.workers) w->post_stop();
+    std::lock_guard lock(s.waiter_mutex);
+    s.stop_requested = true;
+    if (s.waiting) s.waiter.stop();
+}
+
+void server::wait_for_stop_signal() {
+    auto& s = *impl_;
+    asio::signal_set signals(s.waiter, SIGINT, SIGTERM);
+    {
+        std::lock_guard lock(s.waiter_mutex);
+        if (s.stop_requested) return;
+        s.waiting = true;
+    }
+    signals.async_wait([this](std::error_code ec, int) {
+        if (!ec) begin_stop();
+    });
+    s.waiter.run();
+    std::lock_guard lock(s.waiter_mutex);
+    s.waiting = false;
+}
+
+void server::join() {
+    for (auto& t : impl_->threads) {
+        if (t.joinable()) t.join();
+    }
+}
+
+bool server::on_worker_thread() const noexcept { return current_server == this; }
+
+}  // namespace tern::detail

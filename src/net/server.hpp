@@ -1,0 +1,41 @@
+#pragma once
+// The network side of an app: worker threads, binding, signals and the graceful stop.
+
+#include "net/request_handler.hpp"
+
+#include <tern/config.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tern::detail {
+
+/// Runs `config.threads` workers (one event loop each) serving `handler` on one port.
+class server {
+public:
+    server(const config& settings, request_handler& handler);
+    ~server();
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+
+    /// Binds every worker to `host`:`port` and starts their threads. Throws
+    /// std::system_error when the address is invalid or the port cannot be bound.
+    void start(const std::string& host, std::uint16_t port);
+    /// The bound port.
+    std::uint16_t port() const noexcept;
+    /// Thread-safe and idempotent: stop accepting and drain (see app::stop).
+    void begin_stop() noexcept;
+    /// Blocks until SIGINT or SIGTERM arrives or `begin_stop` is called, then begins the stop.
+    void wait_for_stop_signal();
+    /// Waits for every worker thread to finish. Not from a worker thread.
+    void join();
+    /// Whether the calling thread is one of this server's workers.
+    bool on_worker_thread() const noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace tern::detail

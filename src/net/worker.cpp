@@ -1,0 +1,93 @@
+#include "net/worker.hpp"
+
+#include "net/connection.hpp"
+
+#include <asio/post.hpp>
+
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <vector>
+
+namespace tern::detail {
+
+namespace {
+
+using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+
+}  // namespace
+
+worker::worker(shared_state& shared) : shared_(shared) {}
+
+worker::~worker() = default;
+
+void worker::bind(const asio::ip::tcp::endpoint& endpoint) {
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(asio::socket_base::reuse_address(true));
+    acceptor_.set_option(reuse_port(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen(asio::socket_base::max_listen_connections);
+}
+
+asio::ip::tcp::endpoint worker::local_endpoint() const { return acceptor_.local_endpoint(); }
+
+void worker::run() {
+    accept();
+    for (;;) {
+        try {
+            io_context_.run();
+            return;
+        } catch (const std::exception& e) {
+            // Handlers never throw by design; if one does, log it and keep the loop alive.
+            fmt::print(stderr, "tern: event loop error: {}\n", e.what());
+        }
+    }
+}
+
+void worker::post_stop() {
+    asio::post(io_context_, [this] { stop(); });
+}
+
+void worker::forget(connection* c) noexcept {
+    if (connections_.erase(c) != 0) {
+        shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (draining_ && connections_.empty()) drain_timer_.cancel();
+}
+
+void worker::accept() {
+    acceptor_.async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+        if (!ec) {
+            auto conn = std::make_shared<connection>(std::move(socket), *this);
+            const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
+            if (open >= shared_.settings.max_concurrent_connections) {
+                shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
+                conn->reject();
+            } else {
+                connections_.insert(conn.get());
+                conn->start();
+            }
+        }
+        // Errors such as EMFILE leave the listener usable; keep accepting.
+        accept();
+    });
+}
+
+void worker::stop() {
+    if (draining_) return;
+    draining_ = true;
+    std::error_code ignored;
+    acceptor_.close(ignored);
+    // Copy: closing a connection removes it from the list.
+    const std::vector<connection*> open(connections_.begin(), connections_.end());
+    for (auto* c : open) c->stop_when_idle();
+    if (connections_.empty()) return;
+    drain_timer_.expires_after(shared_.settings.drain_timeout);
+    drain_timer_.async_wait([this](std::error_code) {
+        const std::vector<connection*> left(connections_.begin(), connections_.end());
+        for (auto* c : left) c->close();
+    });
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,69 @@
+#pragma once
+// One event loop thread: its io_context, its acceptor on the shared port (SO_REUSEPORT),
+// and the connections it accepted. Nothing here is shared with other workers except the
+// server's read-only settings and its atomic connection count.
+
+#include "http/parser.hpp"
+#include "net/request_handler.hpp"
+
+#include <tern/config.hpp>
+
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <atomic>
+#include <unordered_set>
+
+namespace tern::detail {
+
+class connection;
+
+/// State the workers of one server share: settings (read-only while running), the handler,
+/// and counters that are touched once per connection, never per request.
+struct shared_state {
+    const config& settings;
+    parser_limits limits;
+    request_handler& handler;
+    std::atomic<std::size_t> open_connections{0};
+    std::atomic<bool> stopping{false};
+};
+
+/// An event loop with its acceptor and connections.
+class worker {
+public:
+    explicit worker(shared_state& shared);
+    ~worker();
+    worker(const worker&) = delete;
+    worker& operator=(const worker&) = delete;
+
+    /// Opens this worker's acceptor on `endpoint` with SO_REUSEPORT. Throws std::system_error.
+    void bind(const asio::ip::tcp::endpoint& endpoint);
+    /// The endpoint the acceptor is bound to.
+    asio::ip::tcp::endpoint local_endpoint() const;
+    /// Runs the event loop until the worker has stopped (call on the worker's thread).
+    void run();
+    /// Thread-safe: begins the graceful stop on the worker's own thread.
+    void post_stop();
+
+    // For connections, on the worker's thread.
+    const config& settings() const noexcept { return shared_.settings; }
+    const parser_limits& limits() const noexcept { return shared_.limits; }
+    request_handler& handler() noexcept { return shared_.handler; }
+    bool stopping() const noexcept { return shared_.stopping.load(std::memory_order_relaxed); }
+    /// Removes a closed connection from this worker's list.
+    void forget(connection* c) noexcept;
+
+private:
+    void accept();
+    void stop();
+
+    shared_state& shared_;
+    std::unordered_set<connection*> connections_;  // outlives io_context_ (declared first)
+    asio::io_context io_context_{1};
+    asio::ip::tcp::acceptor acceptor_{io_context_};
+    asio::steady_timer drain_timer_{io_context_};
+    bool draining_ = false;
+};
+
+}  // namespace tern::detail

@@ -1,0 +1,34 @@
+#include "routing/url_decode.hpp"
+
+namespace tern::detail {
+
+namespace {
+
+int hex_value(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+}  // namespace
+
+void url_decode(std::string_view in, std::string& out, bool plus_is_space) {
+    out.clear();
+    out.reserve(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const char c = in[i];
+        if (c == '%' && i + 2 < in.size()) {
+            const int hi = hex_value(in[i + 1]);
+            const int lo = hex_value(in[i + 2]);
+            if (hi >= 0 && lo >= 0) {
+                out.push_back(static_cast<char>(hi * 16 + lo));
+                i += 2;
+                continue;
+            }
+        }
+        out.push_back(plus_is_space && c == '+' ? ' ' : c);
+    }
+}
+
+}  // namespace tern::detail
