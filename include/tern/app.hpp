@@ -15,8 +15,9 @@ namespace tern {
 /// An HTTP/1.1 server. Register routes and settings, then `listen` (blocks) or `start`
 /// (returns). Routes and settings are fixed once the server starts: changing them then
 /// throws std::logic_error. Route patterns: `{name}` matches one path segment, `<name>`
-/// the rest of the path including slashes, `*` any run of characters; a trailing slash is
-/// ignored. A bad pattern or a route registered twice throws std::invalid_argument.
+/// (last segment only) the rest of the path including slashes, `*` one segment, or the rest
+/// of the path as the last segment; a trailing slash is ignored. A bad pattern or a route
+/// registered twice throws std::invalid_argument (see docs/routing.md).
 class app {
 public:
     /// A server with the default settings (see tern::config).

@@ -309,9 +309,18 @@ request_parser::result request_parser::feed(std::string_view data) {
     s.paused = HPE_OK;
 
     const char* begin = data.data() + off;
-    const std::size_t len = data.size() - off;
+    std::size_t len = data.size() - off;
     s.chunk_begin = begin;
-    const llhttp_errno_t rc = llhttp_execute(&s.parser, begin, len);
+    llhttp_errno_t rc = llhttp_execute(&s.parser, begin, len);
+    if (rc == HPE_PAUSED_UPGRADE && s.stage != phase::complete) {
+        // After a request with Upgrade (served as plain HTTP/1.1), llhttp pauses once more
+        // before the next message; carry on parsing it as HTTP.
+        llhttp_resume_after_upgrade(&s.parser);
+        begin = llhttp_get_error_pos(&s.parser);
+        len = static_cast<std::size_t>(data.data() + data.size() - begin);
+        s.chunk_begin = begin;
+        rc = llhttp_execute(&s.parser, begin, len);
+    }
     if (rc == HPE_OK) {
         if (s.stage == phase::head) {
             s.head_base += len;

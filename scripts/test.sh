@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds tern with its tests and examples, and runs every test.
+#
+#   scripts/test.sh               g++, warnings as errors, build/
+#   scripts/test.sh --sanitize    clang, AddressSanitizer + UndefinedBehaviorSanitizer, build-asan/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sanitize=0
+for arg in "$@"; do
+    case "$arg" in
+    --sanitize) sanitize=1 ;;
+    *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
+    esac
+done
+
+scripts/install-deps.sh
+
+if [ "$sanitize" -eq 1 ]; then
+    build=build-asan
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
+        -DTERN_WERROR=ON -DTERN_SANITIZE=address,undefined
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+else
+    build=build
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON
+fi
+cmake --build "$build"
+ctest --test-dir "$build" --output-on-failure --timeout 300 -j2

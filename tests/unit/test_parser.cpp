@@ -1,0 +1,290 @@
+// The llhttp adapter, without sockets: bytes in, requests and errors out.
+
+#include "http/error.hpp"
+#include "http/parser.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using tern::detail::error;
+using tern::detail::parser_limits;
+using tern::detail::request_parser;
+using event = request_parser::event;
+
+namespace {
+
+// Feeds `bytes` in one piece, or `step` bytes at a time; returns the last event.
+event feed_all(request_parser& p, std::string_view bytes, std::size_t step = 0) {
+    if (step == 0) step = bytes.size();
+    event last = event::need_more;
+    while (!bytes.empty()) {
+        const auto piece = bytes.substr(0, step);
+        const auto r = p.feed(piece);
+        last = r.what;
+        if (r.what != event::need_more) return last;
+        bytes.remove_prefix(r.consumed);
+    }
+    return last;
+}
+
+error error_of(const request_parser& p) { return static_cast<error>(p.error().value()); }
+
+const std::string simple = "GET /a/b?x=1 HTTP/1.1\r\nHost: h\r\nX-Two:  spaced value \r\n\r\n";
+
+}  // namespace
+
+TEST_CASE("a complete request yields its method, target, path, query and headers", "[parser]") {
+    request_parser p(parser_limits{});
+    const auto r = p.feed(simple);
+    REQUIRE(r.what == event::request);
+    CHECK(r.consumed == simple.size());
+    auto& req = p.current();
+    CHECK(req.method == "GET");
+    CHECK(req.target == "/a/b?x=1");
+    CHECK(req.path == "/a/b");
+    CHECK(req.query == "x=1");
+    REQUIRE(req.headers.size() == 2);
+    CHECK(req.headers[0].name == "Host");
+    CHECK(req.headers[1].value == "spaced value");
+    CHECK(req.header("x-two") == std::string_view("spaced value"));
+    CHECK(req.keep_alive);
+}
+
+TEST_CASE("a request fed one byte at a time parses the same", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(feed_all(p, simple, 1) == event::request);
+    CHECK(p.current().path == "/a/b");
+    CHECK(p.current().headers.size() == 2);
+    CHECK(p.current().header("X-Two") == std::string_view("spaced value"));
+}
+
+TEST_CASE("pipelined requests stop after each one with the bytes it used", "[parser]") {
+    request_parser p(parser_limits{});
+    const std::string two = simple + "GET /second HTTP/1.1\r\nHost: h\r\n\r\n";
+    auto r = p.feed(two);
+    REQUIRE(r.what == event::request);
+    CHECK(r.consumed == simple.size());
+    CHECK(p.current().path == "/a/b");
+    p.next();
+    r = p.feed(std::string_view(two).substr(simple.size()));
+    REQUIRE(r.what == event::request);
+    CHECK(p.current().path == "/second");
+}
+
+TEST_CASE("a Content-Length body is collected", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(feed_all(p, "PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello", 3) ==
+            event::request);
+    CHECK(p.current().body == "hello");
+}
+
+TEST_CASE("a chunked body is de-chunked", "[parser]") {
+    request_parser p(parser_limits{});
+    const std::string req =
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "3\r\nabc\r\nA\r\n0123456789\r\n0\r\n\r\n";
+    REQUIRE(feed_all(p, req, 2) == event::request);
+    CHECK(p.current().body == "abc0123456789");
+}
+
+TEST_CASE("HTTP/1.0 is not kept alive unless it asks", "[parser]") {
+    request_parser plain(parser_limits{});
+    REQUIRE(plain.feed("GET / HTTP/1.0\r\n\r\n").what == event::request);
+    CHECK_FALSE(plain.current().keep_alive);
+    request_parser asks(parser_limits{});
+    REQUIRE(asks.feed("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").what == event::request);
+    CHECK(asks.current().keep_alive);
+    CHECK(asks.current().version_minor == 0);
+}
+
+TEST_CASE("Connection: close on HTTP/1.1 ends keep-alive", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(p.feed("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n").what ==
+            event::request);
+    CHECK_FALSE(p.current().keep_alive);
+}
+
+TEST_CASE("HEAD is flagged so the writer drops the body", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(p.feed("HEAD / HTTP/1.1\r\nHost: h\r\n\r\n").what == event::request);
+    CHECK(p.current().is_head);
+}
+
+TEST_CASE("the parser reports progress states for the connection's deadlines", "[parser]") {
+    request_parser p(parser_limits{});
+    CHECK_FALSE(p.in_progress());
+    REQUIRE(p.feed("PUT / HTTP/1.1\r\nHo").what == event::need_more);
+    CHECK(p.in_progress());
+    CHECK_FALSE(p.reading_body());
+    REQUIRE(p.feed("st: h\r\nContent-Length: 2\r\n\r\na").what == event::need_more);
+    CHECK(p.reading_body());
+    REQUIRE(p.feed("b").what == event::request);
+    p.next();
+    CHECK_FALSE(p.in_progress());
+}
+
+TEST_CASE("Expect: 100-continue is owed until body bytes arrive or it is sent", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(p.feed("PUT / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+                .what == event::need_more);
+    CHECK(p.wants_continue());
+    p.continue_sent();
+    CHECK_FALSE(p.wants_continue());
+
+    request_parser eager(parser_limits{});
+    REQUIRE(eager
+                .feed("PUT / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n"
+                      "Content-Length: 2\r\n\r\na")
+                .what == event::need_more);
+    CHECK_FALSE(eager.wants_continue());  // the client did not wait
+}
+
+TEST_CASE("an unknown expectation is refused", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(
+        p.feed("PUT / HTTP/1.1\r\nHost: h\r\nExpect: magic\r\nContent-Length: 1\r\n\r\nx").what ==
+        event::error);
+    CHECK(error_of(p) == error::unsupported_expectation);
+}
+
+TEST_CASE("Host is required once on HTTP/1.1 and optional on HTTP/1.0", "[parser]") {
+    request_parser missing(parser_limits{});
+    REQUIRE(missing.feed("GET / HTTP/1.1\r\n\r\n").what == event::error);
+    CHECK(error_of(missing) == error::missing_host);
+
+    request_parser twice(parser_limits{});
+    REQUIRE(twice.feed("GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n").what == event::error);
+    CHECK(error_of(twice) == error::duplicate_host);
+
+    request_parser old(parser_limits{});
+    CHECK(old.feed("GET / HTTP/1.0\r\n\r\n").what == event::request);
+}
+
+TEST_CASE("transfer codings other than a final chunked are refused", "[parser]") {
+    auto parse = [](const std::string& te, const char* version = "HTTP/1.1") {
+        request_parser p(parser_limits{});
+        const auto r = p.feed(std::string("POST / ") + version +
+                              "\r\nHost: h\r\nTransfer-Encoding: " + te + "\r\n\r\n0\r\n\r\n");
+        return r.what == event::error ? error_of(p) : error{};
+    };
+    CHECK(parse("chunked") == error{});
+    CHECK(parse("gzip, chunked") == error::unknown_transfer_coding);
+    CHECK(parse("chunked, gzip") == error::bad_transfer_encoding);
+    CHECK(parse("gzip") == error::bad_transfer_encoding);
+    CHECK(parse("chunked, chunked") == error::bad_transfer_encoding);
+    CHECK(parse("chunked", "HTTP/1.0") == error::bad_transfer_encoding);
+}
+
+TEST_CASE("framing conflicts are parse errors", "[parser]") {
+    auto fails = [](const std::string& head) {
+        request_parser p(parser_limits{});
+        return p.feed(head).what == event::error;
+    };
+    CHECK(
+        fails("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n"
+              "Transfer-Encoding: chunked\r\n\r\n"));
+    CHECK(fails("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"));
+    CHECK(fails("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1x\r\n\r\n"));
+    CHECK(fails("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"));
+    // llhttp 8.x accepted "\r\n\rX" as the end of the header block; 9.2 strict must not.
+    CHECK(fails("GET / HTTP/1.1\r\nHost: h\r\n\rX"));
+    CHECK(fails("GET / HTTP/1.1\r\nHost: h\r\nX: a\r\n folded\r\n\r\n"));
+    CHECK(fails("GET / HTTP/1.1\nHost: h\n\n"));
+}
+
+TEST_CASE("the request line is limited to max_line_size bytes", "[parser][limits]") {
+    parser_limits limits;
+    limits.max_line_size = 32;
+    const std::string at_limit = "GET /" + std::string(32 - 14, 'a') + " HTTP/1.1";
+    REQUIRE(at_limit.size() == 32);
+    request_parser ok(limits);
+    CHECK(ok.feed(at_limit + "\r\nHost: h\r\n\r\n").what == event::request);
+
+    request_parser over(limits);
+    CHECK(feed_all(over, "GET /" + std::string(40, 'a') + " HTTP/1.1\r\n", 7) == event::error);
+    CHECK(error_of(over) == error::line_too_long);
+}
+
+TEST_CASE("header bytes are limited to max_header_size, counted as they arrive",
+          "[parser][limits]") {
+    parser_limits limits;
+    limits.max_header_size = 64;
+    request_parser over(limits);
+    // Never completes a line: the count must still trip.
+    CHECK(feed_all(over, "GET / HTTP/1.1\r\nX: " + std::string(100, 'v'), 5) == event::error);
+    CHECK(error_of(over) == error::header_too_large);
+
+    request_parser ok(limits);
+    CHECK(ok.feed("GET / HTTP/1.1\r\nHost: h\r\nX: " + std::string(30, 'v') + "\r\n\r\n").what ==
+          event::request);
+}
+
+TEST_CASE("header fields are limited to max_header_count", "[parser][limits]") {
+    parser_limits limits;
+    limits.max_header_count = 3;
+    request_parser ok(limits);
+    CHECK(ok.feed("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\n\r\n").what == event::request);
+    request_parser over(limits);
+    CHECK(over.feed("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n").what ==
+          event::error);
+    CHECK(error_of(over) == error::too_many_headers);
+}
+
+TEST_CASE("a body over max_body_size is refused from Content-Length or as it arrives",
+          "[parser][limits]") {
+    parser_limits limits;
+    limits.max_body_size = 4;
+    request_parser declared(limits);
+    CHECK(declared.feed("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n").what ==
+          event::error);
+    CHECK(error_of(declared) == error::body_too_large);
+
+    request_parser chunked(limits);
+    CHECK(feed_all(chunked,
+                   "PUT / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   "3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n") == event::error);
+    CHECK(error_of(chunked) == error::body_too_large);
+
+    request_parser exact(limits);
+    CHECK(exact.feed("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\nabcd").what ==
+          event::request);
+}
+
+TEST_CASE("empty lines before a request are tolerated up to max_empty_lines", "[parser][limits]") {
+    parser_limits limits;
+    limits.max_empty_lines = 2;
+    request_parser ok(limits);
+    CHECK(ok.feed("\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n").what == event::request);
+    request_parser over(limits);
+    CHECK(over.feed("\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n").what == event::error);
+    CHECK(error_of(over) == error::too_many_empty_lines);
+}
+
+TEST_CASE("CONNECT and HTTP/2 are refused with their own errors", "[parser]") {
+    request_parser connect(parser_limits{});
+    CHECK(connect.feed("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n").what ==
+          event::error);
+    CHECK(error_of(connect) == error::method_not_supported);
+
+    request_parser h2(parser_limits{});
+    CHECK(h2.feed("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").what == event::error);
+    CHECK(error_of(h2) == error::version_not_supported);
+}
+
+TEST_CASE("after an error the parser never resynchronises", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(p.feed("BAD\x01 / HTTP/1.1\r\n\r\n").what == event::error);
+    CHECK(p.feed("GET / HTTP/1.1\r\nHost: h\r\n\r\n").what == event::error);
+}
+
+TEST_CASE("an Upgrade request on an ordinary route is parsed as plain HTTP", "[parser]") {
+    request_parser p(parser_limits{});
+    const std::string upgrade =
+        "GET /chat HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
+    REQUIRE(p.feed(upgrade + "GET /next HTTP/1.1\r\nHost: h\r\n\r\n").what == event::request);
+    CHECK(p.current().path == "/chat");
+    p.next();
+    REQUIRE(p.feed("GET /next HTTP/1.1\r\nHost: h\r\n\r\n").what == event::request);
+    CHECK(p.current().path == "/next");
+}
