@@ -27,7 +27,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(build-essential cmake ninja-build pkg-config libasio-dev libfmt-dev
-          nlohmann-json3-dev catch2 curl clang clang-format libclang-rt-14-dev)
+          nlohmann-json3-dev catch2 curl python3 clang clang-format libclang-rt-14-dev)
 [ "$want_bench" -eq 1 ] && packages+=(wrk nginx)
 
 missing=()

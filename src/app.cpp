@@ -5,6 +5,7 @@
 #include "routing/dispatch.hpp"
 #include "routing/router.hpp"
 
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -13,7 +14,16 @@ namespace tern {
 struct app::impl final : detail::request_handler {
     tern::config settings;
     detail::router routes;
-    std::unique_ptr<detail::server> server;
+    // Shared so that a thread still inside listen() keeps the server alive while another
+    // thread's stop() lets go of it.
+    std::shared_ptr<detail::server> server;
+    mutable std::mutex server_mutex;  // guards `server` itself
+    std::mutex join_mutex;            // one thread joins the workers at a time
+
+    std::shared_ptr<detail::server> running() const {
+        std::lock_guard lock(server_mutex);
+        return server;
+    }
 
     explicit impl(tern::config c) : settings(std::move(c)) {}
 
@@ -28,7 +38,7 @@ struct app::impl final : detail::request_handler {
     }
 
     void require_not_started(const char* what) const {
-        if (server) {
+        if (running()) {
             throw std::logic_error(std::string("tern: ") + what +
                                    " must be set before the server starts");
         }
@@ -141,26 +151,42 @@ void app::listen(std::uint16_t port) { listen("0.0.0.0", port); }
 
 void app::listen(const std::string& host, std::uint16_t port) {
     start(host, port);
-    impl_->server->wait_for_stop_signal();
+    if (auto s = impl_->running()) s->wait_for_stop_signal();
     stop();
 }
 
 void app::start(const std::string& host, std::uint16_t port) {
+    std::lock_guard lock(impl_->server_mutex);
     if (impl_->server) throw std::logic_error("tern: the server is already running");
-    auto s = std::make_unique<detail::server>(impl_->settings, *impl_);
+    auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
     s->start(host, port);
     impl_->server = std::move(s);
 }
 
 void app::stop() {
-    auto& s = impl_->server;
+    const auto s = impl_->running();
     if (!s) return;
     s->begin_stop();
-    if (s->on_worker_thread()) return;  // a handler asked; the owning thread joins
-    s->join();
-    s.reset();  // stopped: settings and routes may change and start() may run again
+    // A handler asked: its own thread cannot be joined here; the thread that owns the app
+    // (in listen(), a later stop(), or the destructor) finishes the stop.
+    if (s->on_worker_thread()) return;
+    {
+        std::lock_guard lock(impl_->join_mutex);
+        s->join();
+    }
+    std::lock_guard lock(impl_->server_mutex);
+    // Stopped: settings and routes may change and start() may run again.
+    if (impl_->server == s) impl_->server.reset();
 }
 
-std::uint16_t app::port() const noexcept { return impl_->server ? impl_->server->port() : 0; }
+server_stats app::stats() const noexcept {
+    const auto s = impl_->running();
+    return s ? s->stats() : server_stats{};
+}
+
+std::uint16_t app::port() const noexcept {
+    const auto s = impl_->running();
+    return s ? s->port() : 0;
+}
 
 }  // namespace tern

@@ -4,6 +4,7 @@
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>
+#include <tern/stats.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -89,6 +90,8 @@ public:
     void stop();
     /// The bound port once started (useful with port 0); 0 before.
     std::uint16_t port() const noexcept;
+    /// The running server's counters (all zero when not running); see tern::server_stats.
+    server_stats stats() const noexcept;
 
 private:
     struct impl;

@@ -7,4 +7,5 @@
 #include <tern/config.hpp>
 #include <tern/context.hpp>
 #include <tern/http_error.hpp>
+#include <tern/stats.hpp>
 #include <tern/version.hpp>

@@ -134,6 +134,7 @@ void connection::process(std::size_t n) {
 
 void connection::answer(request& req) {
     ++served_;
+    owner_.count_request();
     owner_.handler().handle(req, response_, remote_ip_);
     const auto limit = owner_.settings().max_requests_per_connection;
     const bool close =
@@ -147,6 +148,7 @@ void connection::answer(request& req) {
 }
 
 void connection::fail(std::error_code why) {
+    owner_.count_request();
     write_error_response(out_, status_of(static_cast<error>(why.value())));
     close_after_write_ = true;
 }
@@ -155,6 +157,7 @@ void connection::fail(std::error_code why) {
 
 void connection::write() {
     phase_ = phase::writing;
+    owner_.count_write();
     set_deadline(owner_.settings().write_timeout, deadline_kind::write);
     auto self = shared_from_this();
     asio::async_write(socket_, asio::buffer(out_),

@@ -27,6 +27,17 @@ parser_limits limits_of(const config& c) {
     return l;
 }
 
+// SO_REUSEPORT would let this server quietly share a port with another listener of the same
+// user (another program, a second tern::app). Binding a probe without it first makes a port
+// in use an error, as users expect from a server.
+void refuse_port_in_use(const asio::ip::tcp::endpoint& endpoint) {
+    asio::io_context io;
+    asio::ip::tcp::acceptor probe(io);
+    probe.open(endpoint.protocol());
+    probe.set_option(asio::socket_base::reuse_address(true));  // TIME_WAIT is not "in use"
+    probe.bind(endpoint);
+}
+
 }  // namespace
 
 struct server::impl {
@@ -59,6 +70,7 @@ void server::start(const std::string& host, std::uint16_t port) {
                            ? s.shared.settings.threads
                            : std::max(1u, std::thread::hardware_concurrency());
     asio::ip::tcp::endpoint endpoint(asio::ip::make_address(host), port);
+    if (port != 0) refuse_port_in_use(endpoint);
     for (unsigned i = 0; i < n; ++i) {
         auto w = std::make_unique<worker>(s.shared);
         w->bind(endpoint);
@@ -106,6 +118,13 @@ void server::join() {
     for (auto& t : impl_->threads) {
         if (t.joinable()) t.join();
     }
+}
+
+server_stats server::stats() const noexcept {
+    server_stats total;
+    for (const auto& w : impl_->workers) w->add_stats(total);
+    total.open_connections = impl_->shared.open_connections.load(std::memory_order_relaxed);
+    return total;
 }
 
 bool server::on_worker_thread() const noexcept { return current_server == this; }

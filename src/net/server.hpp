@@ -4,6 +4,7 @@
 #include "net/request_handler.hpp"
 
 #include <tern/config.hpp>
+#include <tern/stats.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -30,6 +31,8 @@ public:
     void wait_for_stop_signal();
     /// Waits for every worker thread to finish. Not from a worker thread.
     void join();
+    /// The counters of every worker, summed.
+    server_stats stats() const noexcept;
     /// Whether the calling thread is one of this server's workers.
     bool on_worker_thread() const noexcept;
 

@@ -55,14 +55,23 @@ void worker::forget(connection* c) noexcept {
     if (draining_ && connections_.empty()) drain_timer_.cancel();
 }
 
+void worker::add_stats(server_stats& into) const noexcept {
+    into.connections_accepted += accepted_.load(std::memory_order_relaxed);
+    into.connections_refused += refused_.load(std::memory_order_relaxed);
+    into.requests += requests_.load(std::memory_order_relaxed);
+    into.writes += writes_.load(std::memory_order_relaxed);
+}
+
 void worker::accept() {
     acceptor_.async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
         if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
         if (!ec) {
+            bump(accepted_);
             auto conn = std::make_shared<connection>(std::move(socket), *this);
             const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
             if (open >= shared_.settings.max_concurrent_connections) {
                 shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
+                bump(refused_);
                 conn->reject();
             } else {
                 connections_.insert(conn.get());

@@ -7,6 +7,7 @@
 #include "net/request_handler.hpp"
 
 #include <tern/config.hpp>
+#include <tern/stats.hpp>
 
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
@@ -53,10 +54,22 @@ public:
     bool stopping() const noexcept { return shared_.stopping.load(std::memory_order_relaxed); }
     /// Removes a closed connection from this worker's list.
     void forget(connection* c) noexcept;
+    /// Counts an answered request (on the worker's thread).
+    void count_request() noexcept { bump(requests_); }
+    /// Counts a socket write (on the worker's thread).
+    void count_write() noexcept { bump(writes_); }
+    /// Adds this worker's counters to `into` (from any thread).
+    void add_stats(server_stats& into) const noexcept;
 
 private:
     void accept();
     void stop();
+
+    // Written by the worker's thread only, read by any: a relaxed load and store (a plain
+    // increment, no locked instruction) keeps reads well-defined without a shared counter.
+    static void bump(std::atomic<std::uint64_t>& c) noexcept {
+        c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
 
     shared_state& shared_;
     std::unordered_set<connection*> connections_;  // outlives io_context_ (declared first)
@@ -64,6 +77,7 @@ private:
     asio::ip::tcp::acceptor acceptor_{io_context_};
     asio::steady_timer drain_timer_{io_context_};
     bool draining_ = false;
+    std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};
 };
 
 }  // namespace tern::detail

@@ -1,0 +1,253 @@
+// The server's lifecycle and setup rules: start/stop/listen, settings fixed once running,
+// registration mistakes refused loudly.
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include "support/raw_client.hpp"
+#include "support/test_server.hpp"
+
+using namespace tern_test;
+
+namespace {
+
+const tern::handler ok_handler = [](tern::context& ctx) { ctx.text("ok"); };
+
+// A port that was free a moment ago: bind to port 0, read the port, close.
+std::uint16_t free_port() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    ::close(fd);
+    return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+TEST_CASE("port() is 0 before start and the bound port after start(host, 0)", "[wire][lifecycle]") {
+    tern::app app;
+    app.threads(1).get("/", ok_handler);
+    CHECK(app.port() == 0);
+    app.start("127.0.0.1", 0);
+    CHECK(app.port() != 0);
+    raw_client c(app.port());
+    c.send(get_request("/"));
+    CHECK(c.read_response().body == "ok");
+    app.stop();
+}
+
+TEST_CASE("a server with threads(2) serves 20 concurrent clients", "[wire][lifecycle]") {
+    test_server server([](tern::app& app) {
+        app.threads(2);
+        app.get("/c/{i}", [](tern::context& ctx) { ctx.text(std::string(ctx.path_param("i"))); });
+    });
+    std::vector<raw_client> clients = open_clients(server.port(), 20);
+    // All twenty are connected before any request is sent, then all are answered.
+    for (std::size_t i = 0; i < clients.size(); ++i) {
+        clients[i].send(get_request("/c/" + std::to_string(i)));
+    }
+    for (std::size_t i = 0; i < clients.size(); ++i) {
+        const response r = clients[i].read_response();
+        INFO("client " << i << ": " << describe(r));
+        CHECK(r.status == 200);
+        CHECK(r.body == std::to_string(i));
+    }
+}
+
+TEST_CASE("after stop() new connections are refused", "[wire][lifecycle]") {
+    test_server server;
+    const std::uint16_t port = server.port();
+    check_still_serving(port);
+    server.stop();
+    CHECK(raw_client::connect_error(port) == ECONNREFUSED);
+}
+
+TEST_CASE("stop() closes idle keep-alive connections", "[wire][lifecycle]") {
+    test_server server;
+    raw_client c = server.client();
+    c.send(get_request(alive_path));
+    CHECK(c.read_response().body == "alive");
+    server.stop();
+    CHECK(c.closed_by_peer());
+}
+
+TEST_CASE("stop() may be called more than once", "[wire][lifecycle]") {
+    test_server server;
+    CHECK_NOTHROW(server.stop());
+    CHECK_NOTHROW(server.stop());
+}  // and once more by the destructor
+
+TEST_CASE("destroying a running app stops it", "[wire][lifecycle]") {
+    std::uint16_t port = 0;
+    {
+        tern::app app;
+        app.threads(1).get("/", ok_handler);
+        app.start("127.0.0.1", 0);
+        port = app.port();
+        REQUIRE(raw_client::connect_error(port) == 0);
+    }
+    CHECK(raw_client::connect_error(port) == ECONNREFUSED);
+}
+
+TEST_CASE("listen(port) blocks until stop() is called from another thread", "[wire][lifecycle]") {
+    tern::app app;
+    app.threads(1).get("/", [](tern::context& ctx) { ctx.text("listening"); });
+
+    // The port may be taken between free_port() and listen(): then listen throws
+    // std::system_error and we try another port.
+    bool served = false;
+    for (int attempt = 0; attempt < 5 && !served; ++attempt) {
+        const std::uint16_t port = free_port();
+        std::atomic<bool> returned{false};
+        std::exception_ptr failure;
+        std::thread listener([&] {
+            try {
+                app.listen(port);
+            } catch (...) {
+                failure = std::current_exception();
+            }
+            returned = true;
+        });
+        // Wait (without asserting on how long) until the server answers or listen failed.
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!returned && !served && std::chrono::steady_clock::now() < give_up) {
+            // No exception may leave this loop while the listener thread is joinable.
+            try {
+                raw_client c(port);
+                c.send(get_request("/"));
+                served = c.read_response().body == "listening";
+            } catch (const client_error&) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+        }
+        const bool still_blocked = !returned.load();
+        if (served) CHECK(still_blocked);
+        app.stop();  // ends listen(); harmless when listen() already failed
+        listener.join();
+        CHECK(returned.load());
+        if (!served && failure) {
+            try {
+                std::rethrow_exception(failure);
+            } catch (const std::system_error&) {
+                continue;  // port taken meanwhile: retry
+            }
+        }
+        REQUIRE(served);
+    }
+    CHECK(served);
+}
+
+TEST_CASE("changing a setting or adding a route after start throws std::logic_error",
+          "[wire][lifecycle]") {
+    test_server server;
+    tern::app& app = server.app();
+    CHECK_THROWS_AS(app.threads(4), std::logic_error);
+    CHECK_THROWS_AS(app.max_body_size(1), std::logic_error);
+    CHECK_THROWS_AS(app.max_header_count(5), std::logic_error);
+    CHECK_THROWS_AS(app.max_concurrent_connections(5), std::logic_error);
+    CHECK_THROWS_AS(app.static_files(std::filesystem::temp_directory_path().string()),
+                    std::logic_error);
+    CHECK_THROWS_AS(app.get("/late", ok_handler), std::logic_error);
+    CHECK_THROWS_AS(app.add("PROPFIND", "/late", ok_handler), std::logic_error);
+    CHECK_THROWS_AS(app.start("127.0.0.1", 0), std::logic_error);
+    // The running server is unaffected.
+    CHECK(app.settings().threads == 2);
+    check_still_serving(server.port());
+}
+
+TEST_CASE("a malformed method or pattern throws std::invalid_argument", "[wire][lifecycle]") {
+    tern::app app;
+    CHECK_THROWS_AS(app.add("GET", "bad", ok_handler), std::invalid_argument);
+    CHECK_THROWS_AS(app.get("no-leading-slash", ok_handler), std::invalid_argument);
+    CHECK_THROWS_AS(app.get("/a/{unclosed", ok_handler), std::invalid_argument);
+    CHECK_THROWS_AS(app.get("/<rest>/more", ok_handler), std::invalid_argument);
+    CHECK_THROWS_AS(app.add("", "/x", ok_handler), std::invalid_argument);
+    CHECK_THROWS_AS(app.add("GE T", "/x", ok_handler), std::invalid_argument);
+}
+
+TEST_CASE("registering the same route twice throws std::invalid_argument", "[wire][lifecycle]") {
+    tern::app app;
+    app.get("/a", ok_handler);
+    CHECK_THROWS_AS(app.get("/a", ok_handler), std::invalid_argument);
+    app.get("/users/{id}", ok_handler);
+    CHECK_THROWS_AS(app.get("/users/{id}", ok_handler), std::invalid_argument);
+    // Another method on the same pattern is a different route.
+    CHECK_NOTHROW(app.post("/a", ok_handler));
+}
+
+TEST_CASE("setters refuse values that cannot work with std::invalid_argument",
+          "[wire][lifecycle]") {
+    tern::app app;
+    CHECK_THROWS_AS(app.max_header_count(0), std::invalid_argument);
+    CHECK_THROWS_AS(app.max_concurrent_connections(0), std::invalid_argument);
+    CHECK_THROWS_AS(app.max_header_size(0), std::invalid_argument);
+    CHECK_THROWS_AS(app.max_line_size(15), std::invalid_argument);
+    CHECK_NOTHROW(app.max_line_size(16));
+    // A refused value leaves the setting as it was.
+    CHECK(app.settings().max_header_count == tern::config{}.max_header_count);
+}
+
+TEST_CASE("setters are reflected in settings()", "[wire][lifecycle]") {
+    const std::string dir = std::filesystem::temp_directory_path().string();
+    tern::app app;
+    app.threads(3)
+        .max_concurrent_connections(500)
+        .max_body_size(1024 * 1024)
+        .max_header_count(50)
+        .max_header_size(4096)
+        .max_line_size(2048)
+        .max_empty_lines(3)
+        .static_files(dir);
+    const tern::config& s = app.settings();
+    CHECK(s.threads == 3);
+    CHECK(s.max_concurrent_connections == 500);
+    CHECK(s.max_body_size == 1024 * 1024);
+    CHECK(s.max_header_count == 50);
+    CHECK(s.max_header_size == 4096);
+    CHECK(s.max_line_size == 2048);
+    CHECK(s.max_empty_lines == 3);
+    REQUIRE(s.static_files.size() == 1);
+    CHECK(s.static_files[0].directory == dir);
+    CHECK(s.static_files[0].hosted_path == "/");
+}
+
+TEST_CASE("a default app has the default settings; app(config) keeps the given ones",
+          "[wire][lifecycle]") {
+    const tern::config defaults;
+    tern::app plain;
+    CHECK(plain.settings().threads == defaults.threads);
+    CHECK(plain.settings().max_concurrent_connections == defaults.max_concurrent_connections);
+    CHECK(plain.settings().max_body_size == defaults.max_body_size);
+    CHECK(plain.settings().max_header_count == defaults.max_header_count);
+    CHECK(plain.settings().max_header_size == defaults.max_header_size);
+    CHECK(plain.settings().max_line_size == defaults.max_line_size);
+    CHECK(plain.settings().max_empty_lines == defaults.max_empty_lines);
+    CHECK(plain.settings().static_files.empty());
+
+    tern::config custom;
+    custom.threads = 1;
+    custom.max_body_size = 123;
+    custom.keep_alive_timeout = std::chrono::milliseconds(4321);
+    tern::app configured(custom);
+    CHECK(configured.settings().threads == 1);
+    CHECK(configured.settings().max_body_size == 123);
+    CHECK(configured.settings().keep_alive_timeout == std::chrono::milliseconds(4321));
+}
