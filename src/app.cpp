@@ -126,6 +126,12 @@ app& app::max_empty_lines(std::size_t n) {
     return *this;
 }
 
+app& app::max_requests_per_connection(std::size_t n) {
+    impl_->require_not_started("max_requests_per_connection");
+    impl_->settings.max_requests_per_connection = n;
+    return *this;
+}
+
 app& app::static_files(std::string directory) {
     static_files_config files;
     files.directory = std::move(directory);

@@ -66,6 +66,8 @@ public:
     app& max_line_size(std::size_t bytes);
     /// Empty lines tolerated before a request line.
     app& max_empty_lines(std::size_t n);
+    /// Requests served on one connection before it closes; 0 (the default) is unlimited.
+    app& max_requests_per_connection(std::size_t n);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.

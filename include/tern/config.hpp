@@ -40,7 +40,10 @@ struct config {
     /// Requests served on one connection; the last gets `Connection: close`. 0: unlimited.
     std::size_t max_requests_per_connection = 0;
 
-    /// Total time from a request's first byte to the end of its headers; then 408 + close.
+    /// How long a new connection may stay silent before its first byte; then a silent close.
+    std::chrono::milliseconds first_byte_timeout{10'000};
+    /// Total time from a request's first byte to the end of its headers, however the bytes
+    /// trickle in (a per-read timer alone lets slowloris win); then 408 + close.
     std::chrono::milliseconds header_timeout{10'000};
     /// Longest pause between two reads of a request body; then 408 + close.
     std::chrono::milliseconds body_idle_timeout{20'000};

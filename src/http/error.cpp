@@ -24,6 +24,8 @@ public:
                 return "Transfer-Encoding must end in chunked";
             case error::unknown_transfer_coding:
                 return "unsupported transfer coding";
+            case error::chunk_extension_too_long:
+                return "chunk extensions too long";
             case error::line_too_long:
                 return "request line too long";
             case error::header_too_large:

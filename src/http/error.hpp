@@ -9,21 +9,22 @@ namespace tern::detail {
 /// Why a request could not be read. Each value maps to one response status (see
 /// `status_of`), documented in docs/limits.md.
 enum class error {
-    bad_request = 1,          ///< malformed syntax (400)
-    too_many_empty_lines,     ///< more than max_empty_lines CRLFs before a request (400)
-    missing_host,             ///< HTTP/1.1 request without Host (400)
-    duplicate_host,           ///< more than one Host field (400)
-    bad_transfer_encoding,    ///< Transfer-Encoding not ending in a single chunked (400)
-    unknown_transfer_coding,  ///< a coding other than chunked (501)
-    line_too_long,            ///< request line over max_line_size (414)
-    header_too_large,         ///< header bytes over max_header_size (431)
-    too_many_headers,         ///< header fields over max_header_count (431)
-    body_too_large,           ///< body over max_body_size (413)
-    unsupported_expectation,  ///< Expect other than 100-continue (417)
-    method_not_supported,     ///< CONNECT: tern is not a proxy (501)
-    version_not_supported,    ///< HTTP major version other than 1, or HTTP/2 preface (505)
-    header_timeout,           ///< headers not complete within header_timeout (408)
-    body_timeout,             ///< body stalled longer than body_idle_timeout (408)
+    bad_request = 1,           ///< malformed syntax (400)
+    too_many_empty_lines,      ///< more than max_empty_lines CRLFs before a request (400)
+    missing_host,              ///< HTTP/1.1 request without Host (400)
+    duplicate_host,            ///< more than one Host field (400)
+    bad_transfer_encoding,     ///< Transfer-Encoding not ending in a single chunked (400)
+    chunk_extension_too_long,  ///< over 4 KiB of chunk extensions in one request (400)
+    unknown_transfer_coding,   ///< a coding other than chunked (501)
+    line_too_long,             ///< request line over max_line_size (414)
+    header_too_large,          ///< header bytes over max_header_size (431)
+    too_many_headers,          ///< header fields over max_header_count (431)
+    body_too_large,            ///< body over max_body_size (413)
+    unsupported_expectation,   ///< Expect other than 100-continue (417)
+    method_not_supported,      ///< CONNECT: tern is not a proxy (501)
+    version_not_supported,     ///< HTTP major version other than 1, or HTTP/2 preface (505)
+    header_timeout,            ///< headers not complete within header_timeout (408)
+    body_timeout,              ///< body stalled longer than body_idle_timeout (408)
 };
 
 /// The category of tern's parse and transport errors ("tern").

@@ -12,6 +12,11 @@ namespace {
 
 enum class phase { idle, head, body, complete };
 
+// Chunk extensions carry nothing tern uses; a request may send this many bytes of them in
+// all (names and values) before it is refused with 400, so they cannot be used to make the
+// server parse without bound while the body count stays small.
+constexpr std::size_t max_chunk_extension_bytes = 4096;
+
 /// Offsets of one header field in `request::storage` while the head is still growing.
 struct field_span {
     std::size_t name_at = 0, name_len = 0, value_at = 0, value_len = 0;
@@ -44,6 +49,10 @@ struct request_parser::state {
 
     std::size_t method_len = 0, target_len = 0;
     std::vector<field_span> fields;
+    // Trailer fields (after a chunked body) are counted against the header limits and
+    // dropped: the views built at the end of the head must not move.
+    std::size_t trailer_bytes = 0, trailer_count = 0;
+    std::size_t extension_bytes = 0;
     bool in_value = false;
     std::size_t host_count = 0;
     bool expect_continue = false;
@@ -84,6 +93,8 @@ struct request_parser::state {
         empty_lines = 0;
         method_len = target_len = 0;
         fields.clear();
+        trailer_bytes = trailer_count = 0;
+        extension_bytes = 0;
         in_value = false;
         host_count = 0;
         expect_continue = false;
@@ -125,8 +136,23 @@ struct request_parser::state {
         return 0;
     }
 
+    int count_trailer(std::size_t len, bool new_field) {
+        if (new_field && fields.size() + ++trailer_count > limits.max_header_count) {
+            return fail(detail::error::too_many_headers);
+        }
+        trailer_bytes += len;
+        if (trailer_bytes > limits.max_header_size) return fail(detail::error::header_too_large);
+        return 0;
+    }
+
     static int on_header_field(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
+        if (s.stage == phase::body) {
+            const bool new_field = s.in_value || s.trailer_count == 0;
+            s.in_value = false;
+            // ": " and CRLF are not handed to callbacks; count them once per field.
+            return s.count_trailer(len + (new_field ? 4 : 0), new_field);
+        }
         if (s.fields.empty() || s.in_value) {
             if (s.fields.size() == s.limits.max_header_count) {
                 return s.fail(detail::error::too_many_headers);
@@ -141,6 +167,10 @@ struct request_parser::state {
 
     static int on_header_value(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
+        if (s.stage == phase::body) {
+            s.in_value = true;
+            return s.count_trailer(len, false);
+        }
         auto& f = s.fields.back();
         if (!s.in_value) {
             f.value_at = s.req.storage.size();
@@ -153,7 +183,8 @@ struct request_parser::state {
 
     static int on_header_value_complete(llhttp_t* p) {
         auto& s = of(p);
-        s.in_value = true;  // an empty value gets no on_header_value call
+        s.in_value = true;
+        if (s.stage == phase::body) return 0;  // an empty value gets no on_header_value call
         auto& f = s.fields.back();
         if (f.value_len == 0) f.value_at = s.req.storage.size();
         std::string_view name(s.req.storage.data() + f.name_at, f.name_len);
@@ -195,6 +226,15 @@ struct request_parser::state {
         return 0;
     }
 
+    static int on_chunk_extension(llhttp_t* p, const char*, std::size_t len) {
+        auto& s = of(p);
+        s.extension_bytes += len;
+        if (s.extension_bytes > max_chunk_extension_bytes) {
+            return s.fail(detail::error::chunk_extension_too_long);
+        }
+        return 0;
+    }
+
     static int on_message_complete(llhttp_t* p) {
         auto& s = of(p);
         s.stage = phase::complete;
@@ -217,6 +257,8 @@ struct request_parser::state {
             st.on_header_value_complete = on_header_value_complete;
             st.on_headers_complete = on_headers_complete;
             st.on_body = on_body;
+            st.on_chunk_extension_name = on_chunk_extension;
+            st.on_chunk_extension_value = on_chunk_extension;
             st.on_message_complete = on_message_complete;
             return st;
         }();

@@ -4,7 +4,7 @@
 #include "http/writer.hpp"
 #include "net/worker.hpp"
 
-#include <asio/write.hpp>
+#include <algorithm>
 
 namespace tern::detail {
 
@@ -13,8 +13,8 @@ namespace {
 // How long a closing connection keeps reading (and discarding) after its last response, so
 // the client reads that response instead of a reset (RFC 9112 9.6).
 constexpr auto linger_time = std::chrono::seconds(2);
-// How long a refused connection (over the connection cap) may take to accept its 503.
-constexpr auto reject_write_time = std::chrono::seconds(2);
+// How long a refused connection (over the connection cap) may stall its 503.
+constexpr std::chrono::milliseconds reject_write_timeout(2000);
 
 }  // namespace
 
@@ -22,7 +22,8 @@ connection::connection(asio::ip::tcp::socket socket, worker& owner)
     : socket_(std::move(socket)),
       timer_(socket_.get_executor()),
       owner_(owner),
-      parser_(owner.limits()) {}
+      parser_(owner.limits()),
+      write_timeout_(owner.settings().write_timeout) {}
 
 connection::~connection() = default;
 
@@ -31,20 +32,16 @@ void connection::start() {
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
     const auto peer = socket_.remote_endpoint(ec);
     if (!ec) remote_ip_ = peer.address().to_string();
-    // The first request gets header_timeout from the connection's start: a client that
-    // connects and sends nothing is closed like a slow one.
-    set_deadline(owner_.settings().header_timeout, deadline_kind::idle);
+    // A client that connects and sends nothing is closed without an answer.
+    set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
     read();
 }
 
 void connection::reject() {
     write_error_response(out_, 503, "Retry-After: 1\r\n");
     close_after_write_ = true;
-    phase_ = phase::writing;
-    set_deadline(reject_write_time, deadline_kind::write);
-    auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(out_),
-                      [self](std::error_code ec, std::size_t) { self->on_write(ec); });
+    write_timeout_ = std::min(write_timeout_, reject_write_timeout);
+    write();
 }
 
 void connection::stop_when_idle() {
@@ -158,10 +155,25 @@ void connection::fail(std::error_code why) {
 void connection::write() {
     phase_ = phase::writing;
     owner_.count_write();
-    set_deadline(owner_.settings().write_timeout, deadline_kind::write);
+    written_ = 0;
+    write_some();
+}
+
+void connection::write_some() {
+    // The write deadline is on progress, not on the whole response: each completed piece
+    // moves it on, so a slow reader of a large response is served and a stalled one is not.
+    set_deadline(write_timeout_, deadline_kind::write);
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(out_),
-                      [self](std::error_code ec, std::size_t) { self->on_write(ec); });
+    socket_.async_write_some(
+        asio::buffer(out_.data() + written_, out_.size() - written_),
+        [self](std::error_code ec, std::size_t n) {
+            self->written_ += n;
+            if (!ec && self->written_ < self->out_.size() && self->phase_ == phase::writing) {
+                self->write_some();
+                return;
+            }
+            self->on_write(ec);
+        });
 }
 
 void connection::on_write(std::error_code ec) {

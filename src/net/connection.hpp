@@ -48,6 +48,7 @@ private:
     void answer(request& req);
     void fail(std::error_code why);
     void write();
+    void write_some();
     void on_write(std::error_code ec);
     void linger();
     void set_deadline(clock::duration after, deadline_kind kind);
@@ -61,7 +62,9 @@ private:
     request_parser parser_;
     response response_;
     std::string remote_ip_;
-    std::string out_;  // responses waiting for the next write, in request order
+    std::string out_;          // responses waiting for the next write, in request order
+    std::size_t written_ = 0;  // bytes of out_ already written
+    std::chrono::milliseconds write_timeout_;
     std::array<char, 16 * 1024> read_buf_;
 
     phase phase_ = phase::reading;

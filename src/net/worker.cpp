@@ -78,7 +78,15 @@ void worker::accept() {
                 conn->start();
             }
         }
-        // Errors such as EMFILE leave the listener usable; keep accepting.
+        if (ec) {
+            // EMFILE, ENFILE, ENOBUFS: the listener is fine but this process is out of a
+            // resource. Retrying at once would spin; wait for connections to close.
+            accept_retry_.expires_after(std::chrono::milliseconds(50));
+            accept_retry_.async_wait([this](std::error_code wait_ec) {
+                if (!wait_ec && acceptor_.is_open()) accept();
+            });
+            return;
+        }
         accept();
     });
 }
@@ -88,6 +96,7 @@ void worker::stop() {
     draining_ = true;
     std::error_code ignored;
     acceptor_.close(ignored);
+    accept_retry_.cancel();
     // Copy: closing a connection removes it from the list.
     const std::vector<connection*> open(connections_.begin(), connections_.end());
     for (auto* c : open) c->stop_when_idle();

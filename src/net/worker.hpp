@@ -76,6 +76,7 @@ private:
     asio::io_context io_context_{1};
     asio::ip::tcp::acceptor acceptor_{io_context_};
     asio::steady_timer drain_timer_{io_context_};
+    asio::steady_timer accept_retry_{io_context_};
     bool draining_ = false;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};
 };

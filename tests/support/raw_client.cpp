@@ -411,6 +411,11 @@ std::string raw_client::read_all_until_close(std::chrono::milliseconds timeout) 
     }
 }
 
+bool raw_client::answered_within(std::chrono::milliseconds timeout) {
+    if (!buffer_.empty() || peer_closed_) return true;
+    return receive_some(clock::now() + timeout) != recv_status::timed_out;
+}
+
 bool raw_client::closed_by_peer() { return closed_by_peer(timeout_); }
 
 bool raw_client::closed_by_peer(std::chrono::milliseconds timeout) {

@@ -118,6 +118,10 @@ public:
     /// As closed_by_peer(), with its own deadline.
     bool closed_by_peer(std::chrono::milliseconds timeout);
 
+    /// Waits up to `timeout` for the server to send something or close; true when it did
+    /// (the bytes are kept in buffered()). Lets a slow client stop sending once answered.
+    bool answered_within(std::chrono::milliseconds timeout);
+
     /// Bytes received but not yet consumed by a read_* call.
     const std::string& buffered() const noexcept { return buffer_; }
 

@@ -288,3 +288,52 @@ TEST_CASE("an Upgrade request on an ordinary route is parsed as plain HTTP", "[p
     REQUIRE(p.feed("GET /next HTTP/1.1\r\nHost: h\r\n\r\n").what == event::request);
     CHECK(p.current().path == "/next");
 }
+
+TEST_CASE("trailer fields after a chunked body leave the request's header views intact",
+          "[parser]") {
+    request_parser p(parser_limits{});
+    const std::string head =
+        "POST /t HTTP/1.1\r\nHost: h\r\nX-Keep: original\r\nTransfer-Encoding: chunked\r\n\r\n";
+    // A trailer large enough to force the head's buffer to grow if trailers were stored in it.
+    const std::string body = "3\r\nabc\r\n0\r\nX-Trailer: " + std::string(3000, 't') + "\r\n\r\n";
+    REQUIRE(p.feed(head).what == event::need_more);
+    REQUIRE(feed_all(p, body, 64) == event::request);
+    const auto& req = p.current();
+    CHECK(req.body == "abc");
+    CHECK(req.header("X-Keep") == std::string_view("original"));
+    CHECK(req.path == "/t");
+    CHECK_FALSE(req.header("X-Trailer").has_value());  // trailers are parsed and dropped
+}
+
+TEST_CASE("trailer fields count against max_header_size and max_header_count", "[parser][limits]") {
+    parser_limits limits;
+    limits.max_header_size = 128;
+    limits.max_header_count = 4;
+    const std::string head = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
+
+    request_parser big(limits);
+    REQUIRE(big.feed(head).what == event::need_more);
+    CHECK(feed_all(big, "0\r\nX: " + std::string(200, 'v') + "\r\n\r\n", 16) == event::error);
+    CHECK(error_of(big) == error::header_too_large);
+
+    request_parser many(limits);
+    REQUIRE(many.feed(head).what == event::need_more);
+    CHECK(many.feed("0\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n").what == event::error);
+    CHECK(error_of(many) == error::too_many_headers);
+}
+
+TEST_CASE("chunk extensions are accepted up to 4 KiB per request, then refused",
+          "[parser][limits]") {
+    const std::string head = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
+    request_parser ok(parser_limits{});
+    REQUIRE(ok.feed(head).what == event::need_more);
+    CHECK(ok.feed("3;name=value;flag\r\nabc\r\n0\r\n\r\n").what == event::request);
+    CHECK(ok.current().body == "abc");
+
+    request_parser over(parser_limits{});
+    REQUIRE(over.feed(head).what == event::need_more);
+    std::string chunks;
+    for (int i = 0; i < 100; ++i) chunks += "1;ext=" + std::string(50, 'e') + "\r\nx\r\n";
+    CHECK(feed_all(over, chunks + "0\r\n\r\n", 100) == event::error);
+    CHECK(error_of(over) == error::chunk_extension_too_long);
+}
