@@ -3,7 +3,7 @@
 # Idempotent: every step checks first and does nothing when the need is already met.
 #
 #   scripts/install-deps.sh          build + test dependencies
-#   scripts/install-deps.sh --bench  also the benchmark tools (wrk, nginx)
+#   scripts/install-deps.sh --bench  also the benchmark peers (nginx)
 #
 # llhttp: tern needs >= 9.2 (8.x accepts "\r\n\rX" as the end of headers and obs-fold,
 # both request-smuggling vectors). Debian 12 ships 8.1, so on such a system the two
@@ -27,8 +27,8 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(build-essential cmake ninja-build pkg-config libasio-dev libfmt-dev
-          nlohmann-json3-dev catch2 curl python3 clang clang-format libclang-rt-14-dev)
-[ "$want_bench" -eq 1 ] && packages+=(wrk nginx)
+          nlohmann-json3-dev catch2 curl python3 wrk clang clang-format libclang-rt-14-dev)
+[ "$want_bench" -eq 1 ] && packages+=(nginx)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,7 +2,7 @@
 # Runs the built hello example as a user would: start it on a free port, call each route
 # with curl, then stop it with SIGTERM and expect a clean exit.
 set -euo pipefail
-hello=$1
+hello=$(realpath "$1")
 work=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -p "$work/public"
@@ -10,7 +10,9 @@ mkdir -p "$work/public"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 (cd "$work" && exec "$hello" "$port") >"$work/out" 2>&1 &
 pid=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.05; done
+up=0
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/" >/dev/null && { up=1; break; }; sleep 0.05; done
+[ "$up" -eq 1 ] || { echo "FAIL: hello did not start"; cat "$work"/*.log "$work/out" 2>/dev/null; exit 1; }
 
 expect() {
     local what=$1 want=$2 got=$3
