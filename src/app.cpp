@@ -1,5 +1,6 @@
 #include <tern/app.hpp>
 
+#include "http/methods.hpp"
 #include "net/request_handler.hpp"
 #include "net/server.hpp"
 #include "routing/dispatch.hpp"
@@ -78,6 +79,11 @@ app& app::options(std::string_view pattern, handler h) {
 app& app::add(std::string_view method, std::string_view pattern, handler h) {
     impl_->require_not_started("routes");
     if (!h) throw std::invalid_argument("tern: empty handler for " + std::string(pattern));
+    if (!detail::is_known_method(method)) {
+        throw std::invalid_argument("tern: method '" + std::string(method) +
+                                    "' is not one the HTTP parser accepts, so the route could "
+                                    "never be reached (methods are case-sensitive)");
+    }
     impl_->routes.add(method, pattern, std::move(h));
     return *this;
 }

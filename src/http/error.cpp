@@ -20,6 +20,8 @@ public:
                 return "HTTP/1.1 request without Host";
             case error::duplicate_host:
                 return "more than one Host header";
+            case error::bad_host:
+                return "invalid Host header";
             case error::bad_transfer_encoding:
                 return "Transfer-Encoding must end in chunked";
             case error::unknown_transfer_coding:
@@ -38,6 +40,8 @@ public:
                 return "unsupported expectation";
             case error::method_not_supported:
                 return "method not supported";
+            case error::unknown_method:
+                return "unknown method";
             case error::version_not_supported:
                 return "HTTP version not supported";
             case error::header_timeout:
@@ -60,6 +64,7 @@ int status_of(error e) noexcept {
     switch (e) {
         case error::unknown_transfer_coding:
         case error::method_not_supported:
+        case error::unknown_method:
             return 501;
         case error::line_too_long:
             return 414;

@@ -24,6 +24,77 @@ struct field_span {
 
 bool is_ows(char c) noexcept { return c == ' ' || c == '\t'; }
 
+bool is_hex(char c) noexcept {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool is_digits(std::string_view s) noexcept {
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+    }
+    return true;
+}
+
+// RFC 3986 3.2.2 reg-name: unreserved / pct-encoded / sub-delims.
+bool is_reg_name(std::string_view s) noexcept {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) continue;
+        switch (c) {
+            case '-':
+            case '.':
+            case '_':
+            case '~':  // unreserved
+            case '!':
+            case '$':
+            case '&':
+            case '\'':
+            case '(':
+            case ')':  // sub-delims
+            case '*':
+            case '+':
+            case ',':
+            case ';':
+            case '=':
+                continue;
+            case '%':
+                if (i + 2 < s.size() && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
+                    i += 2;
+                    continue;
+                }
+                return false;
+            default:
+                return false;
+        }
+    }
+    return true;
+}
+
+// RFC 9112 3.2: Host = uri-host [ ":" port ]. An IP-literal is checked for its alphabet
+// only (hex digits, ':', '.', and the "v" future form's characters).
+bool is_valid_host(std::string_view host) noexcept {
+    std::string_view port;
+    if (!host.empty() && host.front() == '[') {
+        const auto close = host.find(']');
+        if (close == std::string_view::npos) return false;
+        for (char c : host.substr(1, close - 1)) {
+            if (!is_hex(c) && c != ':' && c != '.' && c != 'v' && c != 'V') return false;
+        }
+        const auto rest = host.substr(close + 1);
+        if (rest.empty()) return true;
+        if (rest.front() != ':') return false;
+        port = rest.substr(1);
+    } else {
+        const auto colon = host.find(':');
+        if (colon != std::string_view::npos) {
+            port = host.substr(colon + 1);
+            host = host.substr(0, colon);
+        }
+        if (!is_reg_name(host)) return false;
+    }
+    return is_digits(port);
+}
+
 std::string_view trim_ows(std::string_view s) noexcept {
     while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
     while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
@@ -132,6 +203,11 @@ struct request_parser::state {
     static int on_version_complete(llhttp_t* p) {
         auto& s = of(p);
         s.line_done = true;
+        // RFC 9112 3: the parts are separated by exactly one SP. llhttp tolerates more; a
+        // line longer than its parts plus two spaces and "HTTP/x.y" had extra whitespace.
+        if (s.line_end != s.method_len + s.target_len + 10) {
+            return s.fail(detail::error::bad_request);
+        }
         if (p->http_major != 1) return s.fail(detail::error::version_not_supported);
         return 0;
     }
@@ -196,11 +272,23 @@ struct request_parser::state {
         auto& s = of(p);
         s.stage = phase::body;
         s.build_views();
+        // llhttp takes "GET /" without a version as HTTP/0.9; tern speaks 1.x only.
+        if (p->http_major == 0) return s.fail(detail::error::bad_request);
+        // RFC 9112 3.2: no form of request-target carries a fragment; "*" is for OPTIONS.
+        if (s.req.target.find('#') != std::string_view::npos) {
+            return s.fail(detail::error::bad_request);
+        }
+        if (s.req.target == "*" && p->method != HTTP_OPTIONS) {
+            return s.fail(detail::error::bad_request);
+        }
         if (p->method == HTTP_CONNECT) return s.fail(detail::error::method_not_supported);
         // RFC 9112 3.2: a client MUST send Host in HTTP/1.1; a server MUST answer 400 to a
         // request without one or with more than one.
         if (s.host_count > 1) return s.fail(detail::error::duplicate_host);
         if (s.host_count == 0 && p->http_minor == 1) return s.fail(detail::error::missing_host);
+        if (s.host_count == 1 && !is_valid_host(*s.req.header("host"))) {
+            return s.fail(detail::error::bad_host);
+        }
         if (int rc = s.check_transfer_encoding(); rc != 0) return rc;
         const bool has_body = (p->flags & F_CHUNKED) != 0 ||
                               ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > 0);
@@ -272,7 +360,7 @@ struct request_parser::state {
         req.method = {base, method_len};
         req.target = {base + method_len, target_len};
         const auto q = req.target.find('?');
-        req.path = req.target.substr(0, q);
+        req.path = origin_path(req.target.substr(0, q));
         req.query = q == std::string_view::npos ? std::string_view{} : req.target.substr(q + 1);
         req.version_major = parser.http_major;
         req.version_minor = parser.http_minor;
@@ -282,6 +370,18 @@ struct request_parser::state {
             req.headers.push_back(
                 {{base + f.name_at, f.name_len}, trim_ows({base + f.value_at, f.value_len})});
         }
+    }
+
+    // RFC 9112 3.2.2: a server must accept the absolute form (`http://host/path`) and route
+    // by its path; the authority in it is not used for routing.
+    static std::string_view origin_path(std::string_view target) noexcept {
+        if (target.empty() || target.front() == '/' || target == "*") return target;
+        const auto scheme_end = target.find("://");
+        if (scheme_end == std::string_view::npos) return target;
+        const auto scheme = target.substr(0, scheme_end);
+        if (!iequals(scheme, "http") && !iequals(scheme, "https")) return target;
+        const auto slash = target.find('/', scheme_end + 3);
+        return slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
     }
 
     // RFC 9112 6.1/6.3: chunked must be the final coding, once; HTTP/1.0 has no transfer
@@ -312,6 +412,44 @@ struct request_parser::state {
         if (!chunked_last || chunked_count > 1) return fail(detail::error::bad_transfer_encoding);
         if (other) return fail(detail::error::unknown_transfer_coding);
         return 0;
+    }
+
+    // Names the error llhttp stopped with, refining its codes where the status differs.
+    detail::error classify(llhttp_errno_t rc, const char* begin, const char* end) const {
+        const char* pos = llhttp_get_error_pos(&parser);
+        switch (rc) {
+            case HPE_PAUSED_H2_UPGRADE:
+                return detail::error::version_not_supported;
+            case HPE_INVALID_TRANSFER_ENCODING:
+                return detail::error::bad_transfer_encoding;
+            case HPE_INVALID_VERSION:
+                // llhttp stops at the CR after a well-formed "HTTP/d.d" it does not support
+                // (HTTP/1.2, HTTP/3.0): that is 505; anything else is malformed (400).
+                return pos != nullptr && pos < end && *pos == '\r'
+                           ? detail::error::version_not_supported
+                           : detail::error::bad_request;
+            case HPE_INVALID_METHOD:
+                // RFC 9110 9.1: an unrecognised method is 501. Only when the request began in
+                // this read can the method be told apart from garbage.
+                return head_base == 0 && starts_with_token(begin, end)
+                           ? detail::error::unknown_method
+                           : detail::error::bad_request;
+            default:
+                return detail::error::bad_request;
+        }
+    }
+
+    // Whether [begin, end) starts with a method-like token: tchars up to a SP or the end.
+    static bool starts_with_token(const char* begin, const char* end) noexcept {
+        constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
+        const char* p = begin;
+        for (; p < end && *p != ' '; ++p) {
+            const char c = *p;
+            const bool tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                               (c >= '0' && c <= '9') || symbols.find(c) != std::string_view::npos;
+            if (!tchar) return false;
+        }
+        return p != begin;
     }
 
     // Skips the empty lines a client may send before a request line (RFC 9112 2.2), up to
@@ -375,11 +513,7 @@ request_parser::result request_parser::feed(std::string_view data) {
         const char* stop = llhttp_get_error_pos(&s.parser);
         return {event::request, static_cast<std::size_t>(stop - data.data())};
     }
-    if (!s.failure) {
-        s.failure = rc == HPE_PAUSED_H2_UPGRADE           ? detail::error::version_not_supported
-                    : rc == HPE_INVALID_TRANSFER_ENCODING ? detail::error::bad_transfer_encoding
-                                                          : detail::error::bad_request;
-    }
+    if (!s.failure) s.failure = s.classify(rc, begin, data.data() + data.size());
     return {event::error, data.size()};
 }
 

@@ -52,6 +52,12 @@ void run_handler(const handler& h, exchange& ex) noexcept {
 void dispatch(const router& routes, exchange& ex) noexcept {
     auto& res = ex.res;
     res.clear();
+    // RFC 9110 9.3.7: "OPTIONS *" asks about the server itself, not a resource. tern has
+    // nothing server-wide to announce beyond answering it.
+    if (ex.req.path == "*") {
+        res.status = 204;
+        return;
+    }
     const auto found = routes.find(ex.req.method, ex.req.path, ex.params);
     switch (found.result) {
         case router::outcome::found:

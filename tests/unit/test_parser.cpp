@@ -337,3 +337,72 @@ TEST_CASE("chunk extensions are accepted up to 4 KiB per request, then refused",
     CHECK(feed_all(over, chunks + "0\r\n\r\n", 100) == event::error);
     CHECK(error_of(over) == error::chunk_extension_too_long);
 }
+
+TEST_CASE("Host values must be a host and optional port (RFC 9112 3.2, RFC 3986 3.2.2)",
+          "[parser]") {
+    auto status = [](const std::string& host) {
+        request_parser p(parser_limits{});
+        const auto r = p.feed("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+        return r.what == event::request ? std::string("ok") : std::string("refused");
+    };
+    for (const char* good :
+         {"example.com", "example.com:8080", "127.0.0.1:80", "[::1]:8080", "[2001:db8::7]",
+          "xn--d1acufc.xn--p1ai", "a_b-c~d", "h%41st", "", "localhost:"}) {
+        INFO(good);
+        CHECK(status(good) == "ok");
+    }
+    for (const char* bad : {"a b", "a/b", "user@host", "host:80x", "host:80:90", "[::1", "::1",
+                            "[::1]x", "h\"q", "a<b>", "host:-1", "%zz"}) {
+        INFO(bad);
+        CHECK(status(bad) == "refused");
+    }
+}
+
+TEST_CASE("an absolute-form target routes by its path and query", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(
+        p.feed("GET http://example.com:8080/a/b?q=1 HTTP/1.1\r\nHost: example.com\r\n\r\n").what ==
+        event::request);
+    CHECK(p.current().path == "/a/b");
+    CHECK(p.current().query == "q=1");
+    CHECK(p.current().target == "http://example.com:8080/a/b?q=1");
+
+    request_parser bare(parser_limits{});
+    REQUIRE(bare.feed("GET HTTPS://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n").what ==
+            event::request);
+    CHECK(bare.current().path == "/");
+}
+
+TEST_CASE("the request line is strict: single spaces, a 1.x version, no fragment", "[parser]") {
+    auto outcome = [](const std::string& line) {
+        request_parser p(parser_limits{});
+        const auto r = p.feed(line + "\r\nHost: h\r\n\r\n");
+        if (r.what == event::request) return std::string("ok");
+        return std::string(r.what == event::error ? "error " : "more ") +
+               std::to_string(tern::detail::status_of(error_of(p)));
+    };
+    CHECK(outcome("GET / HTTP/1.1") == "ok");
+    CHECK(outcome("GET  / HTTP/1.1") == "error 400");
+    CHECK(outcome("GET /  HTTP/1.1") == "error 400");
+    CHECK(outcome("GET /") == "error 400");  // HTTP/0.9 simple request
+    CHECK(outcome("GET /a#frag HTTP/1.1") == "error 400");
+    CHECK(outcome("GET * HTTP/1.1") == "error 400");
+    CHECK(outcome("OPTIONS * HTTP/1.1") == "ok");
+    CHECK(outcome("GET / HTTP/1.2") == "error 505");
+    CHECK(outcome("GET / HTTP/9.9") == "error 505");
+    CHECK(outcome("GET / HTTP/2.0") == "error 505");
+    CHECK(outcome("GET / HTTP/1.10") == "error 400");
+    CHECK(outcome("GET / http/1.1") == "error 400");
+}
+
+TEST_CASE("an unknown method token is 501, garbage where a method should be is 400", "[parser]") {
+    auto status = [](const std::string& request) {
+        request_parser p(parser_limits{});
+        REQUIRE(p.feed(request).what == event::error);
+        return tern::detail::status_of(error_of(p));
+    };
+    CHECK(status("FOO / HTTP/1.1\r\nHost: h\r\n\r\n") == 501);
+    CHECK(status("get / HTTP/1.1\r\nHost: h\r\n\r\n") == 501);
+    CHECK(status(" GET / HTTP/1.1\r\nHost: h\r\n\r\n") == 400);
+    CHECK(status("\x01\x02 / HTTP/1.1\r\n\r\n") == 400);
+}
