@@ -146,10 +146,15 @@ struct request_parser::state {
         return head_base + static_cast<std::size_t>(at - chunk_begin) + len;
     }
 
-    int check_head(std::size_t pos) {
+    // Header bytes run from the end of the version to the end of the last field value:
+    // names, values, separators and the line ends between them. The CRLF closing the last
+    // field and the empty line are not counted, so the count is the same whether the head
+    // arrives in one read or byte by byte. `unjudged` is how many bytes at the end of `pos`
+    // may still turn out to be those final line ends (a read that ends mid-head).
+    int check_head(std::size_t pos, std::size_t unjudged = 0) {
         if (!line_done) {
             if (pos > limits.max_line_size) return fail(detail::error::line_too_long);
-        } else if (pos - line_end > limits.max_header_size) {
+        } else if (pos - line_end > limits.max_header_size + unjudged) {
             return fail(detail::error::header_too_large);
         }
         return 0;
@@ -425,13 +430,14 @@ struct request_parser::state {
             case HPE_INVALID_VERSION:
                 // llhttp stops at the CR after a well-formed "HTTP/d.d" it does not support
                 // (HTTP/1.2, HTTP/3.0): that is 505; anything else is malformed (400).
-                return pos != nullptr && pos < end && *pos == '\r'
+                return ends_well_formed_version(begin, pos, end)
                            ? detail::error::version_not_supported
                            : detail::error::bad_request;
             case HPE_INVALID_METHOD:
-                // RFC 9110 9.1: an unrecognised method is 501. Only when the request began in
-                // this read can the method be told apart from garbage.
-                return head_base == 0 && starts_with_token(begin, end)
+                // RFC 9110 9.1: an unrecognised method is 501. Only a line shaped like a
+                // request line (token SP target SP "HTTP/") read in one piece counts as one;
+                // anything else where a method should be is garbage (400).
+                return head_base == 0 && looks_like_request_line(begin, end)
                            ? detail::error::unknown_method
                            : detail::error::bad_request;
             default:
@@ -439,17 +445,30 @@ struct request_parser::state {
         }
     }
 
-    // Whether [begin, end) starts with a method-like token: tchars up to a SP or the end.
-    static bool starts_with_token(const char* begin, const char* end) noexcept {
+    static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+    // Whether the 8 bytes before `pos` are "HTTP/d.d" and `pos` is the CR ending the line.
+    static bool ends_well_formed_version(const char* begin, const char* pos,
+                                         const char* end) noexcept {
+        if (pos == nullptr || pos >= end || *pos != '\r' || pos - begin < 8) return false;
+        const std::string_view v(pos - 8, 8);
+        return v.substr(0, 5) == "HTTP/" && is_digit(v[5]) && v[6] == '.' && is_digit(v[7]);
+    }
+
+    // Whether [begin, end) starts with `token SP target SP "HTTP/"`.
+    static bool looks_like_request_line(const char* begin, const char* end) noexcept {
         constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
-        const char* p = begin;
-        for (; p < end && *p != ' '; ++p) {
-            const char c = *p;
-            const bool tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                               (c >= '0' && c <= '9') || symbols.find(c) != std::string_view::npos;
+        const std::string_view line(begin, static_cast<std::size_t>(end - begin));
+        const auto method_end = line.find(' ');
+        if (method_end == 0 || method_end == std::string_view::npos) return false;
+        for (char c : line.substr(0, method_end)) {
+            const bool tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
+                               symbols.find(c) != std::string_view::npos;
             if (!tchar) return false;
         }
-        return p != begin;
+        const auto target_end = line.find(' ', method_end + 1);
+        if (target_end == std::string_view::npos || target_end == method_end + 1) return false;
+        return line.substr(target_end + 1, 5) == "HTTP/";
     }
 
     // Skips the empty lines a client may send before a request line (RFC 9112 2.2), up to
@@ -504,7 +523,9 @@ request_parser::result request_parser::feed(std::string_view data) {
     if (rc == HPE_OK) {
         if (s.stage == phase::head) {
             s.head_base += len;
-            if (s.check_head(s.head_base) != 0) return {event::error, data.size()};
+            // Bytes no callback reported (whitespace runs, line ends) are judged here; up to
+            // "\r\n\r\n" of them may be the head's final line ends.
+            if (s.check_head(s.head_base, 4) != 0) return {event::error, data.size()};
         }
         return {event::need_more, data.size()};
     }

@@ -29,9 +29,10 @@ TEST_CASE("a garbage request line gets 400 and the connection closes", "[wire][p
     SECTION("control bytes") { expect_rejected(server, "\x01\x02\x03 / HTTP/1.1\r\n\r\n", 400); }
 }
 
-TEST_CASE("an unknown HTTP version gets 400 and the connection closes", "[wire][parse]") {
+TEST_CASE("a malformed HTTP version gets 400, an unsupported one 505", "[wire][parse]") {
     test_server server(routes);
-    expect_rejected(server, "GET / HTTP/9.9\r\nHost: x\r\n\r\n", 400);
+    SECTION("malformed") { expect_rejected(server, "GET / HTTP/1.10\r\nHost: x\r\n\r\n", 400); }
+    SECTION("unsupported") { expect_rejected(server, "GET / HTTP/9.9\r\nHost: x\r\n\r\n", 505); }
 }
 
 TEST_CASE("bare LF line endings get 400 and the connection closes", "[wire][parse]") {

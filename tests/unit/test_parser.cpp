@@ -406,3 +406,23 @@ TEST_CASE("an unknown method token is 501, garbage where a method should be is 4
     CHECK(status(" GET / HTTP/1.1\r\nHost: h\r\n\r\n") == 400);
     CHECK(status("\x01\x02 / HTTP/1.1\r\n\r\n") == 400);
 }
+
+TEST_CASE("max_header_size has the same boundary whether the head arrives at once or bytewise",
+          "[parser][limits]") {
+    parser_limits limits;
+    limits.max_header_size = 64;
+    // Counted: from the end of "HTTP/1.1" to the end of the last value (the request line's
+    // CRLF included, the last field's CRLF and the empty line not).
+    auto head_with = [](std::size_t counted) {
+        const std::string fixed = "\r\nHost: h\r\nX: ";  // 15 counted bytes before the value
+        return "GET / HTTP/1.1" + fixed + std::string(counted - fixed.size(), 'v') + "\r\n\r\n";
+    };
+    for (std::size_t step : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+        INFO("step " << step);
+        request_parser at_limit(limits);
+        CHECK(feed_all(at_limit, head_with(64), step) == event::request);
+        request_parser over(limits);
+        CHECK(feed_all(over, head_with(65), step) == event::error);
+        CHECK(error_of(over) == error::header_too_large);
+    }
+}

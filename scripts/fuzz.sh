@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds tern's libFuzzer harnesses (clang, ASan + UBSan) and runs each one for a share of
+# the given time. Exits non-zero when a harness crashes, hangs or runs out of memory.
+#
+#   scripts/fuzz.sh [seconds=60]
+#
+# The parser harness gets two thirds of the time, the router harness the rest. Seeds come
+# from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
+# ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
+# only read. New inputs, crash files and logs go to the build directory
+# ($TERN_FUZZ_BUILD_DIR, default build-fuzz/). Needs no network: run
+# scripts/install-deps.sh once first if clang or a dependency is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 2 ]; then
+    echo "fuzz.sh: the time must be a whole number of seconds, at least 2 (got '$seconds')" >&2
+    exit 2
+fi
+build=${TERN_FUZZ_BUILD_DIR:-build-fuzz}
+h2o_corpus=${TERN_H2O_CORPUS:-../shared/corpus/h2o-http1}
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DTERN_BUILD_FUZZERS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
+    >/dev/null
+cmake --build "$build" --target fuzz_parser fuzz_router
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+parser_time=$((seconds * 2 / 3))
+router_time=$((seconds - parser_time))
+failed=0
+summary=()
+
+# run_fuzzer NAME SECONDS [EXTRA_SEED_DIR...]
+run_fuzzer() {
+    local name=$1 time=$2
+    shift 2
+    local work="$build/fuzz-work/$name"
+    mkdir -p "$work/corpus" "$work/artifacts"
+    local seeds=("fuzz/corpus/$name")
+    for dir in "$@"; do
+        if [ -d "$dir" ]; then seeds+=("$dir"); fi
+    done
+    echo "fuzz.sh: fuzz_$name for ${time}s, seeds: ${seeds[*]}"
+    # The first corpus directory receives new inputs; the seed directories are only read.
+    local rc=0
+    "$build/fuzz/fuzz_$name" -max_total_time="$time" -rss_limit_mb=2048 -timeout=10 \
+        -print_final_stats=1 -artifact_prefix="$work/artifacts/" -dict="fuzz/$name.dict" \
+        "$work/corpus" "${seeds[@]}" >"$work/log.txt" 2>&1 || rc=$?
+    local done_line runs
+    done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$work/log.txt" | tail -n 1 || true)
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log.txt" | tail -n 1)
+    if [ "$rc" -ne 0 ]; then
+        failed=1
+        echo "fuzz.sh: fuzz_$name FAILED (exit $rc); the end of its log ($work/log.txt):" >&2
+        tail -n 60 "$work/log.txt" >&2
+        summary+=("fuzz_$name: FAILED after ${runs:-?} executions; inputs in $work/artifacts/")
+    else
+        summary+=("fuzz_$name: ${runs:-?} executions in ${time}s; ${done_line:-no DONE line}")
+    fi
+}
+
+run_fuzzer parser "$parser_time" "$h2o_corpus"
+run_fuzzer router "$router_time"
+
+echo
+for line in "${summary[@]}"; do echo "$line"; done
+exit "$failed"
