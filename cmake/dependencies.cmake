@@ -28,8 +28,43 @@ if(TERN_LLHTTP_VERSION VERSION_LESS 9.2)
 endif()
 message(STATUS "tern: llhttp ${TERN_LLHTTP_VERSION}")
 
+# Finds the library file to link for imported target `target` among NAMES (searched in
+# order) in the directory of the target's own file, or that file when none is there. Link
+# lines that must not name the target (the installed package, tern.pc) use it: the
+# unversioned name (libfmt.so, not libfmt.so.9.1.0) survives upgrades of the library.
+function(tern_library_beside target out_var)
+    get_target_property(_file ${target} IMPORTED_LOCATION)
+    if(NOT _file)
+        get_target_property(_configs ${target} IMPORTED_CONFIGURATIONS)
+        list(GET _configs 0 _config)
+        get_target_property(_file ${target} IMPORTED_LOCATION_${_config})
+    endif()
+    get_filename_component(_dir "${_file}" DIRECTORY)
+    find_library(${out_var} NAMES ${ARGN} PATHS "${_dir}" NO_DEFAULT_PATH)
+    if(NOT ${out_var})
+        set(${out_var} "${_file}")
+    endif()
+    set(${out_var} "${${out_var}}" PARENT_SCOPE)
+endfunction()
+
+# llhttp as libtern links it. A shared libtern links the shared library. A static libtern
+# links llhttp's static archive when one sits beside it (Debian's libllhttp-dev ships both):
+# an application then carries the parser checked above and needs no libllhttp at run time,
+# which Debian 12 does not package. TERN_LLHTTP_LIBRARY is the file linked.
+add_library(tern_llhttp INTERFACE)
+target_include_directories(tern_llhttp SYSTEM INTERFACE "${TERN_LLHTTP_INCLUDE_DIR}")
+if(BUILD_SHARED_LIBS)
+    target_link_libraries(tern_llhttp INTERFACE llhttp::llhttp_shared)
+else()
+    tern_library_beside(llhttp::llhttp_shared TERN_LLHTTP_LIBRARY libllhttp.a llhttp)
+    target_link_libraries(tern_llhttp INTERFACE "${TERN_LLHTTP_LIBRARY}")
+endif()
+
 # Standalone asio is header-only; Debian ships no CMake package for it.
 find_path(TERN_ASIO_INCLUDE_DIR asio.hpp REQUIRED)
 add_library(tern_asio INTERFACE)
 target_include_directories(tern_asio SYSTEM INTERFACE "${TERN_ASIO_INCLUDE_DIR}")
-target_compile_definitions(tern_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED)
+# ASIO_DISABLE_VISIBILITY: asio's headers otherwise push default visibility, which would
+# export every asio symbol from a shared libtern.
+target_compile_definitions(tern_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED
+                                               ASIO_DISABLE_VISIBILITY)

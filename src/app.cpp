@@ -5,6 +5,7 @@
 #include "net/server.hpp"
 #include "routing/dispatch.hpp"
 #include "routing/router.hpp"
+#include "static/static_files.hpp"
 
 #include <mutex>
 #include <stdexcept>
@@ -12,9 +13,12 @@
 
 namespace tern {
 
-struct app::impl final : detail::request_handler {
+// Hidden explicitly: a nested class takes the visibility of its enclosing class, and `app`
+// is exported from a shared libtern (TERN_API).
+struct __attribute__((visibility("hidden"))) app::impl final : detail::request_handler {
     tern::config settings;
     detail::router routes;
+    std::unique_ptr<detail::static_files> files;  // built at start() from settings
     // Shared so that a thread still inside listen() keeps the server alive while another
     // thread's stop() lets go of it.
     std::shared_ptr<detail::server> server;
@@ -35,7 +39,7 @@ struct app::impl final : detail::request_handler {
         thread_local std::vector<detail::path_param> params;
         thread_local std::vector<std::string> decoded;
         detail::exchange ex{req, res, remote_ip, params, decoded};
-        detail::dispatch(routes, ex);
+        detail::dispatch(routes, files.get(), ex);
     }
 
     void require_not_started(const char* what) const {
@@ -170,6 +174,10 @@ void app::listen(const std::string& host, std::uint16_t port) {
 void app::start(const std::string& host, std::uint16_t port) {
     std::lock_guard lock(impl_->server_mutex);
     if (impl_->server) throw std::logic_error("tern: the server is already running");
+    // Checks the directories now, so a missing one is an error at start, not a 404 later.
+    impl_->files = impl_->settings.static_files.empty()
+                       ? nullptr
+                       : std::make_unique<detail::static_files>(impl_->settings.static_files);
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
     s->start(host, port);
     impl_->server = std::move(s);

@@ -4,6 +4,7 @@
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>
+#include <tern/export.hpp>
 #include <tern/stats.hpp>
 
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace tern {
 /// (last segment only) the rest of the path including slashes, `*` one segment, or the rest
 /// of the path as the last segment; a trailing slash is ignored. A bad pattern or a route
 /// registered twice throws std::invalid_argument (see docs/routing.md).
-class app {
+class TERN_API app {
 public:
     /// A server with the default settings (see tern::config).
     app();

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,18 @@ namespace tern {
 struct static_files_config {
     std::string hosted_path = "/";  ///< URL prefix the directory is served under.
     std::string directory;          ///< Filesystem directory whose files are served.
+    /// File served for a directory request ("/docs/"); empty: directories are always 404.
+    std::string index_file = "index.html";
+    /// Serve paths with a segment starting with '.' (".env", ".git/"); otherwise they are 404.
+    bool allow_dotfiles = false;
+    /// Follow symlinks that resolve inside `directory`; ones leading out of it are always 404.
+    bool follow_symlinks = true;
+    /// Serve a `name.br` / `name.gz` sibling to clients whose Accept-Encoding allows it.
+    bool precompressed = true;
+    /// Cache-Control value sent with files (200, 206, 304); empty: no Cache-Control.
+    std::string cache_control;
+    /// Extension (without the dot, any case) -> Content-Type, overriding the built-in table.
+    std::map<std::string, std::string> extra_mime_types;
 };
 
 /// The settings of one `tern::app`. Defaults follow docs/limits.md; each limit names the

@@ -2,6 +2,8 @@
 /// @file context.hpp
 /// The request and response of one exchange, as a handler sees them.
 
+#include <tern/export.hpp>
+
 #include <functional>
 #include <optional>
 #include <span>
@@ -25,7 +27,7 @@ struct header_field {
 /// sent: `result`, `text` and `html` replace the body (the last call wins) and the
 /// response is written once, after the handler returns. Setters return `*this`.
 /// A context lives only for the duration of the handler chain; do not keep references.
-class context {
+class TERN_API context {
 public:
     /// Built by the server for each request; not for users.
     explicit context(detail::exchange& ex) noexcept : ex_(ex) {}

@@ -2,6 +2,8 @@
 /// @file version.hpp
 /// The one place tern's version is written; CMake parses it from here.
 
+#include <tern/export.hpp>
+
 #define TERN_VERSION_MAJOR 0
 #define TERN_VERSION_MINOR 1
 #define TERN_VERSION_PATCH 0
@@ -10,6 +12,6 @@ namespace tern {
 
 /// The library version as "major.minor.patch", taken from the compiled library (not the
 /// headers), so a program can tell which libtern it was linked against.
-const char* version() noexcept;
+TERN_API const char* version() noexcept;
 
 }  // namespace tern

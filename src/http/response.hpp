@@ -2,11 +2,21 @@
 // A response as handlers build it: set, not sent. The writer serializes it once, after the
 // handler chain returns.
 
+#include "http/file_handle.hpp"
+
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace tern::detail {
+
+/// A body sent from an open file: `length` bytes from `offset`.
+struct file_body {
+    file_handle file;
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
+};
 
 /// The response of one exchange. Reused per connection; `clear()` keeps capacity.
 struct response {
@@ -14,6 +24,7 @@ struct response {
     std::string content_type;                                 ///< empty: no Content-Type
     std::vector<std::pair<std::string, std::string>> fields;  ///< user-set header fields
     std::string body;
+    file_body file;      ///< when `file.file` is set, the body comes from it, not `body`
     bool close = false;  ///< the handler layer asks for the connection to close after this
 
     void clear() noexcept {
@@ -21,6 +32,7 @@ struct response {
         content_type.clear();
         fields.clear();
         body.clear();
+        file = file_body{};
         close = false;
     }
 };

@@ -31,13 +31,14 @@ void write_response(std::string& out, const response& res, const framing& how) {
     append_status_line(out, res.status);
     const bool bodyless = status_forbids_body(res.status);
     if (!bodyless) {
-        if (!res.content_type.empty() && !res.body.empty()) {
+        if (!res.content_type.empty() && (!res.body.empty() || res.file.length != 0)) {
             out.append("Content-Type: ");
             out.append(res.content_type);
             out.append("\r\n");
         }
         out.append("Content-Length: ");
-        append_number(out, res.body.size());
+        append_number(out,
+                      res.file.file ? static_cast<std::size_t>(res.file.length) : res.body.size());
         out.append("\r\n");
     }
     if (how.close) {
@@ -52,7 +53,8 @@ void write_response(std::string& out, const response& res, const framing& how) {
         out.append("\r\n");
     }
     out.append("\r\n");
-    if (!bodyless && !how.omit_body) out.append(res.body);
+    // A file body is sent by the connection after these bytes.
+    if (!bodyless && !how.omit_body && !res.file.file) out.append(res.body);
 }
 
 void write_continue(std::string& out) { out.append("HTTP/1.1 100 Continue\r\n\r\n"); }

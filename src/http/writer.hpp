@@ -18,7 +18,8 @@ struct framing {
 
 /// Appends `res` to `out` as an HTTP/1.1 response with Date, Content-Length (except where
 /// the status forbids a body), Content-Type when set and there is a body, Connection when
-/// needed, then the user's fields and the body.
+/// needed, then the user's fields and the body. A file body is not appended: its
+/// Content-Length is written and the caller sends the file after these bytes.
 void write_response(std::string& out, const response& res, const framing& how);
 
 /// Appends the interim `HTTP/1.1 100 Continue` response.

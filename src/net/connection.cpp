@@ -4,7 +4,16 @@
 #include "http/writer.hpp"
 #include "net/worker.hpp"
 
+#include <asio/post.hpp>
+
+#include <sys/socket.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/sendfile.h>
+#endif
+
 #include <algorithm>
+#include <cerrno>
 
 namespace tern::detail {
 
@@ -30,6 +39,7 @@ connection::~connection() = default;
 void connection::start() {
     std::error_code ec;
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    socket_.native_non_blocking(true, ec);  // file bodies are written with sendfile(2)
     const auto peer = socket_.remote_endpoint(ec);
     if (!ec) remote_ip_ = peer.address().to_string();
     // A client that connects and sends nothing is closed without an answer.
@@ -95,17 +105,24 @@ void connection::on_read(std::error_code ec, std::size_t n) {
 }
 
 void connection::process(std::size_t n) {
-    std::string_view data(read_buf_.data(), n);
+    input_ = std::string_view(read_buf_.data(), n);
+    consume_input();
+}
+
+void connection::consume_input() {
     const auto now = clock::now();
-    while (!data.empty()) {
+    while (!input_.empty()) {
         const bool was_idle = !parser_.in_progress();
-        const auto r = parser_.feed(data);
-        data.remove_prefix(r.consumed);
+        const auto r = parser_.feed(input_);
+        input_.remove_prefix(r.consumed);
         if (was_idle && parser_.in_progress()) head_started_ = now;
         if (r.what == request_parser::event::request) {
             answer(parser_.current());
             parser_.next();
             if (close_after_write_) break;  // nothing after a closing request is processed
+            // A file body goes out before any later response: the rest of the input waits
+            // in read_buf_ (no read happens until it is consumed).
+            if (pending_file_.file) break;
         } else if (r.what == request_parser::event::error) {
             fail(parser_.error());
             break;
@@ -115,7 +132,7 @@ void connection::process(std::size_t n) {
         write_continue(out_);
         parser_.continue_sent();
     }
-    if (!out_.empty()) {
+    if (!out_.empty() || pending_file_.file) {
         write();
         return;
     }
@@ -141,6 +158,10 @@ void connection::answer(request& req) {
     how.close = close;
     how.keep_alive_1_0 = !close && req.version_minor == 0;
     write_response(out_, response_, how);
+    if (response_.file.file && !req.is_head && response_.file.length != 0) {
+        pending_file_ = std::move(response_.file);
+    }
+    response_.file = file_body{};  // a HEAD answer closes its file here
     if (close) close_after_write_ = true;
 }
 
@@ -156,6 +177,10 @@ void connection::write() {
     phase_ = phase::writing;
     owner_.count_write();
     written_ = 0;
+    if (out_.empty()) {
+        send_file();
+        return;
+    }
     write_some();
 }
 
@@ -183,12 +208,93 @@ void connection::on_write(std::error_code ec) {
         return;
     }
     out_.clear();
+    if (pending_file_.file) {
+        send_file();
+        return;
+    }
+    after_write();
+}
+
+void connection::send_file() {
+    // sendfile(2) moves the file to the socket in the kernel: memory stays flat however large
+    // the file. A turn sends at most file_turn_bytes before yielding, so one fast reader of a
+    // large file cannot starve the other connections of this thread.
+    constexpr std::uint64_t file_turn_bytes = 1 << 20;
+    auto& f = pending_file_;
+    std::uint64_t this_turn = 0;
+    while (f.length > 0) {
+        if (this_turn >= file_turn_bytes) {
+            asio::post(socket_.get_executor(), [self = shared_from_this()] {
+                if (self->phase_ == phase::writing) self->send_file();
+            });
+            return;
+        }
+        const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(f.length, 1 << 20));
+        const ssize_t n = send_file_chunk(chunk);
+        if (n > 0) {
+            const auto sent = static_cast<std::uint64_t>(n);
+            f.offset += sent;
+            f.length -= sent;
+            this_turn += sent;
+            set_deadline(write_timeout_, deadline_kind::write);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            set_deadline(write_timeout_, deadline_kind::write);
+            socket_.async_wait(asio::socket_base::wait_write,
+                               [self = shared_from_this()](std::error_code ec) {
+                                   if (self->phase_ != phase::writing) return;
+                                   if (ec) {
+                                       self->close();
+                                       return;
+                                   }
+                                   self->send_file();
+                               });
+            return;
+        }
+        // The file shrank under us or the socket failed: the promised Content-Length can no
+        // longer be kept, so the connection ends here.
+        close();
+        return;
+    }
+    pending_file_ = file_body{};
+    after_write();
+}
+
+ssize_t connection::send_file_chunk(std::size_t n) {
+    auto& f = pending_file_;
+#if defined(__linux__)
+    if (!sendfile_unsupported_) {
+        auto offset = static_cast<off_t>(f.offset);
+        const ssize_t sent = ::sendfile(socket_.native_handle(), f.file.get(), &offset, n);
+        if (sent >= 0 || (errno != EINVAL && errno != ENOSYS)) return sent;
+        sendfile_unsupported_ = true;  // e.g. a file system without sendfile support
+    }
+#endif
+    // Portable path: read a piece and send what the socket takes now.
+    file_buf_.resize(std::min<std::size_t>(n, 64 * 1024));
+    const ssize_t got =
+        ::pread(f.file.get(), file_buf_.data(), file_buf_.size(), static_cast<off_t>(f.offset));
+    if (got <= 0) {
+        if (got == 0) errno = EIO;
+        return -1;
+    }
+    return ::send(socket_.native_handle(), file_buf_.data(), static_cast<std::size_t>(got),
+                  MSG_NOSIGNAL);
+}
+
+void connection::after_write() {
     if (close_after_write_) {
         linger();
         return;
     }
     if (owner_.stopping()) {
         close();  // answered everything that had arrived; the server is going away
+        return;
+    }
+    if (!input_.empty()) {
+        consume_input();  // pipelined requests that waited behind a file body
         return;
     }
     set_deadline(owner_.settings().keep_alive_timeout, deadline_kind::idle);

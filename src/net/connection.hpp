@@ -8,10 +8,12 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
 
+#include <sys/types.h>
 #include <array>
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace tern::detail {
 
@@ -45,11 +47,15 @@ private:
     void read();
     void on_read(std::error_code ec, std::size_t n);
     void process(std::size_t n);
+    void consume_input();
     void answer(request& req);
     void fail(std::error_code why);
     void write();
     void write_some();
     void on_write(std::error_code ec);
+    void send_file();
+    ssize_t send_file_chunk(std::size_t n);
+    void after_write();
     void linger();
     void set_deadline(clock::duration after, deadline_kind kind);
     void set_deadline_at(clock::time_point when, deadline_kind kind);
@@ -66,6 +72,10 @@ private:
     std::size_t written_ = 0;  // bytes of out_ already written
     std::chrono::milliseconds write_timeout_;
     std::array<char, 16 * 1024> read_buf_;
+    std::string_view input_;  // bytes of read_buf_ not parsed yet (waiting behind a file)
+    file_body pending_file_;  // a file body to send after out_
+    std::string file_buf_;    // the portable path's buffer (unused with sendfile)
+    bool sendfile_unsupported_ = false;
 
     phase phase_ = phase::reading;
     bool reading_ = false;  // an async read is outstanding

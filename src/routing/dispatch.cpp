@@ -47,9 +47,46 @@ void run_handler(const handler& h, exchange& ex) noexcept {
     }
 }
 
+// Turns the static layer's answer into the response. False when it did not claim the path.
+bool answer_static(const static_files& files, exchange& ex) {
+    auto r = files.serve(ex.req.method, ex.req.path, ex.req.headers);
+    auto& res = ex.res;
+    switch (r.what) {
+        case static_result::kind::not_handled:
+            return false;
+        case static_result::kind::error:
+            set_error(res, r.status, reason_phrase(r.status));
+            break;
+        case static_result::kind::redirect:
+            set_error(res, r.status, reason_phrase(r.status));
+            break;
+        case static_result::kind::not_modified:
+        case static_result::kind::file:
+            res.status = r.status;
+            res.file.file = std::move(r.file);
+            res.file.offset = r.offset;
+            res.file.length = r.length;
+            break;
+    }
+    for (auto& [name, value] : r.fields) {
+        if (name == "Content-Type") {
+            // The type of the file, not of an error or redirect body.
+            if (r.what == static_result::kind::file) res.content_type = std::move(value);
+        } else if (name == "Location" && !ex.req.query.empty()) {
+            // The static layer sees the path only; a redirect keeps the query (RFC 9110 10.2.2).
+            value.push_back('?');
+            value.append(ex.req.query);
+            res.fields.emplace_back(std::move(name), std::move(value));
+        } else {
+            res.fields.emplace_back(std::move(name), std::move(value));
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
-void dispatch(const router& routes, exchange& ex) noexcept {
+void dispatch(const router& routes, const static_files* files, exchange& ex) noexcept {
     auto& res = ex.res;
     res.clear();
     // RFC 9110 9.3.7: "OPTIONS *" asks about the server itself, not a resource. tern has
@@ -59,6 +96,15 @@ void dispatch(const router& routes, exchange& ex) noexcept {
         return;
     }
     const auto found = routes.find(ex.req.method, ex.req.path, ex.params);
+    // Static files come after the routes: a route for the path and method wins.
+    if (found.result != router::outcome::found && files != nullptr) {
+        try {
+            if (answer_static(*files, ex)) return;
+        } catch (...) {
+            set_error(res, 500, reason_phrase(500));
+            return;
+        }
+    }
     switch (found.result) {
         case router::outcome::found:
             decode_params(ex);

@@ -99,12 +99,13 @@ TEST_CASE("stop() answers every request in progress, each with Connection: close
             });
         },
         cfg);
-    // One request in a handler, one half-sent (headers incomplete), one idle client.
+    // An idle keep-alive client, served before anything blocks a worker thread (a handler
+    // runs on its connection's thread, and the idle client may share that thread), and a
+    // request held inside its handler.
+    raw_client idle = served_client(server.port());
     raw_client busy = server.client();
     busy.send(get_request("/slow"));
     while (entered == 0) std::this_thread::sleep_for(1ms);
-    raw_client idle = served_client(server.port());
-    (void)idle;
 
     std::thread stopper([&] { server.stop(); });
     std::this_thread::sleep_for(50ms);

@@ -1,0 +1,52 @@
+# Install rules: headers, libtern, the CMake package (tern-config.cmake, its version file and
+# the exported targets, namespace tern::) and tern.pc. Consumers write
+#   find_package(tern 0.1 REQUIRED)  +  target_link_libraries(app PRIVATE tern::tern)
+# or `pkg-config --cflags --libs tern`; see docs/building.md.
+include(CMakePackageConfigHelpers)
+
+set(TERN_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/tern")
+
+# A static libtern leaves its private dependencies to the application's link line. The
+# package names them by the files found when tern was configured, not by their CMake
+# targets, so a consumer needs neither llhttp's nor fmt's CMake package (a shared libtern
+# carries them itself). The same list goes into tern.pc.
+set(TERN_STATIC_LINK_FILES "")
+if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
+    tern_library_beside(fmt::fmt TERN_FMT_LIBRARY fmt)
+    set(TERN_STATIC_LINK_FILES "${TERN_LLHTTP_LIBRARY}" "${TERN_FMT_LIBRARY}")
+    foreach(_file IN LISTS TERN_STATIC_LINK_FILES)
+        target_link_libraries(tern INTERFACE "$<INSTALL_INTERFACE:${_file}>")
+    endforeach()
+endif()
+
+install(DIRECTORY include/tern TYPE INCLUDE FILES_MATCHING PATTERN "*.hpp")
+install(TARGETS tern EXPORT tern-targets)
+install(EXPORT tern-targets NAMESPACE tern:: DESTINATION "${TERN_CMAKE_DIR}")
+
+configure_package_config_file(cmake/tern-config.cmake.in
+    "${PROJECT_BINARY_DIR}/tern-config.cmake" INSTALL_DESTINATION "${TERN_CMAKE_DIR}")
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/tern-config-version.cmake"
+    COMPATIBILITY SameMajorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/tern-config.cmake"
+              "${PROJECT_BINARY_DIR}/tern-config-version.cmake"
+        DESTINATION "${TERN_CMAKE_DIR}")
+
+# tern.pc finds its prefix from its own location (${pcfiledir}), so it stays right when the
+# tree is installed with `cmake --install --prefix <dir>` or moved. The C++20 flag is the
+# consumer's to give (pkg-config has no way to say "at least C++20").
+cmake_path(RELATIVE_PATH CMAKE_INSTALL_PREFIX
+           BASE_DIRECTORY "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" OUTPUT_VARIABLE TERN_PC_PREFIX)
+cmake_path(RELATIVE_PATH CMAKE_INSTALL_FULL_LIBDIR
+           BASE_DIRECTORY "${CMAKE_INSTALL_PREFIX}" OUTPUT_VARIABLE TERN_PC_LIBDIR)
+cmake_path(RELATIVE_PATH CMAKE_INSTALL_FULL_INCLUDEDIR
+           BASE_DIRECTORY "${CMAKE_INSTALL_PREFIX}" OUTPUT_VARIABLE TERN_PC_INCLUDEDIR)
+set(TERN_PC_CFLAGS "")
+if(TERN_LIBRARY_TYPE STREQUAL "SHARED_LIBRARY")
+    set(TERN_PC_CFLAGS " -DTERN_SHARED")
+endif()
+set(TERN_PC_LIBS "")
+foreach(_item IN LISTS TERN_STATIC_LINK_FILES CMAKE_THREAD_LIBS_INIT)
+    string(APPEND TERN_PC_LIBS " ${_item}")
+endforeach()
+configure_file(cmake/tern.pc.in "${PROJECT_BINARY_DIR}/tern.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/tern.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

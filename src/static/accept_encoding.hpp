@@ -1,0 +1,26 @@
+#pragma once
+// Which precompressed variant a client accepts, from Accept-Encoding (RFC 9110 12.5.3).
+
+#include <tern/context.hpp>
+
+#include <span>
+#include <string_view>
+
+namespace tern::detail {
+
+/// The weights (q-values in thousandths, 0..1000) a request gives the codings tern has
+/// precompressed variants for. 0 means not acceptable.
+struct accepted_codings {
+    int br = 0;
+    int gzip = 0;
+};
+
+/// Reads every Accept-Encoding field. A coding named explicitly takes its own weight (the
+/// first mention wins); "*" gives its weight to codings not named; "x-gzip" is "gzip";
+/// names compare case-insensitively; no field, or an invalid q-value, means not acceptable.
+accepted_codings parse_accept_encoding(std::span<const header_field> headers) noexcept;
+
+/// Parses a qvalue ("0", "0.5", "1.000"; RFC 9110 12.4.2) into thousandths, or -1.
+int parse_qvalue(std::string_view s) noexcept;
+
+}  // namespace tern::detail

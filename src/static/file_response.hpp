@@ -1,0 +1,29 @@
+#pragma once
+// The response for one regular file once it is found: which representation (precompressed
+// sibling or the file itself), its validators, the conditional-request outcome (304, 412),
+// the byte range (206, 416), and the header fields.
+
+#include "static/open_beneath.hpp"
+#include "static/static_result.hpp"
+
+#include <tern/context.hpp>
+
+#include <span>
+#include <string_view>
+
+namespace tern::detail {
+
+/// How a directory's files are answered.
+struct file_response_options {
+    std::string_view content_type;   ///< of the file as named in the request
+    std::string_view cache_control;  ///< empty: no Cache-Control
+    bool precompressed = true;       ///< look for `.br` / `.gz` siblings
+};
+
+/// Builds the answer for `opened`, a regular file (its `dir` and `name` locate siblings).
+/// Precondition and range rules follow RFC 9110 13.2.2 and 14.2; see docs/static-files.md.
+/// Throws only std::bad_alloc.
+static_result respond_with_file(opened_file opened, const file_response_options& options,
+                                std::span<const header_field> headers);
+
+}  // namespace tern::detail

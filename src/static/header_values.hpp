@@ -1,0 +1,43 @@
+#pragma once
+// Reading request header fields the way RFC 9110 5.3 and 5.6.1 describe: names compare
+// case-insensitively, a list may be split over several fields, empty members are skipped.
+
+#include "http/request.hpp"
+
+#include <tern/context.hpp>
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace tern::detail {
+
+/// `s` without leading and trailing spaces and tabs (OWS).
+std::string_view trim_ows(std::string_view s) noexcept;
+
+/// Whether some field is named `name`.
+bool has_field(std::span<const header_field> headers, std::string_view name) noexcept;
+
+/// The value of the field named `name` when it appears exactly once; std::nullopt when it
+/// is absent or repeated (a singleton field sent twice is ignored, RFC 9110 5.3).
+std::optional<std::string_view> single_field(std::span<const header_field> headers,
+                                             std::string_view name) noexcept;
+
+/// Calls `fn(member)` for each non-empty, OWS-trimmed member of the comma-separated list
+/// formed by every field named `name`, in order. Not for lists whose members may quote a
+/// comma (entity tags have their own reader).
+template <class Fn>
+void for_each_member(std::span<const header_field> headers, std::string_view name, Fn&& fn) {
+    for (const auto& h : headers) {
+        if (!iequals(h.name, name)) continue;
+        std::string_view rest = h.value;
+        while (!rest.empty()) {
+            const std::size_t comma = rest.find(',');
+            const std::string_view member = trim_ows(rest.substr(0, comma));
+            rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+            if (!member.empty()) fn(member);
+        }
+    }
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,177 @@
+#include "static/open_beneath.hpp"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace tern::detail {
+
+namespace {
+
+// Directories on the way are only searched, never read: O_PATH needs no read permission.
+#ifdef O_PATH
+constexpr int dir_flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#else
+constexpr int dir_flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#endif
+// O_NONBLOCK: a FIFO planted in the root must not block the event loop on open.
+constexpr int file_flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+
+/// As many symlinks as one lookup may expand (Linux's own limit).
+constexpr int max_symlinks = 40;
+
+open_status from_errno(int err) noexcept {
+    switch (err) {
+        case ENOENT:
+        case ENOTDIR:
+        case ENAMETOOLONG:
+        case ELOOP:
+        case ENXIO:   // a UNIX socket, or a device without a driver
+        case ENODEV:  // a device node
+            return open_status::not_found;
+        case EACCES:
+        case EPERM:
+            return open_status::forbidden;
+        default:
+            return open_status::failed;
+    }
+}
+
+/// Pops the next non-empty component of `path` from `pos`; empty when none is left.
+std::string_view next_component(std::string_view path, std::size_t& pos) noexcept {
+    while (pos < path.size() && path[pos] == '/') ++pos;
+    const std::size_t start = pos;
+    while (pos < path.size() && path[pos] != '/') ++pos;
+    return path.substr(start, pos - start);
+}
+
+bool only_slashes(std::string_view rest) noexcept {
+    return rest.find_first_not_of('/') == std::string_view::npos;
+}
+
+/// For an absolute link target: the part below `root` when the target spells the root's
+/// real path component by component ("/srv/public/a" under "/srv/public"), false when it
+/// points elsewhere ("/srv/public-evil/a", "/etc").
+bool strip_root(std::string_view root, std::string_view target, std::string_view& below) {
+    std::size_t rpos = 0;
+    std::size_t tpos = 0;
+    for (;;) {
+        const std::string_view want = next_component(root, rpos);
+        if (want.empty()) break;
+        std::string_view got = next_component(target, tpos);
+        while (got == ".") got = next_component(target, tpos);
+        if (got != want) return false;
+    }
+    below = target.substr(tpos);
+    return true;
+}
+
+}  // namespace
+
+open_status open_beneath(const std::string& root, std::string_view relative,
+                         const beneath_options& options, opened_file& opened) {
+    opened = opened_file{};
+    file_handle root_fd(::open(root.c_str(), dir_flags));
+    if (!root_fd) return from_errno(errno);
+
+    std::string pending(relative);  // what is left to walk; grows when a link expands
+    std::size_t pos = 0;
+    std::string resolved;  // components walked so far, symlink-free: "a/b"
+    file_handle cur;       // the directory at `resolved`; empty: the root
+    int links = 0;
+    char name[NAME_MAX + 1];
+
+    for (;;) {
+        const std::string_view comp = next_component(pending, pos);
+        if (comp.empty()) break;
+        if (comp == ".") continue;
+        if (comp == "..") {
+            // Only link targets bring ".." here (the request path has none left). Go up
+            // along the symlink-free path walked so far, never above the root.
+            if (resolved.empty()) return open_status::not_found;
+            const std::size_t cut = resolved.rfind('/');
+            std::string up = cut == std::string::npos ? std::string() : resolved.substr(0, cut);
+            up.append(pending, pos);
+            pending = std::move(up);
+            pos = 0;
+            resolved.clear();
+            cur = file_handle();
+            continue;
+        }
+        if (!options.allow_dotfiles && comp.front() == '.') return open_status::not_found;
+        if (comp.size() > NAME_MAX) return open_status::not_found;
+        std::memcpy(name, comp.data(), comp.size());
+        name[comp.size()] = '\0';
+
+        const int at = cur ? cur.get() : root_fd.get();
+        const bool last = only_slashes(std::string_view(pending).substr(pos));
+        const int fd = ::openat(at, name, last ? file_flags : dir_flags);
+        if (fd >= 0) {
+            if (!last) {
+                cur = file_handle(fd);
+                if (!resolved.empty()) resolved.push_back('/');
+                resolved.append(comp);
+                continue;
+            }
+            opened.file = file_handle(fd);
+            if (::fstat(fd, &opened.st) != 0) return from_errno(errno);
+            opened.dir = cur ? std::move(cur) : std::move(root_fd);
+            opened.name.assign(comp);
+            return open_status::ok;
+        }
+        const int err = errno;
+
+        // O_NOFOLLOW refuses a link with ELOOP (ENOTDIR beside O_DIRECTORY, EMLINK on
+        // FreeBSD); readlinkat tells a link from a real loop or a non-directory.
+        if (err == ELOOP || err == ENOTDIR || err == EMLINK) {
+            char target[PATH_MAX];
+            const ssize_t n = ::readlinkat(at, name, target, sizeof target);
+            if (n >= 0) {
+                if (!options.follow_symlinks || ++links > max_symlinks) {
+                    return open_status::not_found;
+                }
+                if (n == 0 || static_cast<std::size_t>(n) == sizeof target) {
+                    return open_status::not_found;
+                }
+                std::string_view link(target, static_cast<std::size_t>(n));
+                if (link.front() == '/') {
+                    // Absolute: must name the root's real path, then walk from the root.
+                    if (!strip_root(root, link, link)) return open_status::not_found;
+                    resolved.clear();
+                    cur = file_handle();
+                }
+                std::string expanded(link);
+                expanded.push_back('/');
+                expanded.append(pending, pos);
+                pending = std::move(expanded);
+                pos = 0;
+                continue;
+            }
+            if (err != EMLINK) return open_status::not_found;
+        }
+        if (last && err == EACCES) {
+            // A directory without read permission can still hold a readable index file.
+            struct stat st {};
+            if (::fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+                opened.st = st;
+                opened.dir = cur ? std::move(cur) : std::move(root_fd);
+                opened.name.assign(comp);
+                return open_status::ok;
+            }
+        }
+        return from_errno(err);
+    }
+
+    // The path named a directory by its last step ("", "a/.", a link to "sub/..").
+    file_handle& dir = cur ? cur : root_fd;
+    if (::fstat(dir.get(), &opened.st) != 0) return from_errno(errno);
+    opened.file = std::move(dir);
+    opened.dir = file_handle();
+    opened.name.clear();
+    return open_status::ok;
+}
+
+}  // namespace tern::detail

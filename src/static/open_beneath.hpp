@@ -1,0 +1,46 @@
+#pragma once
+// Opening a file below a root directory so that nothing outside the root can be reached:
+// each component is opened with openat(O_NOFOLLOW) from the directory before it, and
+// symlinks are resolved here, by hand, never by the kernel, so that a link leading out of
+// the root is refused rather than followed.
+
+#include "http/file_handle.hpp"
+
+#include <sys/stat.h>
+
+#include <string>
+#include <string_view>
+
+namespace tern::detail {
+
+/// What `open_beneath` found.
+enum class open_status {
+    ok,         ///< `opened` describes the file or directory
+    not_found,  ///< absent, not a directory where one was needed, a dotfile, or a symlink
+                ///< that is refused (leaves the root, loops, or symlinks are not followed)
+    forbidden,  ///< the OS refused access (EACCES, EPERM)
+    failed,     ///< any other error (EMFILE, EIO, ...)
+};
+
+/// Rules for the walk.
+struct beneath_options {
+    bool follow_symlinks = true;  ///< follow links whose target stays inside the root
+    bool allow_dotfiles = false;  ///< components starting with '.' (also in link targets)
+};
+
+/// A file or directory opened below the root.
+struct opened_file {
+    /// The file, opened O_RDONLY|O_NONBLOCK. For a directory: a descriptor good only for
+    /// fstat and openat (O_PATH where available), or none.
+    file_handle file;
+    file_handle dir;    ///< the directory holding it (for siblings); empty for the root itself
+    std::string name;   ///< its name in `dir` after symlinks were resolved
+    struct stat st {};  ///< fstat of `file` (or of the directory)
+};
+
+/// Opens `relative` ('/'-separated, no leading slash, "" for the root) below `root`, an
+/// absolute path without symlinks (a realpath). Never throws except std::bad_alloc.
+open_status open_beneath(const std::string& root, std::string_view relative,
+                         const beneath_options& options, opened_file& opened);
+
+}  // namespace tern::detail

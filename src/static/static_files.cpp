@@ -1,0 +1,194 @@
+#include "static/static_files.hpp"
+
+#include "static/file_response.hpp"
+#include "static/open_beneath.hpp"
+#include "static/path_resolver.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace tern::detail {
+
+namespace {
+
+bool has_control(std::string_view s) noexcept {
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\t') || u == 0x7f) return true;
+    }
+    return false;
+}
+
+std::string validated_prefix(const std::string& hosted_path) {
+    std::string_view prefix = hosted_path;
+    while (prefix.size() > 1 && prefix.back() == '/') prefix.remove_suffix(1);
+    if (prefix.empty() || prefix.front() != '/') {
+        throw std::invalid_argument("tern: static_files hosted_path '" + hosted_path +
+                                    "' must begin with '/'");
+    }
+    if (prefix == "/") return {};
+    // Normal form: resolving it changes nothing, so a request path can be compared to it
+    // byte for byte.
+    resolved_path resolved;
+    if (resolve_path(prefix, resolved) != path_status::ok || resolved.raw != prefix ||
+        prefix.find_first_of("?#") != std::string_view::npos) {
+        throw std::invalid_argument("tern: static_files hosted_path '" + hosted_path +
+                                    "' is not a normalized path (no '.', '..' or empty "
+                                    "segments, controls, spaces, '\\', '?' or '#')");
+    }
+    return std::string(prefix);
+}
+
+std::string validated_root(const std::string& directory) {
+    if (directory.empty()) throw std::invalid_argument("tern: static_files needs a directory");
+    char* real = ::realpath(directory.c_str(), nullptr);
+    if (real == nullptr) {
+        throw std::invalid_argument("tern: static_files directory '" + directory +
+                                    "': " + std::strerror(errno));
+    }
+    std::string root(real);
+    std::free(real);
+    struct stat st {};
+    if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        throw std::invalid_argument("tern: static_files directory '" + directory +
+                                    "' is not a directory");
+    }
+    return root;
+}
+
+void validate_index(const static_files_config& c) {
+    const std::string& name = c.index_file;
+    if (name.empty()) return;
+    if (name == "." || name == ".." || name.find('/') != std::string::npos ||
+        name.find('\\') != std::string::npos || name.find('\0') != std::string::npos ||
+        has_control(name) || name.size() > NAME_MAX) {
+        throw std::invalid_argument("tern: static_files index_file '" + name +
+                                    "' must be a plain file name");
+    }
+    if (name.front() == '.' && !c.allow_dotfiles) {
+        throw std::invalid_argument("tern: static_files index_file '" + name +
+                                    "' is a dotfile, which allow_dotfiles = false hides");
+    }
+}
+
+/// The part of `path` below `prefix` when `prefix` claims it at a segment boundary.
+bool claims(std::string_view prefix, std::string_view path, std::string_view& rest) noexcept {
+    if (path.empty() || path.front() != '/') return false;
+    if (!path.starts_with(prefix)) return false;
+    if (path.size() > prefix.size() && path[prefix.size()] != '/') return false;
+    rest = path.substr(prefix.size());
+    return true;
+}
+
+static_result status_only(static_result::kind what, int status) {
+    static_result r;
+    r.what = what;
+    r.status = status;
+    return r;
+}
+
+static_result from_open_status(open_status st) {
+    switch (st) {
+        case open_status::forbidden:
+            return status_only(static_result::kind::error, 403);
+        case open_status::failed:
+            return status_only(static_result::kind::error, 500);
+        case open_status::ok:
+        case open_status::not_found:
+            break;
+    }
+    return {};
+}
+
+std::string_view last_segment(std::string_view path) noexcept {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+static_files::static_files(const std::vector<static_files_config>& configs) {
+    dirs_.reserve(configs.size());
+    for (const auto& c : configs) {
+        directory d{.prefix = validated_prefix(c.hosted_path),
+                    .root = validated_root(c.directory),
+                    .index_file = c.index_file,
+                    .cache_control = c.cache_control,
+                    .allow_dotfiles = c.allow_dotfiles,
+                    .follow_symlinks = c.follow_symlinks,
+                    .precompressed = c.precompressed,
+                    .types = mime_types(c.extra_mime_types)};
+        validate_index(c);
+        if (has_control(c.cache_control)) {
+            throw std::invalid_argument(
+                "tern: static_files cache_control holds a control "
+                "character");
+        }
+        dirs_.push_back(std::move(d));
+    }
+}
+
+static_result static_files::serve(std::string_view method, std::string_view path,
+                                  std::span<const header_field> headers) const noexcept {
+    if (method != "GET" && method != "HEAD") return {};
+    try {
+        for (const auto& dir : dirs_) {
+            std::string_view rest;
+            if (!claims(dir.prefix, path, rest)) continue;
+            static_result r = serve_in(dir, rest, headers);
+            if (r.what != static_result::kind::not_handled) return r;
+        }
+        return {};
+    } catch (...) {
+        return status_only(static_result::kind::error, 500);
+    }
+}
+
+static_result static_files::serve_in(const directory& dir, std::string_view rest,
+                                     std::span<const header_field> headers) {
+    resolved_path path;
+    if (resolve_path(rest, path) != path_status::ok) {
+        return status_only(static_result::kind::error, 400);
+    }
+    // A hidden path is absent from this directory; another may still serve it.
+    if (path.hidden && !dir.allow_dotfiles) return {};
+
+    const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
+                               .allow_dotfiles = dir.allow_dotfiles};
+    opened_file opened;
+    open_status st = open_beneath(dir.root, path.decoded, walk, opened);
+    if (st != open_status::ok) return from_open_status(st);
+
+    std::string_view type_name = last_segment(path.decoded);
+    if (S_ISDIR(opened.st.st_mode)) {
+        if (dir.index_file.empty()) return {};
+        std::string index = path.decoded;
+        if (!index.empty()) index.push_back('/');
+        index.append(dir.index_file);
+        st = open_beneath(dir.root, index, walk, opened);
+        if (st != open_status::ok) return from_open_status(st);
+        if (!S_ISREG(opened.st.st_mode)) return {};
+        if (!path.trailing_slash) {
+            // Built from the normalized raw segments: never "//host" (an open redirect).
+            static_result r = status_only(static_result::kind::redirect, 301);
+            r.fields.emplace_back("Location", dir.prefix + path.raw + "/");
+            return r;
+        }
+        type_name = dir.index_file;
+    } else if (!S_ISREG(opened.st.st_mode) || path.trailing_slash) {
+        // Devices, FIFOs and sockets are never served; "file.txt/" names no directory.
+        return {};
+    }
+
+    const file_response_options options{.content_type = dir.types.lookup(type_name),
+                                        .cache_control = dir.cache_control,
+                                        .precompressed = dir.precompressed};
+    return respond_with_file(std::move(opened), options, headers);
+}
+
+}  // namespace tern::detail

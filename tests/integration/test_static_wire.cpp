@@ -1,0 +1,232 @@
+// Static files over real sockets: the bytes, the headers, ranges, validators, traversal,
+// large files streamed by sendfile, and pipelining around file bodies.
+
+#include "support/test_server.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace tern_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string pattern = (fs::temp_directory_path() / "tern-wire-XXXXXX").string();
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~temp_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    void write(const fs::path& rel, const std::string& content) const {
+        fs::create_directories((path / rel).parent_path());
+        std::ofstream(path / rel, std::ios::binary)
+            .write(content.data(), static_cast<std::streamsize>(content.size()));
+    }
+};
+
+// Deterministic bytes that differ at every offset a bug could shift.
+std::string pattern_bytes(std::size_t n) {
+    std::string s(n, '\0');
+    std::uint32_t x = 2463534242u;
+    for (auto& c : s) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        c = static_cast<char>(x & 0xff);
+    }
+    return s;
+}
+
+tern::config with_files(const fs::path& dir, const std::string& hosted = "/") {
+    tern::config cfg = test_config();
+    tern::static_files_config files;
+    files.directory = dir.string();
+    files.hosted_path = hosted;
+    cfg.static_files.push_back(files);
+    return cfg;
+}
+
+void routes(tern::app& app) {
+    app.get("/api/hello", [](tern::context& ctx) { ctx.text("route"); });
+}
+
+}  // namespace
+
+TEST_CASE("a static file is served with its type, length, validators and body", "[wire][static]") {
+    temp_dir dir;
+    dir.write("index.html", "<h1>home</h1>");
+    dir.write("css/site.css", "body{}");
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/css/site.css"));
+    const response r = c.read_response();
+    INFO(describe(r));
+    CHECK(r.status == 200);
+    CHECK(r.body == "body{}");
+    CHECK(r.header("Content-Type") == std::optional<std::string>("text/css; charset=utf-8"));
+    CHECK(r.header("ETag").has_value());
+    CHECK(r.header("Last-Modified").has_value());
+    check_common_headers(r);
+
+    c.send(get_request("/"));
+    CHECK(c.read_response().body == "<h1>home</h1>");
+    c.send(get_request("/api/hello"));  // routes still answer
+    CHECK(c.read_response().body == "route");
+}
+
+TEST_CASE("HEAD on a static file sends the headers of GET and no body", "[wire][static]") {
+    temp_dir dir;
+    dir.write("a.txt", "twelve bytes");
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send("HEAD /a.txt HTTP/1.1\r\nHost: x\r\n\r\n" + get_request("/a.txt"));
+    const response head = c.read_response(true);
+    CHECK(head.status == 200);
+    CHECK(head.header("Content-Length") == std::optional<std::string>("12"));
+    CHECK(head.body.empty());
+    const response get = c.read_response();  // the next bytes are the GET's, nothing between
+    CHECK(get.body == "twelve bytes");
+}
+
+TEST_CASE("a conditional GET with the ETag gets 304 and no body", "[wire][static]") {
+    temp_dir dir;
+    dir.write("a.txt", "content");
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/a.txt"));
+    const auto etag = c.read_response().header("ETag");
+    REQUIRE(etag.has_value());
+    c.send(get_request("/a.txt", "If-None-Match: " + *etag + "\r\n"));
+    const response r = c.read_response();
+    CHECK(r.status == 304);
+    CHECK(r.body.empty());
+    CHECK_FALSE(r.header("Content-Length").has_value());
+    c.send(get_request(alive_path));
+    CHECK(c.read_response().body == "alive");
+}
+
+TEST_CASE("byte ranges get 206 with Content-Range, unsatisfiable ones 416", "[wire][static]") {
+    temp_dir dir;
+    dir.write("digits.txt", "0123456789");
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/digits.txt", "Range: bytes=2-5\r\n"));
+    const response mid = c.read_response();
+    CHECK(mid.status == 206);
+    CHECK(mid.body == "2345");
+    CHECK(mid.header("Content-Range") == std::optional<std::string>("bytes 2-5/10"));
+    c.send(get_request("/digits.txt", "Range: bytes=-3\r\n"));
+    CHECK(c.read_response().body == "789");
+    c.send(get_request("/digits.txt", "Range: bytes=10-\r\n"));
+    const response none = c.read_response();
+    CHECK(none.status == 416);
+    CHECK(none.header("Content-Range") == std::optional<std::string>("bytes */10"));
+}
+
+TEST_CASE("traversal attempts never reach a file outside the root", "[wire][static]") {
+    temp_dir dir;
+    dir.write("public/ok.txt", "ok");
+    dir.write("secret.txt", "secret");
+    dir.write("public/.env", "KEY=1");
+    test_server server(routes, with_files(dir.path / "public"));
+    for (const char* target :
+         {"/../secret.txt", "/%2e%2e/secret.txt", "/..%2fsecret.txt", "/%252e%252e/secret.txt",
+          "/.%2e/secret.txt", "/..%5csecret.txt", "/ok.txt%00", "/a/../../secret.txt",
+          "/%c0%ae%c0%ae/secret.txt", "/.env"}) {
+        INFO(target);
+        raw_client c = server.client();
+        c.send(get_request(target));
+        const response r = c.read_response();
+        INFO(describe(r));
+        CHECK(r.status != 200);
+        CHECK(r.body.find("secret") == std::string::npos);
+        CHECK(r.body.find("KEY") == std::string::npos);
+    }
+    check_still_serving(server.port());
+}
+
+TEST_CASE("a directory without its trailing slash is redirected, keeping the query",
+          "[wire][static]") {
+    temp_dir dir;
+    dir.write("docs/index.html", "docs");
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/docs?x=1"));
+    const response r = c.read_response();
+    CHECK(r.status == 301);
+    CHECK(r.header("Location") == std::optional<std::string>("/docs/?x=1"));
+}
+
+TEST_CASE("a 100 MB file arrives byte for byte", "[wire][static][large]") {
+    temp_dir dir;
+    const std::string big = pattern_bytes(100u << 20);
+    dir.write("big.bin", big);
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/big.bin"));
+    const response r = c.read_response(false, std::chrono::seconds(60));
+    CHECK(r.status == 200);
+    CHECK(r.body.size() == big.size());
+    CHECK((r.body == big));
+}
+
+TEST_CASE("pipelined requests around a file body are answered in order", "[wire][static]") {
+    temp_dir dir;
+    const std::string mid = pattern_bytes(3u << 20);
+    dir.write("mid.bin", mid);
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/api/hello") + get_request("/mid.bin") + get_request("/api/hello") +
+           get_request("/mid.bin", "Range: bytes=0-9\r\n") + get_request("/api/hello"));
+    CHECK(c.read_response().body == "route");
+    CHECK((c.read_response(false, std::chrono::seconds(30)).body == mid));
+    CHECK(c.read_response().body == "route");
+    CHECK(c.read_response().body == mid.substr(0, 10));
+    CHECK(c.read_response().body == "route");
+}
+
+TEST_CASE("small requests keep being answered while large files stream to many clients",
+          "[wire][static][large]") {
+    temp_dir dir;
+    const std::string big = pattern_bytes(20u << 20);
+    dir.write("big.bin", big);
+    tern::config cfg = with_files(dir.path);
+    cfg.threads = 1;  // one event loop: the downloads and the small requests share it
+    test_server server(routes, cfg);
+    std::atomic<int> good_downloads{0};
+    std::vector<std::thread> downloads;
+    for (int i = 0; i < 4; ++i) {
+        downloads.emplace_back([&] {
+            raw_client d = server.client();
+            d.send(get_request("/big.bin"));
+            const response r = d.read_response(false, std::chrono::seconds(60));
+            if (r.status == 200 && r.body == big) ++good_downloads;
+        });
+    }
+    raw_client small = server.client();
+    for (int i = 0; i < 50; ++i) {
+        small.send(get_request("/api/hello"));
+        REQUIRE(small.read_response().body == "route");
+    }
+    for (auto& t : downloads) t.join();
+    CHECK(good_downloads == 4);
+}
+
+TEST_CASE("a missing static directory is an error at start", "[wire][static]") {
+    tern::app app(test_config());
+    app.static_files("/nonexistent/tern-static-dir");
+    CHECK_THROWS_AS(app.start("127.0.0.1", 0), std::invalid_argument);
+}
