@@ -125,7 +125,11 @@ struct request_parser::state {
     std::size_t trailer_bytes = 0, trailer_count = 0;
     std::size_t extension_bytes = 0;
     bool in_value = false;
-    std::size_t host_count = 0;
+    // Fields that framing rules look at, noted as each field completes so the head is not
+    // scanned again: how many Host fields and where the first is; whether Transfer-Encoding
+    // or Expect appeared (field index + 1, 0 for none).
+    std::size_t host_count = 0, host_field = 0, expect_field = 0;
+    bool has_transfer_encoding = false;
     bool expect_continue = false;
     bool continue_was_sent = false;
 
@@ -172,7 +176,8 @@ struct request_parser::state {
         trailer_bytes = trailer_count = 0;
         extension_bytes = 0;
         in_value = false;
-        host_count = 0;
+        host_count = host_field = expect_field = 0;
+        has_transfer_encoding = false;
         expect_continue = false;
         continue_was_sent = false;
     }
@@ -268,8 +273,22 @@ struct request_parser::state {
         if (s.stage == phase::body) return 0;  // an empty value gets no on_header_value call
         auto& f = s.fields.back();
         if (f.value_len == 0) f.value_at = s.req.storage.size();
-        std::string_view name(s.req.storage.data() + f.name_at, f.name_len);
-        if (iequals(name, "host")) ++s.host_count;
+        const std::string_view name(s.req.storage.data() + f.name_at, f.name_len);
+        switch (name.size()) {
+            case 4:
+                if (iequals(name, "host") && s.host_count++ == 0) s.host_field = s.fields.size();
+                break;
+            case 6:
+                if (iequals(name, "expect") && s.expect_field == 0) {
+                    s.expect_field = s.fields.size();
+                }
+                break;
+            case 17:
+                if (iequals(name, "transfer-encoding")) s.has_transfer_encoding = true;
+                break;
+            default:
+                break;
+        }
         return 0;
     }
 
@@ -291,18 +310,20 @@ struct request_parser::state {
         // request without one or with more than one.
         if (s.host_count > 1) return s.fail(detail::error::duplicate_host);
         if (s.host_count == 0 && p->http_minor == 1) return s.fail(detail::error::missing_host);
-        if (s.host_count == 1 && !is_valid_host(*s.req.header("host"))) {
+        if (s.host_count == 1 && !is_valid_host(s.req.headers[s.host_field - 1].value)) {
             return s.fail(detail::error::bad_host);
         }
-        if (int rc = s.check_transfer_encoding(); rc != 0) return rc;
+        if (s.has_transfer_encoding) {
+            if (int rc = s.check_transfer_encoding(); rc != 0) return rc;
+        }
         const bool has_body = (p->flags & F_CHUNKED) != 0 ||
                               ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > 0);
         if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > s.limits.max_body_size) {
             return s.fail(detail::error::body_too_large);
         }
-        if (auto expect = s.req.header("expect")) {
+        if (s.expect_field != 0) {
             // RFC 9110 10.1.1: 100-continue is the only expectation defined.
-            if (!iequals(trim_ows(*expect), "100-continue")) {
+            if (!iequals(s.req.headers[s.expect_field - 1].value, "100-continue")) {
                 return s.fail(detail::error::unsupported_expectation);
             }
             s.expect_continue = has_body && p->http_minor == 1;

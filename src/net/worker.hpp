@@ -73,7 +73,10 @@ private:
 
     shared_state& shared_;
     std::unordered_set<connection*> connections_;  // outlives io_context_ (declared first)
-    asio::io_context io_context_{1};
+    // One thread runs this loop and every socket and timer on it is touched only from that
+    // thread; other threads only post() to it. So the reactor needs no per-operation locks
+    // (the scheduler keeps its own, which post() relies on).
+    asio::io_context io_context_{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
     asio::ip::tcp::acceptor acceptor_{io_context_};
     asio::steady_timer drain_timer_{io_context_};
     asio::steady_timer accept_retry_{io_context_};
