@@ -1,5 +1,6 @@
 #include <tern/context.hpp>
 
+#include "http/token.hpp"
 #include "routing/exchange.hpp"
 #include "routing/url_decode.hpp"
 
@@ -9,41 +10,9 @@
 namespace tern {
 
 using detail::iequals;
+using detail::is_token;
 
 namespace {
-
-// RFC 9110 5.6.2 tchar.
-bool is_tchar(char c) noexcept {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-    switch (c) {
-        case '!':
-        case '#':
-        case '$':
-        case '%':
-        case '&':
-        case '\'':
-        case '*':
-        case '+':
-        case '-':
-        case '.':
-        case '^':
-        case '_':
-        case '`':
-        case '|':
-        case '~':
-            return true;
-        default:
-            return false;
-    }
-}
-
-bool is_token(std::string_view s) noexcept {
-    if (s.empty()) return false;
-    for (char c : s) {
-        if (!is_tchar(c)) return false;
-    }
-    return true;
-}
 
 // RFC 9110 5.5: field values must not carry CR, LF or NUL (they would end or split the
 // header block: response splitting).

@@ -1,6 +1,7 @@
 #include "http/parser.hpp"
 
 #include "http/error.hpp"
+#include "http/token.hpp"
 
 #include <llhttp.h>
 
@@ -478,15 +479,10 @@ struct request_parser::state {
 
     // Whether [begin, end) starts with `token SP target SP "HTTP/"`.
     static bool looks_like_request_line(const char* begin, const char* end) noexcept {
-        constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
         const std::string_view line(begin, static_cast<std::size_t>(end - begin));
         const auto method_end = line.find(' ');
         if (method_end == 0 || method_end == std::string_view::npos) return false;
-        for (char c : line.substr(0, method_end)) {
-            const bool tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
-                               symbols.find(c) != std::string_view::npos;
-            if (!tchar) return false;
-        }
+        if (!is_token(line.substr(0, method_end))) return false;
         const auto target_end = line.find(' ', method_end + 1);
         if (target_end == std::string_view::npos || target_end == method_end + 1) return false;
         return line.substr(target_end + 1, 5) == "HTTP/";

@@ -5,43 +5,12 @@
 #include <stdexcept>
 #include <utility>
 
+#include "http/token.hpp"
 #include "routing/path_pattern.hpp"
 
 namespace tern::detail {
 
 namespace {
-
-// RFC 9110 §5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
-// "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA. A method is a token (§9.1).
-bool is_tchar(char c) noexcept {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-        return true;
-    }
-    switch (c) {
-        case '!':
-        case '#':
-        case '$':
-        case '%':
-        case '&':
-        case '\'':
-        case '*':
-        case '+':
-        case '-':
-        case '.':
-        case '^':
-        case '_':
-        case '`':
-        case '|':
-        case '~':
-            return true;
-        default:
-            return false;
-    }
-}
-
-bool is_token(std::string_view s) noexcept {
-    return !s.empty() && std::all_of(s.begin(), s.end(), is_tchar);
-}
 
 // The order of the Allow list: the common methods in the order people read them, the
 // rest alphabetically after, so the header is stable whatever the registration order.
