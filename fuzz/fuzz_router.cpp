@@ -196,7 +196,7 @@ void look_up(const router& routes, const std::string& method, const std::string&
     req.query = query;
     tern::detail::response res;
     tern::detail::exchange ex{req, res, "127.0.0.1", params, decoded};
-    tern::detail::dispatch(routes, ex);
+    tern::detail::dispatch(routes, nullptr, ex);  // no static directories
     if (path == "*") {
         // "OPTIONS *" asks about the server (RFC 9110 9.3.7); the parser lets "*" through for
         // OPTIONS only, and dispatch answers it 204 whatever the routes.
