@@ -6,6 +6,9 @@
 #include <asio/post.hpp>
 #include <asio/signal_set.hpp>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <mutex>
 #include <thread>
@@ -25,6 +28,17 @@ parser_limits limits_of(const config& c) {
     l.max_line_size = c.max_line_size;
     l.max_empty_lines = c.max_empty_lines;
     return l;
+}
+
+// A peer that resets a connection turns the next send into SIGPIPE, which kills the process
+// by default. asio's sends pass MSG_NOSIGNAL, but sendfile(2) has no such flag. Blocking the
+// signal in tern's own threads makes it an EPIPE error there, without changing the
+// disposition the application chose for its other threads.
+void block_sigpipe() noexcept {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 // SO_REUSEPORT would let this server quietly share a port with another listener of the same
@@ -82,6 +96,7 @@ void server::start(const std::string& host, std::uint16_t port) {
     for (auto& w : s.workers) {
         s.threads.emplace_back([this, w = w.get()] {
             current_server = this;
+            block_sigpipe();
             w->run();
         });
     }

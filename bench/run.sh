@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tern's benchmark suite: one command that installs what it needs (Debian packages, only when
+# missing), builds tern in Release and the peers into a build folder of its own, runs every
+# workload against tern and its peers in interleaved rounds, and writes
+# bench/results/<date-time>/report.md with PNG charts (bench/results/latest points to it).
+#
+#   bench/run.sh                 the full run (5 rounds x 3 s; about 13 min on 2 cores)
+#   bench/run.sh --quick         a smoke run that finishes in under 3 minutes once built
+#
+# Options (see bench/README.md):
+#   --quick                3 rounds of 1 s, no warm-up, 5 startup samples, 1,000 idle
+#                          connections, short micro-benchmarks
+#   --rounds N             interleaved rounds per peer and workload (default 5)
+#   --duration S           whole seconds per measured wrk run (default 3)
+#   --warmup S             whole seconds of unmeasured wrk per peer before a workload's
+#                          first round (default 1; 0: none)
+#   --server-cpus LIST     CPUs the servers are pinned to (default: 1)
+#   --load-cpus LIST       CPUs wrk is pinned to (default: 0)
+#   --server-threads N     threads/workers/processes per server where configurable (default 1)
+#   --peers LIST           e.g. tern,ceiling,nginx (default: all)
+#   --workloads LIST       levtus,pipeline,keepalive,post,static-small,static-large
+#   --conns W=N            connections for workload W (repeatable), e.g. --conns levtus=1000
+#   --wrk-threads W=N      wrk threads for workload W (repeatable)
+#   --starts N             exec-to-first-response samples per server (default 20)
+#   --idle-conns N         idle keep-alive connections for the per-connection figure (10000)
+#   --no-micro             skip the Google Benchmark micro-benchmarks
+#   --force-static         run the static workloads for the peers even when tern has none
+#   --update-docs          paste the headline table into bench/README.md and docs/performance.md
+#   --no-install           do not install missing packages
+#   --build-dir DIR        build folder (default: bench/results/build)
+#   --out DIR              results folder (default: bench/results/<date-time>)
+set -euo pipefail
+bench_dir=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$bench_dir/.." && pwd)
+
+rounds=5 duration=3 warmup=1 starts=20 idle_conns=10000 micro_time=0.5
+server_cpus=1 load_cpus=0 server_threads=1
+peers="" workloads="" extra=() install=1
+build_dir="$repo/bench/results/build"
+out=""
+argv="$*"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) rounds=3 duration=1 warmup=0 starts=5 idle_conns=1000 micro_time=0.02 ;;
+    --rounds) rounds=$2; shift ;;
+    --duration) duration=${2%s}; shift ;;
+    --warmup) warmup=${2%s}; shift ;;
+    --server-cpus) server_cpus=$2; shift ;;
+    --load-cpus) load_cpus=$2; shift ;;
+    --server-threads) server_threads=$2; shift ;;
+    --peers) peers=$2; shift ;;
+    --workloads) workloads=$2; shift ;;
+    --conns) extra+=(--conns "$2"); shift ;;
+    --wrk-threads) extra+=(--wrk-threads "$2"); shift ;;
+    --starts) starts=$2; shift ;;
+    --idle-conns) idle_conns=$2; shift ;;
+    --no-micro) extra+=(--no-micro) ;;
+    --force-static) extra+=(--force-static) ;;
+    --update-docs) extra+=(--update-docs) ;;
+    --no-install) install=0 ;;
+    --build-dir) build_dir=$2; shift ;;
+    --out) out=$2; shift ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ "$(nproc)" -lt 2 ] && echo "run.sh: warning: one CPU; server and wrk will share it" >&2
+[ -n "$out" ] || out="$repo/bench/results/$(date +%Y-%m-%d-%H%M)"
+
+# ---- 1. packages (idempotent: only what is missing, only what Debian has) -------------------
+if [ "$install" -eq 1 ]; then
+    "$repo/scripts/install-deps.sh"  # tern's own build dependencies (llhttp >= 9.2 and so on)
+    sudo_cmd=()
+    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    wanted=(wrk nginx libnginx-mod-http-echo h2o libboost-dev golang-go libcpp-httplib-dev
+            gnuplot-nox libbenchmark-dev python3 binutils util-linux procps)
+    command -v node >/dev/null || wanted+=(nodejs)
+    missing=()
+    for p in "${wanted[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        echo "run.sh: installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        "${sudo_cmd[@]}" apt-get update -qq
+        for p in "${missing[@]}"; do
+            # A package this Debian does not have leaves its peer out (the report says so).
+            "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$p" >/dev/null ||
+                echo "run.sh: could not install $p; continuing without it" >&2
+        done
+    fi
+fi
+
+# ---- 2. build: tern (Release), examples, micro-benchmarks, compiled peers -------------------
+echo "run.sh: building into $build_dir"
+mkdir -p "$build_dir"
+cmake -S "$bench_dir/superbuild" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$build_dir/configure.log" 2>&1 ||
+    { cat "$build_dir/configure.log" >&2; exit 1; }
+nice cmake --build "$build_dir" >"$build_dir/build.log" 2>&1 ||
+    { tail -40 "$build_dir/build.log" >&2; exit 1; }
+if command -v go >/dev/null; then
+    (cd "$build_dir" && GOCACHE="$build_dir/gocache" GOPATH="$build_dir/gopath" GOFLAGS=-trimpath \
+        nice go build -o go-peer "$bench_dir/peers/go/main.go") || echo "run.sh: the Go peer did not build" >&2
+fi
+
+# ---- 3. measure ------------------------------------------------------------------------------
+mkdir -p "$out"
+echo "run.sh: results in $out"
+PYTHONDONTWRITEBYTECODE=1 taskset -c "$load_cpus" python3 "$bench_dir/lib/bench.py" \
+    --build-dir "$build_dir" --out "$out" --rounds "$rounds" --duration "$duration" \
+    --warmup "$warmup" --server-cpus "$server_cpus" --load-cpus "$load_cpus" \
+    --server-threads "$server_threads" --starts "$starts" --idle-conns "$idle_conns" \
+    --micro-min-time "$micro_time" ${peers:+--peers "$peers"} ${workloads:+--workloads "$workloads"} \
+    "${extra[@]}" "--argv=$argv"
+if [ "$(cd "$out/.." && pwd)" = "$repo/bench/results" ]; then
+    ln -sfn "$(basename "$out")" "$repo/bench/results/latest"
+fi
