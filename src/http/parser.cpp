@@ -25,9 +25,7 @@ struct field_span {
 
 bool is_ows(char c) noexcept { return c == ' ' || c == '\t'; }
 
-bool is_hex(char c) noexcept {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool is_hex(char c) noexcept { return hex_value(c) >= 0; }
 
 bool is_digits(std::string_view s) noexcept {
     for (char c : s) {

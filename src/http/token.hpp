@@ -1,5 +1,6 @@
 #pragma once
-// RFC 9110 5.6.2 tokens: what method names and header field names are made of.
+// Character classes of HTTP syntax: RFC 9110 5.6.2 tokens (method and header field names)
+// and RFC 3986 HEXDIG (percent-encoding, IP literals).
 
 #include <string_view>
 
@@ -19,6 +20,14 @@ constexpr bool is_token(std::string_view s) noexcept {
         if (!is_tchar(c)) return false;
     }
     return true;
+}
+
+/// The value of hex digit `c` (either case), or -1 when `c` is not one.
+constexpr int hex_value(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
 }
 
 }  // namespace tern::detail

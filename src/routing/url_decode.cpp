@@ -1,17 +1,8 @@
 #include "routing/url_decode.hpp"
 
+#include "http/token.hpp"
+
 namespace tern::detail {
-
-namespace {
-
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-}  // namespace
 
 void url_decode(std::string_view in, std::string& out, bool plus_is_space) {
     out.clear();

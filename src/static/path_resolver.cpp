@@ -1,15 +1,10 @@
 #include "static/path_resolver.hpp"
 
+#include "http/token.hpp"
+
 namespace tern::detail {
 
 namespace {
-
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 bool is_control(unsigned char c) noexcept { return c < 0x20 || c == 0x7f; }
 
