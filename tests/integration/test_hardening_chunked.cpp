@@ -48,7 +48,7 @@ tern::config small_body() {
 }
 
 /// Sends `chunked_post(c.body)`: the status, the close, a server still serving.
-void expect_case(const test_server& server, const chunk_case& c) {
+void expect_chunked_case(const test_server& server, const chunk_case& c) {
     INFO("case: " << c.name);
     expect_rejected(server, chunked_post(c.body), c.status);
 }
@@ -116,7 +116,7 @@ TEST_CASE("a malformed chunk gets 400 and the connection closes", "[wire][harden
         {"bare LF ending a trailer", "5\r\nhello\r\n0\r\nX-T: 1\n\r\n", 400},
     }));
     test_server server(routes);
-    expect_case(server, c);
+    expect_chunked_case(server, c);
 }
 
 TEST_CASE("valid chunked forms are de-chunked and the connection stays usable",
@@ -164,14 +164,16 @@ TEST_CASE("a chunked body over max_body_size gets 413 and the connection closes"
                         std::string(16, 'b')});
     }
     SECTION("one over in one chunk") {
-        expect_case(server, {"17 bytes", "11\r\n" + std::string(17, 'b') + "\r\n0\r\n\r\n", 413});
+        expect_chunked_case(server,
+                            {"17 bytes", "11\r\n" + std::string(17, 'b') + "\r\n0\r\n\r\n", 413});
     }
     SECTION("one over across chunks") {
-        expect_case(server,
-                    {"8+8+1 bytes", "8\r\nbbbbbbbb\r\n8\r\nbbbbbbbb\r\n1\r\nb\r\n0\r\n\r\n", 413});
+        expect_chunked_case(
+            server, {"8+8+1 bytes", "8\r\nbbbbbbbb\r\n8\r\nbbbbbbbb\r\n1\r\nb\r\n0\r\n\r\n", 413});
     }
     SECTION("a large chunk is refused as soon as the count passes, before it ends") {
-        expect_case(server, {"ffff announced, 25 sent", "ffff\r\n" + std::string(25, 'b'), 413});
+        expect_chunked_case(server,
+                            {"ffff announced, 25 sent", "ffff\r\n" + std::string(25, 'b'), 413});
     }
 }
 
@@ -181,5 +183,5 @@ TEST_CASE("a chunked body over max_body_size gets 413 and the connection closes"
 TEST_CASE("whitespace before a chunk extension is refused with 400 (documented strictness)",
           "[wire][hardening][chunked]") {
     test_server server(routes);
-    expect_case(server, {"BWS before ';'", "5 ;ext=1\r\nhello\r\n0\r\n\r\n", 400});
+    expect_chunked_case(server, {"BWS before ';'", "5 ;ext=1\r\nhello\r\n0\r\n\r\n", 400});
 }

@@ -14,13 +14,6 @@ using namespace tern_test;
 
 namespace {
 
-/// One raw-byte case: a name for the report, the exact bytes, the expected status.
-struct wire_case {
-    std::string_view name;
-    std::string bytes;
-    int status;
-};
-
 void routes(tern::app& app) {
     app.get("/", [](tern::context& ctx) { ctx.text("root"); });
     app.post("/echo", [](tern::context& ctx) { ctx.result(std::string(ctx.body())); });
@@ -33,12 +26,6 @@ std::string post(std::string_view fields, std::string_view body) {
 
 /// A chunked body carrying "hello".
 constexpr std::string_view hello_chunked = "5\r\nhello\r\n0\r\n\r\n";
-
-/// Sends `c.bytes` on a new connection: the status, the close, a server still serving.
-void expect_case(const test_server& server, const wire_case& c) {
-    INFO("case: " << c.name);
-    expect_rejected(server, c.bytes, c.status);
-}
 
 /// Sends `bytes` and expects 200 echoing `body` on a connection that stays usable.
 void expect_echo(const test_server& server, std::string_view name, std::string_view bytes,

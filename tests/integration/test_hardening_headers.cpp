@@ -15,13 +15,6 @@ using namespace std::string_literals;
 
 namespace {
 
-/// One raw-byte case: a name for the report, the exact bytes, the expected status.
-struct wire_case {
-    std::string_view name;
-    std::string bytes;
-    int status;
-};
-
 /// A request case that must be served: the bytes and the body the handler answers.
 struct served_case {
     std::string_view name;
@@ -46,12 +39,6 @@ std::string with_fields(std::string_view fields) {
 /// "GET /h HTTP/1.1" with Host and `fields`, for the echo route.
 std::string echo_with(std::string_view fields) {
     return "GET /h HTTP/1.1\r\nHost: x\r\n" + std::string(fields) + "\r\n";
-}
-
-/// Sends `c.bytes` on a new connection: the status, the close, a server still serving.
-void expect_case(const test_server& server, const wire_case& c) {
-    INFO("case: " << c.name);
-    expect_rejected(server, c.bytes, c.status);
 }
 
 /// Sends `c.bytes` and expects 200 with `c.body` on a connection that stays usable.

@@ -16,23 +16,10 @@ using namespace std::string_literals;
 
 namespace {
 
-/// One raw-byte case: a name for the report, the exact bytes, the expected status.
-struct wire_case {
-    std::string_view name;
-    std::string bytes;
-    int status;
-};
-
 void routes(tern::app& app) {
     app.get("/", [](tern::context& ctx) { ctx.text("root"); });
     app.get("/x", [](tern::context& ctx) { ctx.text("x"); });
     app.add("PROPFIND", "/", [](tern::context& ctx) { ctx.text("propfind"); });
-}
-
-/// Sends `c.bytes` on a new connection: the status, the close, a server still serving.
-void expect_case(const test_server& server, const wire_case& c) {
-    INFO("case: " << c.name);
-    expect_rejected(server, c.bytes, c.status);
 }
 
 /// Sends `bytes` and expects `status` and `body` on a connection that stays usable.

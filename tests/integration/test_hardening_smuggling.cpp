@@ -20,13 +20,6 @@ namespace {
 /// The request every case tries to smuggle.
 const std::string hidden = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n";
 
-/// One raw-byte case: a name for the report, the exact bytes, the expected status.
-struct wire_case {
-    std::string_view name;
-    std::string bytes;
-    int status;
-};
-
 /// A server whose GET /smuggled counts how often it runs.
 struct smuggle_target {
     std::atomic<int> smuggled{0};

@@ -120,4 +120,17 @@ inline response expect_rejected(const test_server& server, std::string_view byte
     return r;
 }
 
+/// One named raw-byte case of a table-driven wire test: the bytes and the status expected.
+struct wire_case {
+    std::string_view name;
+    std::string bytes;
+    int status;
+};
+
+/// expect_rejected for a named case, so a failure says which case it was.
+inline void expect_case(const test_server& server, const wire_case& c) {
+    INFO("case: " << c.name);
+    expect_rejected(server, c.bytes, c.status);
+}
+
 }  // namespace tern_test
