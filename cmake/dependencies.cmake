@@ -2,6 +2,10 @@
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
 find_package(fmt 9 REQUIRED)
+# JSON error bodies inside libtern, and <tern/json.hpp> for applications (header-only).
+find_package(nlohmann_json 3.2 REQUIRED)
+# gzip compression of responses (private to libtern).
+find_package(ZLIB REQUIRED)
 
 # llhttp >= 9.2: older releases accept "\r\n\rX" as the end of the header block and obs-fold,
 # both request-smuggling vectors. Debian 12 ships 8.1; scripts/install-deps.sh fetches 9.2.

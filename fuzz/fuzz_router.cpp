@@ -129,8 +129,9 @@ bool within(std::string_view inner, std::string_view outer) {
            inner.data() + inner.size() <= outer.data() + outer.size();
 }
 
-router build(FuzzedDataProvider& fdp) {
-    router routes;
+tern::detail::pipeline build(FuzzedDataProvider& fdp) {
+    tern::detail::pipeline app;
+    router& routes = app.routes;
     for (const auto& [method, pattern] : fixed_routes) {
         routes.add(method, pattern, probe{names_of(pattern)});
     }
@@ -144,11 +145,13 @@ router build(FuzzedDataProvider& fdp) {
             // A bad pattern, method or a duplicate: refused at registration, as documented.
         }
     }
-    return routes;
+    return app;
 }
 
-void look_up(const router& routes, const std::string& method, const std::string& target,
-             std::vector<path_param>& params, std::vector<std::string>& decoded) {
+void look_up(const tern::detail::pipeline& app, const std::string& method,
+             const std::string& target, tern::detail::exchange_scratch& scratch) {
+    const router& routes = app.routes;
+    auto& params = scratch.params;
     const std::string_view full(target);
     const auto q = full.find('?');
     const std::string_view path = full.substr(0, q);
@@ -195,8 +198,9 @@ void look_up(const router& routes, const std::string& method, const std::string&
     req.path = path;
     req.query = query;
     tern::detail::response res;
-    tern::detail::exchange ex{req, res, "127.0.0.1", params, decoded};
-    tern::detail::dispatch(routes, nullptr, ex);  // no static directories
+    scratch.reset();
+    tern::detail::exchange ex{req, res, "127.0.0.1", scratch};
+    tern::detail::dispatch(app, ex);  // no static directories, filters or CORS
     if (path == "*") {
         // "OPTIONS *" asks about the server (RFC 9110 9.3.7); the parser lets "*" through for
         // OPTIONS only, and dispatch answers it 204 whatever the routes.
@@ -220,13 +224,12 @@ void look_up(const router& routes, const std::string& method, const std::string&
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider fdp(data, size);
-    const router routes = build(fdp);
-    std::vector<path_param> params;
-    std::vector<std::string> decoded;
+    const tern::detail::pipeline app = build(fdp);
+    tern::detail::exchange_scratch scratch;
     for (int i = 0; i < 64 && fdp.remaining_bytes() > 0; ++i) {
         const std::string method = pick_method(fdp);
         const std::string target = fdp.ConsumeRandomLengthString(256);
-        look_up(routes, method, target, params, decoded);
+        look_up(app, method, target, scratch);
     }
     return 0;
 }

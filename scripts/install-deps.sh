@@ -26,8 +26,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(build-essential cmake ninja-build pkg-config libasio-dev libfmt-dev
-          nlohmann-json3-dev catch2 curl python3 wrk clang clang-format libclang-rt-14-dev)
+packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libasio-dev libfmt-dev
+          nlohmann-json3-dev catch2 curl python3 wrk clang clang-format libclang-rt-14-dev valgrind)
 [ "$want_bench" -eq 1 ] && packages+=(nginx)
 
 missing=()

@@ -6,6 +6,7 @@
 #include "routing/dispatch.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
+#include "web/cors.hpp"
 
 #include <mutex>
 #include <stdexcept>
@@ -17,8 +18,8 @@ namespace tern {
 // is exported from a shared libtern (TERN_API).
 struct __attribute__((visibility("hidden"))) app::impl final : detail::request_handler {
     tern::config settings;
-    detail::router routes;
-    std::unique_ptr<detail::static_files> files;  // built at start() from settings
+    // Routes, filters and mappers; static files and CORS are built into it at start().
+    detail::pipeline pipeline;
     // Shared so that a thread still inside listen() keeps the server alive while another
     // thread's stop() lets go of it.
     std::shared_ptr<detail::server> server;
@@ -32,14 +33,24 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
 
     explicit impl(tern::config c) : settings(std::move(c)) {}
 
+    // One request at a time runs on a thread, so its scratch state is reused across
+    // requests and connections without allocating once warm.
+    static detail::exchange_scratch& scratch() noexcept {
+        thread_local detail::exchange_scratch s;
+        s.reset();
+        return s;
+    }
+
     void handle(detail::request& req, detail::response& res,
                 std::string_view remote_ip) noexcept override {
-        // One request at a time runs on a thread, so these scratch vectors are reused
-        // across requests and connections without allocating once warm.
-        thread_local std::vector<detail::path_param> params;
-        thread_local std::vector<std::string> decoded;
-        detail::exchange ex{req, res, remote_ip, params, decoded};
-        detail::dispatch(routes, files.get(), ex);
+        detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
+        detail::dispatch(pipeline, ex);
+    }
+
+    void handle_failure(detail::request& req, int status, detail::response& res,
+                        std::string_view remote_ip) noexcept override {
+        detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
+        detail::dispatch_failure(pipeline, ex, status);
     }
 
     void require_not_started(const char* what) const {
@@ -88,7 +99,69 @@ app& app::add(std::string_view method, std::string_view pattern, handler h) {
                                     "' is not one the HTTP parser accepts, so the route could "
                                     "never be reached (methods are case-sensitive)");
     }
-    impl_->routes.add(method, pattern, std::move(h));
+    impl_->pipeline.routes.add(method, pattern, std::move(h));
+    return *this;
+}
+
+app& app::group(std::string_view prefix, const std::function<void(tern::group&)>& fn) {
+    tern::group g(*this, "");
+    g.subgroup(prefix, fn);
+    return *this;
+}
+
+// ---- filters and errors ------------------------------------------------------------------
+
+app& app::before(handler h) { return add_filter(true, {}, std::move(h)); }
+app& app::before(std::string_view pattern, handler h) {
+    return add_filter(true, {std::string(pattern)}, std::move(h));
+}
+app& app::after(handler h) { return add_filter(false, {}, std::move(h)); }
+app& app::after(std::string_view pattern, handler h) {
+    return add_filter(false, {std::string(pattern)}, std::move(h));
+}
+
+app& app::add_filter(bool before, std::vector<std::string> patterns, handler h) {
+    impl_->require_not_started("filters");
+    (before ? impl_->pipeline.before : impl_->pipeline.after).add(patterns, std::move(h));
+    return *this;
+}
+
+app& app::add_exception_mapper(detail::exception_mapper m) {
+    impl_->require_not_started("exception mappers");
+    impl_->pipeline.exceptions.add(std::move(m));
+    return *this;
+}
+
+app& app::error(int status, handler h) {
+    impl_->require_not_started("error handlers");
+    if (status < 400 || status > 599) {
+        throw std::invalid_argument("tern: error handlers are for statuses 400..599, not " +
+                                    std::to_string(status));
+    }
+    if (!h) throw std::invalid_argument("tern: empty error handler");
+    impl_->pipeline.errors[status] = std::move(h);
+    return *this;
+}
+
+app& app::request_logger(log_handler fn) {
+    impl_->require_not_started("request_logger");
+    impl_->pipeline.logger = std::move(fn);
+    return *this;
+}
+
+app& app::cors(cors_config settings) {
+    impl_->require_not_started("cors");
+    detail::cors_policy check(settings);  // refuses a bad configuration now, not at start
+    impl_->settings.cors = std::move(settings);
+    return *this;
+}
+
+app& app::compression(compression_config settings) {
+    impl_->require_not_started("compression");
+    if (settings.level < 1 || settings.level > 9) {
+        throw std::invalid_argument("tern: compression level must be 1..9");
+    }
+    impl_->settings.compression = settings;
     return *this;
 }
 
@@ -142,6 +215,12 @@ app& app::max_requests_per_connection(std::size_t n) {
     return *this;
 }
 
+app& app::max_upload_file_size(std::size_t bytes) {
+    impl_->require_not_started("max_upload_file_size");
+    impl_->settings.max_upload_file_size = bytes;
+    return *this;
+}
+
 app& app::static_files(std::string directory) {
     static_files_config files;
     files.directory = std::move(directory);
@@ -175,9 +254,12 @@ void app::start(const std::string& host, std::uint16_t port) {
     std::lock_guard lock(impl_->server_mutex);
     if (impl_->server) throw std::logic_error("tern: the server is already running");
     // Checks the directories now, so a missing one is an error at start, not a 404 later.
-    impl_->files = impl_->settings.static_files.empty()
-                       ? nullptr
-                       : std::make_unique<detail::static_files>(impl_->settings.static_files);
+    const auto& cfg = impl_->settings;
+    auto& p = impl_->pipeline;
+    p.files = cfg.static_files.empty() ? nullptr
+                                       : std::make_unique<detail::static_files>(cfg.static_files);
+    p.cors = cfg.cors ? std::make_unique<detail::cors_policy>(*cfg.cors) : nullptr;
+    p.compression = cfg.compression;
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
     s->start(host, port);
     impl_->server = std::move(s);
@@ -207,6 +289,66 @@ server_stats app::stats() const noexcept {
 std::uint16_t app::port() const noexcept {
     const auto s = impl_->running();
     return s ? s->port() : 0;
+}
+
+// ---- groups ------------------------------------------------------------------------------
+
+std::string group::full(std::string_view pattern) const {
+    // "/" inside a group is the group's own path; the pattern parser checks the rest.
+    if (pattern == "/" && !prefix_.empty()) return prefix_;
+    return prefix_ + std::string(pattern);
+}
+
+group& group::get(std::string_view pattern, handler h) { return add("GET", pattern, std::move(h)); }
+group& group::post(std::string_view pattern, handler h) {
+    return add("POST", pattern, std::move(h));
+}
+group& group::put(std::string_view pattern, handler h) { return add("PUT", pattern, std::move(h)); }
+group& group::patch(std::string_view pattern, handler h) {
+    return add("PATCH", pattern, std::move(h));
+}
+group& group::del(std::string_view pattern, handler h) {
+    return add("DELETE", pattern, std::move(h));
+}
+group& group::head(std::string_view pattern, handler h) {
+    return add("HEAD", pattern, std::move(h));
+}
+group& group::options(std::string_view pattern, handler h) {
+    return add("OPTIONS", pattern, std::move(h));
+}
+
+group& group::add(std::string_view method, std::string_view pattern, handler h) {
+    app_.add(method, full(pattern), std::move(h));
+    return *this;
+}
+
+group& group::subgroup(std::string_view prefix, const std::function<void(tern::group&)>& fn) {
+    if (prefix.empty() || prefix.front() != '/' || prefix == "/" || prefix.back() == '/') {
+        throw std::invalid_argument(
+            "tern: a group prefix begins with '/' and does not end with "
+            "one, like \"/api\"; got '" +
+            std::string(prefix) + "'");
+    }
+    tern::group inner(app_, prefix_ + std::string(prefix));
+    fn(inner);
+    return *this;
+}
+
+group& group::before(handler h) {
+    app_.add_filter(true, {prefix_, prefix_ + "/*"}, std::move(h));
+    return *this;
+}
+group& group::before(std::string_view pattern, handler h) {
+    app_.add_filter(true, {full(pattern)}, std::move(h));
+    return *this;
+}
+group& group::after(handler h) {
+    app_.add_filter(false, {prefix_, prefix_ + "/*"}, std::move(h));
+    return *this;
+}
+group& group::after(std::string_view pattern, handler h) {
+    app_.add_filter(false, {full(pattern)}, std::move(h));
+    return *this;
 }
 
 }  // namespace tern

@@ -1,4 +1,5 @@
 #include <tern/context.hpp>
+#include <tern/http_error.hpp>
 
 #include "http/token.hpp"
 #include "routing/exchange.hpp"
@@ -33,9 +34,14 @@ std::string_view context::path() const noexcept { return ex_.req.path; }
 
 std::string_view context::query_string() const noexcept { return ex_.req.query; }
 
+std::string_view context::protocol() const noexcept {
+    return ex_.req.version_minor == 0 ? "HTTP/1.0" : "HTTP/1.1";
+}
+
 std::string_view context::path_param(std::string_view name) const {
-    for (std::size_t i = 0; i < ex_.params.size(); ++i) {
-        if (ex_.params[i].name == name) return ex_.decoded[i];
+    const auto& params = ex_.scratch.params;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        if (params[i].name == name) return ex_.scratch.decoded[i];
     }
     throw std::out_of_range("tern: the matched route has no path parameter '" + std::string(name) +
                             "'");
@@ -129,6 +135,7 @@ std::string_view context::result() const noexcept { return ex_.res.body; }
 
 context& context::result(std::string body) {
     ex_.res.body = std::move(body);
+    ex_.app_body = true;
     return *this;
 }
 
@@ -140,6 +147,42 @@ context& context::text(std::string body) {
 context& context::html(std::string body) {
     ex_.res.content_type = "text/html; charset=utf-8";
     return result(std::move(body));
+}
+
+context& context::json_text(std::string document) {
+    ex_.res.content_type = "application/json";
+    return result(std::move(document));
+}
+
+context& context::redirect(std::string_view location, int status) {
+    if (status < 300 || status > 399) {
+        throw std::invalid_argument("tern: redirect status " + std::to_string(status) +
+                                    " is outside 300..399");
+    }
+    if (!is_safe_value(location)) throw std::invalid_argument("tern: Location has CR, LF or NUL");
+    header("Location", location);
+    ex_.res.status = status;
+    ex_.res.content_type.clear();
+    ex_.res.body.clear();
+    ex_.app_body = true;
+    ex_.skip = true;
+    return *this;
+}
+
+void context::skip_remaining() noexcept { ex_.skip = true; }
+
+std::uint64_t context::response_length() const noexcept {
+    return ex_.res.file.file ? ex_.res.file.length : ex_.res.body.size();
+}
+
+void context::throw_bad_param(const char* kind, std::string_view name, std::string_view text,
+                              const char* expected) {
+    // The value is the client's; quote only a bounded piece of it back.
+    constexpr std::size_t shown = 64;
+    std::string message = std::string(kind) + " '" + std::string(name) + "' must be " + expected +
+                          ", not '" + std::string(text.substr(0, shown)) +
+                          (text.size() > shown ? "...'" : "'");
+    throw bad_request(message);
 }
 
 }  // namespace tern

@@ -5,14 +5,39 @@
 #include <tern/config.hpp>
 #include <tern/context.hpp>
 #include <tern/export.hpp>
+#include <tern/http_error.hpp>
 #include <tern/stats.hpp>
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
 
 namespace tern {
+
+class group;
+
+namespace detail {
+/// One `app::exception<E>` mapper, type-erased. Built by the template; not for users.
+struct exception_mapper {
+    const std::type_info* type = nullptr;  ///< typeid(E)
+    bool for_http_error = false;           ///< E is http_error or derives from it
+    /// Rethrows the exception being handled; when it is an E, calls the user's function and
+    /// returns true, otherwise returns false.
+    std::function<bool(context&)> handle;
+    /// Throws a null E*, so that `catches_pointer` of another mapper can tell whether E
+    /// derives from that mapper's type.
+    std::function<void()> throw_pointer;
+    /// Rethrows the exception being handled; true when it is a pointer convertible to E*.
+    std::function<bool()> catches_pointer;
+};
+}  // namespace detail
 
 /// An HTTP/1.1 server. Register routes and settings, then `listen` (blocks) or `start`
 /// (returns). Routes and settings are fixed once the server starts: changing them then
@@ -50,6 +75,75 @@ public:
     /// Adds a handler for `method` (an RFC 9110 token, e.g. "PROPFIND"), case-sensitive.
     /// Throws std::invalid_argument for an empty or malformed method.
     app& add(std::string_view method, std::string_view pattern, handler h);
+    /// Registers routes and filters under `prefix` (e.g. "/api"): `fn` receives a
+    /// tern::group whose patterns are relative to the prefix (see docs/routing.md).
+    app& group(std::string_view prefix, const std::function<void(tern::group&)>& fn);
+
+    // ---- filters and errors (see docs/errors.md) --------------------------------------
+
+    /// Runs `h` before the handler of every request (static files and 404s included), in
+    /// the order filters were added. A filter ends the request (the remaining before
+    /// filters and the handler are skipped; after filters still run) by throwing, by
+    /// setting a result (`text`, `json`, `redirect`...) or by `ctx.skip_remaining()`.
+    app& before(handler h);
+    /// Runs `h` before the handler of requests whose path matches `pattern` (route grammar;
+    /// a final `*` matches the rest of the path).
+    app& before(std::string_view pattern, handler h);
+    /// Runs `h` after the handler of every request, even when the handler or a before
+    /// filter threw (the response then holds the mapped error).
+    app& after(handler h);
+    /// Runs `h` after the handler of requests whose path matches `pattern`.
+    app& after(std::string_view pattern, handler h);
+    /// Maps exceptions of type E (and types derived from it) escaping a filter or handler:
+    /// `fn(E&, context&)` sets the response. When several mappers match, the one for the
+    /// most derived type wins. http_error and its subclasses are answered by tern unless a
+    /// mapper names http_error or a type derived from it.
+    template <class E, class F>
+    app& exception(F fn) {
+        static_assert(std::is_class_v<E>, "tern: exception<E> maps class types");
+        static_assert(std::is_invocable_v<const F&, E&, context&>,
+                      "tern: an exception mapper is callable as fn(E&, tern::context&)");
+        detail::exception_mapper m;
+        m.type = &typeid(E);
+        m.for_http_error = std::is_base_of_v<http_error, E>;
+        m.handle = [fn = std::move(fn)](context& ctx) -> bool {
+            try {
+                throw;
+            } catch (E& e) {
+                fn(e, ctx);
+                return true;
+            } catch (...) {
+                return false;
+            }
+        };
+        m.throw_pointer = [] { throw static_cast<E*>(nullptr); };
+        m.catches_pointer = []() -> bool {
+            try {
+                throw;
+            } catch (E*) {
+                return true;
+            } catch (...) {
+                return false;
+            }
+        };
+        return add_exception_mapper(std::move(m));
+    }
+    /// Runs `h` to shape every response with `status` whose body tern made: 404 and 405
+    /// from routing, a thrown http_error, limits such as 413 and 431, or a status the
+    /// handler set without a body. `ctx.result()` holds tern's message. Responses whose body
+    /// the application set are left alone. Throws std::invalid_argument outside 400..599.
+    app& error(int status, handler h);
+    /// Calls `fn` once per request when its response is final (see tern::access_log for a
+    /// ready one). Off by default, and free when off.
+    app& request_logger(log_handler fn);
+
+    // ---- response features -------------------------------------------------------------
+
+    /// Answers CORS preflights and adds CORS headers to responses (see docs/cors.md).
+    /// Throws std::invalid_argument for an inconsistent configuration.
+    app& cors(cors_config settings);
+    /// gzip-compresses responses the client accepts compressed (see docs/compression.md).
+    app& compression(compression_config settings = {});
 
     // ---- settings (see tern::config for defaults) -----------------------------------
 
@@ -69,6 +163,8 @@ public:
     app& max_empty_lines(std::size_t n);
     /// Requests served on one connection before it closes; 0 (the default) is unlimited.
     app& max_requests_per_connection(std::size_t n);
+    /// Limit on the bytes of one uploaded file in a multipart/form-data body (413 over it).
+    app& max_upload_file_size(std::size_t bytes);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.
@@ -97,8 +193,65 @@ public:
     server_stats stats() const noexcept;
 
 private:
+    friend class tern::group;
+    app& add_exception_mapper(detail::exception_mapper m);
+    app& add_filter(bool before, std::vector<std::string> patterns, handler h);
+
     struct impl;
     std::unique_ptr<impl> impl_;
 };
+
+/// Routes and filters registered under a path prefix (see `app::group`). Patterns given to
+/// a group are relative to its prefix: in `app.group("/api", ...)`, `g.get("/users", h)`
+/// serves "/api/users" and `g.get("/", h)` serves "/api".
+class TERN_API group {
+public:
+    /// The routes of `owner` under `prefix`; built by `app::group`.
+    group(app& owner, std::string prefix) : app_(owner), prefix_(std::move(prefix)) {}
+
+    /// Adds a GET (and so HEAD) handler under the prefix.
+    group& get(std::string_view pattern, handler h);
+    /// Adds a POST handler under the prefix.
+    group& post(std::string_view pattern, handler h);
+    /// Adds a PUT handler under the prefix.
+    group& put(std::string_view pattern, handler h);
+    /// Adds a PATCH handler under the prefix.
+    group& patch(std::string_view pattern, handler h);
+    /// Adds a DELETE handler under the prefix.
+    group& del(std::string_view pattern, handler h);
+    /// Adds a HEAD handler under the prefix.
+    group& head(std::string_view pattern, handler h);
+    /// Adds an OPTIONS handler under the prefix.
+    group& options(std::string_view pattern, handler h);
+    /// Adds a handler for `method` under the prefix.
+    group& add(std::string_view method, std::string_view pattern, handler h);
+    /// A nested group (a member named `group` would clash with the class name): its prefix
+    /// is this group's prefix followed by `prefix`.
+    group& subgroup(std::string_view prefix, const std::function<void(tern::group&)>& fn);
+    /// A before filter for the prefix itself and every path under it.
+    group& before(handler h);
+    /// A before filter for `pattern` under the prefix.
+    group& before(std::string_view pattern, handler h);
+    /// An after filter for the prefix itself and every path under it.
+    group& after(handler h);
+    /// An after filter for `pattern` under the prefix.
+    group& after(std::string_view pattern, handler h);
+    /// The full prefix of this group, e.g. "/api/v1".
+    const std::string& prefix() const noexcept { return prefix_; }
+
+private:
+    std::string full(std::string_view pattern) const;
+
+    app& app_;
+    std::string prefix_;
+};
+
+/// A request logger writing one access-log line per request to stderr: the client address,
+/// time, request line, status, body bytes, Referer, User-Agent and the handling time, e.g.
+/// `127.0.0.1 - - [30/Nov/2026:10:00:00 +0000] "GET /a?b=1 HTTP/1.1" 200 12 "-" "curl/7.88"
+/// 0.051ms`.
+TERN_API log_handler access_log();
+/// The same lines, each handed to `sink` (without a trailing newline).
+TERN_API log_handler access_log(std::function<void(std::string_view line)> sink);
 
 }  // namespace tern

@@ -5,10 +5,40 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tern {
+
+/// Cross-origin resource sharing (see docs/cors.md): which other origins' scripts may call
+/// this server, and how. Off unless set with `app::cors`.
+struct cors_config {
+    /// Origins allowed, exactly as browsers send them ("https://app.example.com",
+    /// "http://localhost:3000"), compared case-insensitively; "*" allows any origin.
+    std::vector<std::string> allowed_origins;
+    /// Methods a preflight may ask for (simple GET/HEAD/POST are always allowed).
+    std::vector<std::string> allowed_methods = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"};
+    /// Request headers a preflight may ask for (case-insensitive); "*" allows whatever the
+    /// preflight asks for, echoing it back.
+    std::vector<std::string> allowed_headers = {"*"};
+    /// Response headers scripts may read beyond the safelisted ones.
+    std::vector<std::string> exposed_headers;
+    /// Send `Access-Control-Allow-Credentials: true` (cookies, HTTP auth). Refused together
+    /// with the "*" origin: list the origins instead.
+    bool allow_credentials = false;
+    /// How long a browser may cache a preflight answer; 0 sends no Access-Control-Max-Age.
+    std::chrono::seconds max_age{600};
+};
+
+/// gzip compression of response bodies (see docs/compression.md). Off unless set with
+/// `app::compression`.
+struct compression_config {
+    /// Bodies smaller than this many bytes are sent as they are.
+    std::size_t min_size = 1024;
+    /// zlib level, 1 (fastest) to 9 (smallest).
+    int level = 6;
+};
 
 /// One directory served as static files (served by the static-files layer; see
 /// docs/static-files.md for what is implemented today).
@@ -67,8 +97,16 @@ struct config {
     /// How long `stop()` lets in-flight requests finish before their connections are closed.
     std::chrono::milliseconds drain_timeout{10'000};
 
+    /// Bytes of one uploaded file in a multipart/form-data body; more is answered 413. The
+    /// whole body is bounded by max_body_size.
+    std::size_t max_upload_file_size = 10 * 1024 * 1024;
+
     /// Directories served as static files, in the order they are tried.
     std::vector<static_files_config> static_files;
+    /// CORS answers and headers; unset: none.
+    std::optional<cors_config> cors;
+    /// gzip compression of responses; unset: none.
+    std::optional<compression_config> compression;
 };
 
 }  // namespace tern

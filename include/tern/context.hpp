@@ -2,25 +2,48 @@
 /// @file context.hpp
 /// The request and response of one exchange, as a handler sees them.
 
+#include <tern/cookie.hpp>
+#include <tern/detail/convert.hpp>
 #include <tern/export.hpp>
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tern {
 
 namespace detail {
 struct exchange;
-}
+/// The tag the JSON members of context default to.
+struct json_tag;
+/// Specialized by <tern/json.hpp>; using the JSON members of context without it is an error.
+template <class Tag>
+struct json_support {
+    static_assert(sizeof(Tag*) == 0, "tern: include <tern/json.hpp> to use ctx.json and body_as");
+};
+}  // namespace detail
 
 /// One request header field. The views stay valid until the handler chain returns.
 struct header_field {
     std::string_view name;   ///< As the client sent it (compare case-insensitively).
     std::string_view value;  ///< Without surrounding whitespace.
+};
+
+/// A file from a multipart/form-data request (see `context::uploaded_file`).
+struct uploaded_file {
+    std::string field;         ///< The form field it came in.
+    std::string filename;      ///< A safe last path component made from the sent name.
+    std::string raw_filename;  ///< The name as the client sent it: never use it as a path.
+    std::string content_type;  ///< As the client declared it ("text/plain" when it did not).
+    std::string_view content;  ///< The bytes; valid until the handler chain returns.
+    /// The file's size in bytes.
+    std::size_t size() const noexcept { return content.size(); }
 };
 
 /// What a handler receives: read the request, set the response. Results are set, not
@@ -40,16 +63,57 @@ public:
     std::string_view method() const noexcept;
     /// The request path without the query string, as sent (not percent-decoded).
     std::string_view path() const noexcept;
+    /// The protocol version as a string: "HTTP/1.1" or "HTTP/1.0".
+    std::string_view protocol() const noexcept;
     /// The raw query string after '?', empty when there is none.
     std::string_view query_string() const noexcept;
     /// The value of path parameter `name` of the matched route (`{name}` or `<name>`),
     /// percent-decoded. Throws std::out_of_range when the route declares no such parameter.
     std::string_view path_param(std::string_view name) const;
+    /// Path parameter `name` converted to T (integers, floating point, bool, std::string);
+    /// a value that does not convert throws http_error 400 naming the parameter.
+    template <class T>
+    T path_param(std::string_view name) const {
+        return converted<T>("path parameter", name, path_param(name));
+    }
     /// The first value of query parameter `name`, percent-decoded ('+' is a space);
     /// std::nullopt when absent.
     std::optional<std::string> query_param(std::string_view name) const;
+    /// Query parameter `name` converted to T, or `fallback` when absent; a value that does
+    /// not convert throws http_error 400 naming the parameter (e.g. `?n=ten` for an int).
+    template <class T>
+    T query_param(std::string_view name, T fallback) const {
+        auto text = query_param(name);
+        return text ? converted<T>("query parameter", name, *text) : std::move(fallback);
+    }
     /// Every value of query parameter `name`, in order; empty when absent.
     std::vector<std::string> query_params(std::string_view name) const;
+    /// The first value of form field `name` from an application/x-www-form-urlencoded body
+    /// or a non-file part of a multipart/form-data body; std::nullopt when absent or when
+    /// the body is neither. A malformed multipart body throws http_error 400.
+    std::optional<std::string> form_param(std::string_view name) const;
+    /// Form field `name` converted to T, or `fallback` when absent (400 when it does not
+    /// convert).
+    template <class T>
+    T form_param(std::string_view name, T fallback) const {
+        auto text = form_param(name);
+        return text ? converted<T>("form field", name, *text) : std::move(fallback);
+    }
+    /// Every value of form field `name`, in order; empty when absent.
+    std::vector<std::string> form_params(std::string_view name) const;
+    /// The first file uploaded in form field `name` of a multipart/form-data body;
+    /// std::nullopt when there is none. A malformed body throws http_error 400, a file over
+    /// `config::max_upload_file_size` http_error 413.
+    std::optional<tern::uploaded_file> uploaded_file(std::string_view name) const;
+    /// Every file uploaded in form field `name`, in order.
+    std::vector<tern::uploaded_file> uploaded_files(std::string_view name) const;
+    /// Every uploaded file of the request, in order.
+    std::vector<tern::uploaded_file> uploaded_files() const;
+    /// The value of cookie `name` from the Cookie header(s); std::nullopt when absent. When
+    /// a name repeats, the first wins.
+    std::optional<std::string_view> cookie(std::string_view name) const;
+    /// Every cookie the client sent, as name/value pairs in order.
+    std::vector<std::pair<std::string_view, std::string_view>> cookies() const;
     /// The value of the first header field named `name` (case-insensitive); std::nullopt
     /// when absent.
     std::optional<std::string_view> header(std::string_view name) const noexcept;
@@ -81,12 +145,63 @@ public:
     context& text(std::string body);
     /// Sets the body and `Content-Type: text/html; charset=utf-8`.
     context& html(std::string body);
+    /// Serializes `value` with nlohmann_json (a `to_json` of the user's type works) and
+    /// sets it as the body with `Content-Type: application/json`. Needs <tern/json.hpp>.
+    template <class T, class Tag = detail::json_tag>
+    context& json(const T& value) {
+        return json_text(detail::json_support<Tag>::dump(value));
+    }
+    /// `ctx.json({{"id", 1}, {"name", "x"}})`: the same with a JSON literal.
+    template <class Tag = detail::json_tag>
+    context& json(typename detail::json_support<Tag>::initializer_list init) {
+        return json_text(detail::json_support<Tag>::dump(init));
+    }
+    /// Sets an already serialized JSON document as the body, with
+    /// `Content-Type: application/json`.
+    context& json_text(std::string document);
+    /// The request body parsed as JSON into a T (with the user's `from_json`). Malformed
+    /// JSON, or JSON of the wrong shape for T, throws http_error 400 saying what is wrong.
+    /// Needs <tern/json.hpp>.
+    template <class T, class Tag = detail::json_tag>
+    T body_as() const {
+        return detail::json_support<Tag>::template parse<T>(body());
+    }
+    /// Answers with a redirect to `location` (3xx `status`, 302 by default) and an empty
+    /// body. In a before filter it also ends the request (as `skip_remaining`). Throws
+    /// std::invalid_argument for a status outside 300..399 or a location with CR, LF or NUL.
+    context& redirect(std::string_view location, int status = 302);
+    /// Adds a `Set-Cookie` for `name`=`value`. Throws std::invalid_argument for a name
+    /// that is not a token, a value with characters a cookie may not carry (encode it
+    /// first, e.g. base64url), or SameSite=None without Secure.
+    context& cookie(std::string_view name, std::string_view value,
+                    const cookie_options& options = {});
+    /// Tells the client to delete cookie `name`: an empty value with Max-Age=0 and an
+    /// Expires in the past. `options` must name the same Path and Domain it was set with.
+    context& remove_cookie(std::string_view name, const cookie_options& options = {});
+    /// In a before filter: skip the remaining before filters and the handler (after
+    /// filters still run). Elsewhere it has no effect.
+    void skip_remaining() noexcept;
+    /// Bytes of the response body as it will be sent (a file's length for static files;
+    /// after compression in a request logger).
+    std::uint64_t response_length() const noexcept;
 
 private:
+    template <class T>
+    T converted(const char* kind, std::string_view name, std::string_view text) const {
+        if (auto value = detail::convert_param<T>(text)) return std::move(*value);
+        throw_bad_param(kind, name, text, detail::param_type_name<T>());
+    }
+    [[noreturn]] static void throw_bad_param(const char* kind, std::string_view name,
+                                             std::string_view text, const char* expected);
+
     detail::exchange& ex_;
 };
 
 /// A request handler: reads the request from the context and sets the response.
 using handler = std::function<void(context&)>;
+
+/// Called once per request after the response is final (see `app::request_logger`) with
+/// the time the handler chain took.
+using log_handler = std::function<void(const context&, std::chrono::nanoseconds)>;
 
 }  // namespace tern

@@ -167,7 +167,17 @@ void connection::answer(request& req) {
 
 void connection::fail(std::error_code why) {
     owner_.count_request();
-    write_error_response(out_, status_of(static_cast<error>(why.value())));
+    // The application may shape the error (app.error(status)); it sees the request head
+    // when that was complete, else an empty request.
+    thread_local request no_request;
+    request& req = parser_.reading_body() ? parser_.current() : no_request;
+    owner_.handler().handle_failure(req, status_of(static_cast<error>(why.value())), response_,
+                                    remote_ip_);
+    framing how;
+    how.omit_body = req.is_head;
+    how.close = true;
+    write_response(out_, response_, how);
+    response_.clear();
     close_after_write_ = true;
 }
 

@@ -2,11 +2,13 @@
 
 #include "http/status.hpp"
 #include "routing/url_decode.hpp"
+#include "web/compression.hpp"
 
 #include <tern/http_error.hpp>
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 
@@ -14,36 +16,70 @@ namespace tern::detail {
 
 namespace {
 
-void set_error(response& res, int status, std::string_view message) {
-    res.clear();
-    res.status = status;
-    res.content_type = "text/plain; charset=utf-8";
-    res.body.assign(message);
-}
-
 void decode_params(exchange& ex) {
-    if (ex.decoded.size() < ex.params.size()) ex.decoded.resize(ex.params.size());
-    for (std::size_t i = 0; i < ex.params.size(); ++i) {
-        url_decode(ex.params[i].value, ex.decoded[i], false);
+    auto& s = ex.scratch;
+    if (s.decoded.size() < s.params.size()) s.decoded.resize(s.params.size());
+    for (std::size_t i = 0; i < s.params.size(); ++i) {
+        url_decode(s.params[i].value, s.decoded[i], false);
     }
 }
 
-void run_handler(const handler& h, exchange& ex) noexcept {
+void log_failure(const exchange& ex, const char* stage, const char* what) {
+    fmt::print(stderr, "tern: {} for {} {} threw: {}\n", stage, ex.req.method, ex.req.path, what);
+}
+
+// Inside a catch block: answers the exception being handled. The app's mappers first;
+// then an http_error's status and message; anything else is a bug in the application:
+// say so on stderr and answer 500 with a body that leaks nothing.
+void map_current_exception(const pipeline& p, exchange& ex, const char* stage) noexcept {
+    bool is_http_error = false;
+    try {
+        throw;
+    } catch (const http_error&) {
+        is_http_error = true;
+    } catch (...) {
+    }
     try {
         context ctx(ex);
-        h(ctx);
+        // A mapper starts from a clean response: what the failed code set so far (a body,
+        // a session cookie) must not leak out beside an error.
+        ex.res.clear();
+        ex.res.status = 500;
+        ex.app_body = false;
+        if (p.exceptions.handle_current(ctx, is_http_error)) return;
+    } catch (const std::exception& e) {
+        log_failure(ex, "an exception mapper", e.what());
+        set_error(ex.res, 500, reason_phrase(500));
+        return;
+    } catch (...) {
+        log_failure(ex, "an exception mapper", "a non-std exception");
+        set_error(ex.res, 500, reason_phrase(500));
+        return;
+    }
+    try {
+        throw;
     } catch (const http_error& e) {
         set_error(ex.res, e.status(), e.what());
     } catch (const std::exception& e) {
-        // An escaping exception is a bug in the application: say so on stderr, answer 500
-        // with a body that leaks nothing, keep serving.
-        fmt::print(stderr, "tern: handler for {} {} threw: {}\n", ex.req.method, ex.req.path,
-                   e.what());
+        log_failure(ex, stage, e.what());
         set_error(ex.res, 500, reason_phrase(500));
     } catch (...) {
-        fmt::print(stderr, "tern: handler for {} {} threw a non-std exception\n", ex.req.method,
-                   ex.req.path);
+        log_failure(ex, stage, "a non-std exception");
         set_error(ex.res, 500, reason_phrase(500));
+    }
+}
+
+// Runs one filter or handler; an escaping exception is mapped into the response. False
+// when it threw.
+bool run(const pipeline& p, const handler& h, exchange& ex, const char* stage) noexcept {
+    try {
+        context ctx(ex);
+        h(ctx);
+        return true;
+    } catch (...) {
+        ex.app_body = false;
+        map_current_exception(p, ex, stage);
+        return false;
     }
 }
 
@@ -55,8 +91,6 @@ bool answer_static(const static_files& files, exchange& ex) {
         case static_result::kind::not_handled:
             return false;
         case static_result::kind::error:
-            set_error(res, r.status, reason_phrase(r.status));
-            break;
         case static_result::kind::redirect:
             set_error(res, r.status, reason_phrase(r.status));
             break;
@@ -66,6 +100,7 @@ bool answer_static(const static_files& files, exchange& ex) {
             res.file.file = std::move(r.file);
             res.file.offset = r.offset;
             res.file.length = r.length;
+            ex.app_body = true;  // a file is the answer, not an error to reshape
             break;
     }
     for (auto& [name, value] : r.fields) {
@@ -84,22 +119,20 @@ bool answer_static(const static_files& files, exchange& ex) {
     return true;
 }
 
-}  // namespace
-
-void dispatch(const router& routes, const static_files* files, exchange& ex) noexcept {
+// The handler stage for a request `found` by the routes: the route's handler, a static
+// file, or tern's 404/405/OPTIONS answer.
+void answer(const pipeline& p, exchange& ex, const router::match& found) noexcept {
     auto& res = ex.res;
-    res.clear();
     // RFC 9110 9.3.7: "OPTIONS *" asks about the server itself, not a resource. tern has
     // nothing server-wide to announce beyond answering it.
     if (ex.req.path == "*") {
         res.status = 204;
         return;
     }
-    const auto found = routes.find(ex.req.method, ex.req.path, ex.params);
     // Static files come after the routes: a route for the path and method wins.
-    if (found.result != router::outcome::found && files != nullptr) {
+    if (found.result != router::outcome::found && p.files) {
         try {
-            if (answer_static(*files, ex)) return;
+            if (answer_static(*p.files, ex)) return;
         } catch (...) {
             set_error(res, 500, reason_phrase(500));
             return;
@@ -107,13 +140,13 @@ void dispatch(const router& routes, const static_files* files, exchange& ex) noe
     }
     switch (found.result) {
         case router::outcome::found:
-            decode_params(ex);
-            run_handler(*found.target, ex);
+            run(p, *found.target, ex, "the handler");
             return;
         case router::outcome::method_not_allowed:
             // RFC 9110 9.3.7: OPTIONS describes the resource; 15.5.6: 405 lists Allow.
             if (ex.req.method == "OPTIONS") {
                 res.status = 204;
+                ex.app_body = true;
             } else {
                 set_error(res, 405, reason_phrase(405));
             }
@@ -127,6 +160,112 @@ void dispatch(const router& routes, const static_files* files, exchange& ex) noe
             set_error(res, 404, reason_phrase(404));
             return;
     }
+}
+
+// The error(status) handler, or JSON rendering, for a response whose body tern made.
+void shape_error(const pipeline& p, exchange& ex) noexcept {
+    auto& res = ex.res;
+    if (ex.app_body || res.status < 400 || res.file.file) return;
+    if (!p.errors.empty()) {
+        const auto it = p.errors.find(res.status);
+        if (it != p.errors.end()) {
+            // Keep tern's message in view (ctx.result()) for the handler to use or replace.
+            if (res.body.empty()) set_error(res, res.status, reason_phrase(res.status));
+            run(p, it->second, ex, "an error handler");
+            if (ex.app_body) return;
+        }
+    }
+    // A handler set an error status without a body: say what the status means.
+    if (res.body.empty()) set_error(res, res.status, reason_phrase(res.status));
+    try {
+        if (prefers_json(ex.req.headers)) render_json_error(res);
+    } catch (...) {
+        // Keep the plain-text body.
+    }
+}
+
+// Headers that depend on the request and the final response: CORS, then compression.
+void decorate(const pipeline& p, exchange& ex, bool compress) noexcept {
+    try {
+        if (p.cors) p.cors->decorate(ex.req, ex.res);
+        if (compress && p.compression) compress_response(ex.res, ex.req.headers, *p.compression);
+    } catch (...) {
+        set_error(ex.res, 500, reason_phrase(500));
+    }
+}
+
+void log_request(const pipeline& p, exchange& ex,
+                 std::chrono::steady_clock::time_point started) noexcept {
+    if (!p.logger) return;
+    try {
+        const context ctx(ex);
+        p.logger(ctx, std::chrono::steady_clock::now() - started);
+    } catch (const std::exception& e) {
+        log_failure(ex, "the request logger", e.what());
+    } catch (...) {
+        log_failure(ex, "the request logger", "a non-std exception");
+    }
+}
+
+std::chrono::steady_clock::time_point start_time(const pipeline& p) noexcept {
+    return p.logger ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+}
+
+}  // namespace
+
+void dispatch(const pipeline& p, exchange& ex) noexcept {
+    const auto started = start_time(p);
+    ex.res.clear();
+    if (p.cors && cors_policy::is_preflight(ex.req)) {
+        // Preflights carry no credentials, so they are answered before the app's filters
+        // (an auth filter would refuse them) and for every path.
+        try {
+            p.cors->answer_preflight(ex.req, ex.res);
+        } catch (...) {
+            set_error(ex.res, 500, reason_phrase(500));
+        }
+        log_request(p, ex, started);
+        return;
+    }
+    // Routed first, so that before filters see the route's path parameters.
+    router::match found;
+    try {
+        found = p.routes.find(ex.req.method, ex.req.path, ex.scratch.params);
+        if (found.result == router::outcome::found) decode_params(ex);
+    } catch (...) {
+        // Out of memory while building Allow or decoding: answer, do not crash.
+        set_error(ex.res, 500, reason_phrase(500));
+        log_request(p, ex, started);
+        return;
+    }
+    bool proceed = true;
+    if (!p.before.empty()) {
+        p.before.for_each_matching(ex.req.path, [&](const handler& h) {
+            // A filter that threw has answered; one that set a result or asked to skip
+            // has ended the request.
+            proceed = run(p, h, ex, "a before filter") && !ex.skip && !ex.app_body;
+            return proceed;
+        });
+    }
+    if (proceed) answer(p, ex, found);
+    if (!p.after.empty()) {
+        p.after.for_each_matching(ex.req.path, [&](const handler& h) {
+            run(p, h, ex, "an after filter");
+            return true;
+        });
+    }
+    shape_error(p, ex);
+    decorate(p, ex, true);
+    log_request(p, ex, started);
+}
+
+void dispatch_failure(const pipeline& p, exchange& ex, int status) noexcept {
+    const auto started = start_time(p);
+    ex.res.clear();
+    set_error(ex.res, status, reason_phrase(status));
+    shape_error(p, ex);
+    decorate(p, ex, false);
+    log_request(p, ex, started);
 }
 
 }  // namespace tern::detail

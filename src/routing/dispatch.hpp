@@ -1,18 +1,49 @@
 #pragma once
-// Runs one request through the routes: match, handler, error mapping. Transport-free:
-// strings in, a filled `response` out.
+// Runs one request through the application: CORS preflight, before filters, the route's
+// handler (or a static file, 404, 405), after filters, error handlers, CORS headers,
+// compression, the request logger. Transport-free: a parsed request in, a filled response
+// out.
 
+#include "routing/errors.hpp"
 #include "routing/exchange.hpp"
+#include "routing/filters.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
+#include "web/cors.hpp"
+
+#include <tern/config.hpp>
+#include <tern/context.hpp>
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
 
 namespace tern::detail {
 
-/// Routes `ex.req` and fills `ex.res`: the handler's result; for GET and HEAD without a
-/// route, the static file from `files` (may be null) if one matches; 404 for an unknown
+/// Everything the app registered, fixed while the server runs (read concurrently).
+struct pipeline {
+    router routes;
+    filter_list before;
+    filter_list after;
+    exception_mappers exceptions;
+    std::unordered_map<int, handler> errors;        ///< app.error(status, h)
+    std::unique_ptr<static_files> files;            ///< null: no static files
+    std::unique_ptr<cors_policy> cors;              ///< null: no CORS
+    std::optional<compression_config> compression;  ///< unset: no compression
+    log_handler logger;                             ///< empty: no request logging
+};
+
+/// Answers `ex.req` into `ex.res` through the whole pipeline. The route's handler result;
+/// for GET and HEAD without a route, a static file when one matches; 404 for an unknown
 /// path; 405 + Allow when the path exists for other methods; 204 + Allow for OPTIONS
-/// without an explicit route; the status and message of a thrown `http_error`; 500 for
-/// any other exception. Never throws.
-void dispatch(const router& routes, const static_files* files, exchange& ex) noexcept;
+/// without an explicit route; a thrown exception mapped by the app's mappers, the status
+/// and message of an http_error, else 500. Never throws.
+void dispatch(const pipeline& p, exchange& ex) noexcept;
+
+/// Answers a request the network layer refused (`status` 400..599: a limit, a parse error,
+/// a timeout) into `ex.res`: tern's error body, the app's error(status) handler, CORS
+/// headers, the request logger. `ex.req` holds what was parsed (the head when it was
+/// complete, else nothing). Never throws.
+void dispatch_failure(const pipeline& p, exchange& ex, int status) noexcept;
 
 }  // namespace tern::detail

@@ -6,20 +6,48 @@
 #include "http/response.hpp"
 #include "routing/router.hpp"
 
+#include <tern/context.hpp>
+
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tern::detail {
 
-/// Per-request state behind `tern::context`. The vectors are reused from request to
-/// request on a thread, so matching a route with parameters does not allocate once warm.
+/// One part of a multipart/form-data body as the context hands it out (see web/multipart).
+struct form_part {
+    std::string name;
+    bool is_file = false;
+    std::string filename;  ///< raw, as sent
+    std::string content_type;
+    std::string_view data;  ///< view into the request body
+};
+
+/// Scratch state reused from request to request on one thread, so that the common request
+/// allocates nothing once warm. Lazily filled caches say whether they are filled.
+struct exchange_scratch {
+    std::vector<path_param> params;    ///< raw captures of the matched route
+    std::vector<std::string> decoded;  ///< decoded values, parallel to `params`
+    bool parts_parsed = false;         ///< `parts` holds this request's multipart parts
+    std::vector<form_part> parts;
+
+    /// Forgets the previous request's caches (capacity kept).
+    void reset() noexcept { parts_parsed = false; }
+};
+
+/// Per-request state behind `tern::context`.
 struct exchange {
     request& req;
     response& res;
     std::string_view remote_ip;
-    std::vector<path_param>& params;    ///< raw captures of the matched route
-    std::vector<std::string>& decoded;  ///< decoded values, parallel to `params`
+    exchange_scratch& scratch;
+    std::size_t max_upload_file_size = 0;
+    /// The application set the body (result/text/html/json/redirect): error handlers and
+    /// tern's JSON error rendering leave such a response alone.
+    bool app_body = false;
+    /// A before filter asked to skip the rest of the before filters and the handler.
+    bool skip = false;
 };
 
 }  // namespace tern::detail

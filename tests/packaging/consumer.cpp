@@ -1,8 +1,10 @@
 // The application every packaging test builds (tests/packaging/run.sh): a tern::app on a
 // free loopback port, asked over a real socket for a 200 with a body and for an http_error
 // thrown by the application's own handler (the exception crosses into libtern, shared or
-// static). Exits 0 when both answers are right and libtern's version is the headers'.
+// static), for JSON from <tern/json.hpp>, and for an application exception type mapped by
+// app.exception<E> (its type information crosses into libtern too). Exits 0 when both answers are right and libtern's version is the headers'.
 
+#include <tern/json.hpp>
 #include <tern/tern.hpp>
 
 #include <arpa/inet.h>
@@ -59,10 +61,17 @@ int main() {
     tern::app app;
     app.threads(1);
     app.get("/", [](tern::context& ctx) { ctx.text("hello from a tern consumer"); });
-    app.get("/conflict", [](tern::context&) { throw tern::http_error(409, "taken"); });
+    app.get("/conflict", [](tern::context&) { throw tern::conflict("taken"); });
+    app.get("/json", [](tern::context& ctx) { ctx.json({{"ok", true}}); });
+    struct quota_exceeded {};
+    app.get("/quota", [](tern::context&) { throw quota_exceeded{}; });
+    app.exception<quota_exceeded>(
+        [](quota_exceeded&, tern::context& ctx) { ctx.status(429).text("slow down"); });
     app.start("127.0.0.1", 0);
     const std::string hello = get(app.port(), "/");
     const std::string conflict = get(app.port(), "/conflict");
+    const std::string json = get(app.port(), "/json");
+    const std::string quota = get(app.port(), "/quota");
     app.stop();
 
     // The library linked must be the one whose headers were compiled against.
@@ -71,9 +80,13 @@ int main() {
                                         std::to_string(TERN_VERSION_PATCH);
     const bool ok = headers_version == tern::version() &&
                     answered(hello, "200", "hello from a tern consumer") &&
-                    answered(conflict, "409", "taken");
+                    answered(conflict, "409", "taken") && answered(json, "200", R"({"ok":true})") &&
+                    answered(quota, "429", "slow down");
     std::printf("libtern %s, headers %s: %s\n", tern::version(), headers_version.c_str(),
-                ok ? "200 and 409 as expected" : "unexpected answers");
-    if (!ok) std::printf("GET /:\n%s\nGET /conflict:\n%s\n", hello.c_str(), conflict.c_str());
+                ok ? "200, 409, JSON and 429 as expected" : "unexpected answers");
+    if (!ok) {
+        std::printf("GET /:\n%s\nGET /conflict:\n%s\nGET /json:\n%s\nGET /quota:\n%s\n",
+                    hello.c_str(), conflict.c_str(), json.c_str(), quota.c_str());
+    }
     return ok ? 0 : 1;
 }

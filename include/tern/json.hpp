@@ -1,0 +1,71 @@
+#pragma once
+/// @file json.hpp
+/// JSON for tern handlers with nlohmann_json: `ctx.json(value)` and `ctx.body_as<T>()`.
+/// The only tern header that includes nlohmann_json; include it where you use JSON.
+
+#include <tern/context.hpp>
+#include <tern/http_error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace tern {
+
+/// The JSON value type tern uses (nlohmann::json).
+using json = nlohmann::json;
+
+namespace detail {
+
+/// Connects context's JSON members to nlohmann_json.
+template <>
+struct json_support<json_tag> {
+    /// What `ctx.json({{"key", value}, ...})` takes.
+    using initializer_list = nlohmann::json::initializer_list_t;
+
+    /// `value` as compact JSON text; a value that cannot be represented (e.g. invalid UTF-8
+    /// in a string) throws, which becomes a 500 like any handler exception.
+    template <class T>
+    static std::string dump(const T& value) {
+        return nlohmann::json(value).dump();
+    }
+    /// A JSON literal as compact text.
+    static std::string dump(initializer_list init) { return nlohmann::json(init).dump(); }
+
+    /// `text` parsed and converted to T; http_error 400 when either step fails.
+    template <class T>
+    static T parse(std::string_view text) {
+        nlohmann::json document;
+        try {
+            document = nlohmann::json::parse(text);
+        } catch (const nlohmann::json::parse_error& e) {
+            throw bad_request(
+                std::string("malformed JSON in the request body: ").append(message_of(e.what())));
+        }
+        if constexpr (std::is_same_v<T, nlohmann::json>) {
+            return document;
+        } else {
+            try {
+                return document.get<T>();
+            } catch (const nlohmann::json::exception& e) {
+                throw bad_request(std::string("the JSON request body does not fit: ")
+                                      .append(message_of(e.what())));
+            }
+        }
+    }
+
+private:
+    // nlohmann's messages start with "[json.exception.<kind>.<id>] "; the rest is for people.
+    static std::string_view message_of(std::string_view what) noexcept {
+        if (!what.empty() && what.front() == '[') {
+            const auto end = what.find("] ");
+            if (end != std::string_view::npos) what.remove_prefix(end + 2);
+        }
+        return what;
+    }
+};
+
+}  // namespace detail
+}  // namespace tern

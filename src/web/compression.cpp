@@ -1,0 +1,173 @@
+#include "web/compression.hpp"
+
+#include "http/request.hpp"
+#include "static/accept_encoding.hpp"
+#include "static/header_values.hpp"
+
+#define ZLIB_CONST  // next_in points to const bytes
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <limits>
+
+namespace tern::detail {
+
+namespace {
+
+// Subtypes of application/ that are text or an uncompressed binary format (compared
+// case-insensitively); other application/ types are taken as already compressed or opaque.
+constexpr std::array compressible_application_types = {
+    std::string_view("ecmascript"),
+    std::string_view("graphql"),
+    std::string_view("javascript"),
+    std::string_view("json"),
+    std::string_view("toml"),
+    std::string_view("vnd.ms-fontobject"),
+    std::string_view("wasm"),
+    std::string_view("x-javascript"),
+    std::string_view("x-www-form-urlencoded"),
+    std::string_view("x-yaml"),
+    std::string_view("xml"),
+    std::string_view("yaml"),
+};
+
+/// Calls deflateEnd however gzip_compress leaves.
+struct deflate_stream {
+    z_stream z{};
+    bool open = false;
+    ~deflate_stream() {
+        if (open) deflateEnd(&z);
+    }
+};
+
+bool member_is(std::string_view list, std::string_view token) noexcept {
+    while (!list.empty()) {
+        const std::size_t comma = list.find(',');
+        if (iequals(trim_ows(list.substr(0, comma)), token)) return true;
+        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    }
+    return false;
+}
+
+bool body_allowed(int status) noexcept {
+    // RFC 9110 6.4.1: no content in 1xx, 204 and 304; 206 bodies are byte ranges of the
+    // unencoded representation and cannot be re-encoded afterwards.
+    return status >= 200 && status != 204 && status != 206 && status != 304;
+}
+
+bool has_response_field(const response& res, std::string_view name) noexcept {
+    return std::any_of(res.fields.begin(), res.fields.end(),
+                       [name](const auto& f) { return iequals(f.first, name); });
+}
+
+}  // namespace
+
+bool is_compressible_type(std::string_view content_type) noexcept {
+    const std::string_view media = trim_ows(content_type.substr(0, content_type.find(';')));
+    const std::size_t slash = media.find('/');
+    if (slash == std::string_view::npos) return false;
+    const std::string_view type = media.substr(0, slash);
+    const std::string_view subtype = media.substr(slash + 1);
+    if (subtype.empty()) return false;
+
+    if (iequals(type, "text")) return true;
+    // Structured syntax suffixes (RFC 6839): ld+json, rss+xml, svg+xml, but not epub+zip.
+    const std::size_t plus = subtype.rfind('+');
+    if (plus != std::string_view::npos) {
+        const std::string_view suffix = subtype.substr(plus + 1);
+        return iequals(suffix, "json") || iequals(suffix, "xml");
+    }
+    if (iequals(type, "application")) {
+        return std::any_of(compressible_application_types.begin(),
+                           compressible_application_types.end(),
+                           [subtype](std::string_view t) { return iequals(t, subtype); });
+    }
+    // TrueType and OpenType are uncompressed; woff and woff2 are compressed already.
+    if (iequals(type, "font")) return iequals(subtype, "ttf") || iequals(subtype, "otf");
+    return false;
+}
+
+bool gzip_compress(std::string_view in, int level, std::string& out) {
+    deflate_stream stream;
+    // windowBits 15 + 16 selects the gzip wrapper (RFC 1952) instead of zlib's (RFC 1950).
+    if (deflateInit2(&stream.z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        return false;
+    }
+    stream.open = true;
+
+    // zlib counts in uInt, so a body over 4 GiB goes in and comes out in several steps.
+    constexpr std::size_t max_step = std::numeric_limits<uInt>::max();
+    out.resize(deflateBound(&stream.z, static_cast<uLong>(in.size())));
+    std::size_t in_pos = 0;
+    std::size_t out_pos = 0;
+    for (;;) {
+        if (stream.z.avail_in == 0 && in_pos < in.size()) {
+            const std::size_t step = std::min(in.size() - in_pos, max_step);
+            stream.z.next_in = reinterpret_cast<const Bytef*>(in.data() + in_pos);
+            stream.z.avail_in = static_cast<uInt>(step);
+            in_pos += step;
+        }
+        if (out_pos == out.size()) out.resize(out.size() * 2);
+        const std::size_t room = std::min(out.size() - out_pos, max_step);
+        stream.z.next_out = reinterpret_cast<Bytef*>(out.data() + out_pos);
+        stream.z.avail_out = static_cast<uInt>(room);
+
+        const int flush = in_pos == in.size() ? Z_FINISH : Z_NO_FLUSH;
+        const int rc = deflate(&stream.z, flush);
+        out_pos += room - stream.z.avail_out;
+        if (rc == Z_STREAM_END) break;
+        // Z_BUF_ERROR only says no progress was possible this round; the next round brings
+        // more input or more room.
+        if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
+    }
+    out.resize(out_pos);
+    return true;
+}
+
+void compress_response(response& res, std::span<const header_field> request_headers,
+                       const compression_config& config) {
+    if (res.file.file) return;
+    if (res.body.size() < config.min_size) return;
+    if (!body_allowed(res.status)) return;
+    if (!is_compressible_type(res.content_type)) return;
+    if (has_response_field(res, "Content-Encoding")) return;
+
+    // RFC 9110 12.5.5: the choice depends on Accept-Encoding even when it falls on identity.
+    add_vary(res, "Accept-Encoding");
+    if (parse_accept_encoding(request_headers).gzip == 0) return;
+
+    std::string compressed;
+    if (!gzip_compress(res.body, config.level, compressed)) return;
+    if (compressed.size() >= res.body.size()) return;
+    res.body.swap(compressed);
+    res.fields.emplace_back("Content-Encoding", "gzip");
+    // RFC 9110 8.8.3: a strong entity tag names one exact sequence of bytes, and the gzip
+    // encoding is another one, so the handler's tag can only stand as a weak one.
+    for (auto& [name, value] : res.fields) {
+        if (iequals(name, "ETag") && value.starts_with('"')) value.insert(0, "W/");
+    }
+}
+
+void add_vary(response& res, std::string_view token) {
+    auto first = res.fields.end();
+    for (auto it = res.fields.begin(); it != res.fields.end(); ++it) {
+        if (!iequals(it->first, "Vary")) continue;
+        // "*" already says the response varies on everything (RFC 9110 12.5.5).
+        if (member_is(it->second, "*") || member_is(it->second, token)) return;
+        if (first == res.fields.end()) first = it;
+    }
+    if (first == res.fields.end()) {
+        res.fields.emplace_back("Vary", std::string(token));
+        return;
+    }
+    std::string& value = first->second;
+    if (trim_ows(value).empty()) {
+        value.assign(token);
+    } else {
+        value.append(", ").append(token);
+    }
+}
+
+}  // namespace tern::detail

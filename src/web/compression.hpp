@@ -1,0 +1,42 @@
+#pragma once
+// gzip compression of response bodies (zlib). Transport-free: a filled response in, the
+// same response compressed (or not) out.
+
+#include "http/response.hpp"
+
+#include <tern/config.hpp>
+#include <tern/context.hpp>
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tern::detail {
+
+/// Whether a body of this Content-Type is worth compressing: text/*, application/json and
+/// +json, application/javascript, application/xml and +xml, image/svg+xml,
+/// application/wasm... but not images, audio, video, fonts in woff/woff2, archives or
+/// anything already compressed. Parameters (";charset=...") are ignored; case-insensitive.
+bool is_compressible_type(std::string_view content_type) noexcept;
+
+/// gzip-compresses `in` (RFC 1952 framing via zlib, `level` 1..9) into `out` (replaced).
+/// False when zlib fails (out is then unspecified).
+bool gzip_compress(std::string_view in, int level, std::string& out);
+
+/// Compresses `res.body` in place when all hold: the request is not HEAD-only-framed...
+/// precisely: `res` has a string body (no file body) of at least `config.min_size` bytes;
+/// its status allows a body and is not 206; its Content-Type is compressible; `res.fields`
+/// has no Content-Encoding already; and `request_headers` accept gzip (Accept-Encoding with
+/// gzip or "*" at q > 0; "x-gzip" counts as gzip). Compressed responses get
+/// `Content-Encoding: gzip`. Every response that passed the size/type/status checks gets
+/// `Vary: Accept-Encoding` (merged into an existing Vary field), compressed or not, so
+/// caches keep the variants apart. The body is left as it was if compression would not
+/// make it smaller. Never throws except std::bad_alloc.
+void compress_response(response& res, std::span<const header_field> request_headers,
+                       const compression_config& config);
+
+/// Adds `token` to the Vary field of `res` (creating it, or appending ", token" unless it
+/// is already listed case-insensitively or the value is "*").
+void add_vary(response& res, std::string_view token);
+
+}  // namespace tern::detail

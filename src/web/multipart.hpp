@@ -1,0 +1,59 @@
+#pragma once
+// multipart/form-data bodies (RFC 7578, framing per RFC 2046 5.1). Transport-free: the body
+// is already in memory (bounded by max_body_size); parts are views into it.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tern::detail {
+
+/// One part of a multipart/form-data body.
+struct multipart_part {
+    std::string name;           ///< The `name` parameter of Content-Disposition (unquoted).
+    bool has_filename = false;  ///< Content-Disposition had `filename` or `filename*`.
+    std::string filename;       ///< As sent (filename* decoded from UTF-8 percent form); raw.
+    std::string content_type;   ///< The part's Content-Type; "text/plain" when absent.
+    std::string_view data;      ///< The part's bytes, a view into the body.
+};
+
+/// Limits applied while parsing.
+struct multipart_limits {
+    std::size_t max_file_size = 10 * 1024 * 1024;  ///< Bytes of one part with a filename.
+    std::size_t max_parts = 1000;                  ///< Parts in one body.
+    std::size_t max_part_header_size = 8 * 1024;   ///< Header bytes of one part.
+};
+
+/// How parsing ended.
+enum class multipart_status {
+    ok,
+    malformed,       ///< Not a valid multipart/form-data body: answer 400.
+    file_too_large,  ///< A file part is over max_file_size: answer 413.
+    too_many_parts,  ///< More than max_parts parts: answer 413.
+};
+
+/// The boundary parameter of a `multipart/form-data` Content-Type value (type compared
+/// case-insensitively, parameter name too, value quoted or not); std::nullopt when the type
+/// is something else or the boundary is missing, empty, longer than 70 characters or uses
+/// characters RFC 2046 5.1.1 does not allow.
+std::optional<std::string> multipart_boundary(std::string_view content_type);
+
+/// Splits `body` into parts, appending them to `out`. Strict about framing: the body must
+/// start with the delimiter (a preamble before it is allowed), each part needs a
+/// Content-Disposition: form-data with a name, and the close delimiter must be present
+/// (an epilogue after it is ignored). Part header lines end in CRLF; header values are
+/// unfolded never (obs-fold is malformed). On anything but `ok`, `out` holds the parts read
+/// so far and `message` (when not null) says what was wrong, for the 400/413 body.
+multipart_status parse_multipart(std::string_view body, std::string_view boundary,
+                                 const multipart_limits& limits, std::vector<multipart_part>& out,
+                                 std::string* message = nullptr);
+
+/// A file name safe to use as the last component of a path: the part of `raw` after the
+/// last '/' or '\\', with control characters, NUL and the characters `<>:"|?*` replaced by
+/// '_', leading dots and spaces removed, at most 255 bytes (not splitting a UTF-8
+/// sequence); "upload" when nothing is left (e.g. "..", "", "/").
+std::string safe_filename(std::string_view raw);
+
+}  // namespace tern::detail
