@@ -15,7 +15,8 @@ namespace tern {
 /// this server, and how. Off unless set with `app::cors`.
 struct cors_config {
     /// Origins allowed, exactly as browsers send them ("https://app.example.com",
-    /// "http://localhost:3000"), compared case-insensitively; "*" allows any origin.
+    /// "http://localhost:3000"), compared case-insensitively. "*" (as the only entry) allows
+    /// any origin, "null" included; with a list, "null" is allowed only when listed.
     std::vector<std::string> allowed_origins;
     /// Methods a preflight may ask for (simple GET/HEAD/POST are always allowed).
     std::vector<std::string> allowed_methods = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"};

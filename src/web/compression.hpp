@@ -23,12 +23,13 @@ bool is_compressible_type(std::string_view content_type) noexcept;
 /// False when zlib fails (out is then unspecified).
 bool gzip_compress(std::string_view in, int level, std::string& out);
 
-/// Compresses `res.body` in place when all hold: the request is not HEAD-only-framed...
-/// precisely: `res` has a string body (no file body) of at least `config.min_size` bytes;
-/// its status allows a body and is not 206; its Content-Type is compressible; `res.fields`
-/// has no Content-Encoding already; and `request_headers` accept gzip (Accept-Encoding with
-/// gzip or "*" at q > 0; "x-gzip" counts as gzip). Compressed responses get
-/// `Content-Encoding: gzip`. Every response that passed the size/type/status checks gets
+/// Compresses `res.body` in place when all hold: `res` has a string body (no file body) of
+/// at least `config.min_size` bytes; its status allows a body and is not 206; its
+/// Content-Type is compressible; `res.fields` has no Content-Encoding already; and
+/// `request_headers` accept gzip (Accept-Encoding with gzip or "*" at q > 0; "x-gzip" counts
+/// as gzip). Compressed responses get `Content-Encoding: gzip`, and a strong ETag the
+/// handler set becomes weak (RFC 9110 8.8.3: one strong tag cannot name two byte
+/// sequences). Every response that passed the size/type/status/Content-Encoding checks gets
 /// `Vary: Accept-Encoding` (merged into an existing Vary field), compressed or not, so
 /// caches keep the variants apart. The body is left as it was if compression would not
 /// make it smaller. Never throws except std::bad_alloc.

@@ -26,8 +26,8 @@ void parse_cookie_header(std::string_view value, std::vector<cookie_pair>& out);
 /// "id=42; Path=/; Max-Age=3600; Secure; HttpOnly; SameSite=Lax". Throws
 /// std::invalid_argument when `name` is not an RFC 9110 token, when `value` has a byte
 /// outside cookie-octet (RFC 6265 4.1.1: no CTLs, whitespace, DQUOTE, comma, semicolon,
-/// backslash), when path or domain contain ';' or a CTL, or for SameSite=None without
-/// Secure.
+/// backslash; a DQUOTE-wrapped value is refused too), when path or domain contain ';' or
+/// a CTL, or for SameSite=None without Secure. Expires is clamped to 1970..9999.
 std::string format_set_cookie(std::string_view name, std::string_view value,
                               const cookie_options& options);
 

@@ -16,9 +16,11 @@ namespace tern::detail {
 /// built (all members const).
 class cors_policy {
 public:
-    /// Checks `config`: at least one origin; each origin "*" or "scheme://host[:port]"
-    /// without path or trailing slash; methods and header names RFC 9110 tokens; credentials
-    /// together with "*" refused. Throws std::invalid_argument naming the fault.
+    /// Checks `config`: at least one origin; each origin "null" or "scheme://host[:port]"
+    /// without path, trailing slash, userinfo or the scheme's default port, or "*" as the
+    /// only entry; methods and header names RFC 9110 tokens ("*" not a method, "*" in
+    /// allowed_headers only alone); a non-negative max_age; credentials together with "*"
+    /// refused. Throws std::invalid_argument naming the fault.
     explicit cors_policy(const cors_config& config);
 
     /// A CORS preflight: OPTIONS with Origin and Access-Control-Request-Method.
@@ -33,11 +35,12 @@ public:
     /// a short text body and no Access-Control-* headers.
     void answer_preflight(const request& req, response& res) const;
 
-    /// Adds to an actual (non-preflight) response: when the request has an allowed Origin,
-    /// Access-Control-Allow-Origin, -Allow-Credentials when on and -Expose-Headers when
-    /// configured. Adds `Origin` to Vary (merging with a Vary already in `res.fields`)
-    /// whenever the answer depends on the origin (any list but a credential-less "*").
-    /// Does nothing else for requests without Origin or with an origin not allowed.
+    /// Adds to an actual (non-preflight) response. With the "*" origin (credentials are then
+    /// off): Access-Control-Allow-Origin "*" and -Expose-Headers on every response, with or
+    /// without Origin, and no Vary — "*" also covers the "null" origin. With a list:
+    /// `Vary: Origin` on every response (merged with an existing Vary), and, for a request
+    /// whose Origin is listed ("null" only when listed), Access-Control-Allow-Origin (that
+    /// origin), -Allow-Credentials when on and -Expose-Headers when configured.
     void decorate(const request& req, response& res) const;
 
 private:

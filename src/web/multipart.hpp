@@ -40,11 +40,14 @@ enum class multipart_status {
 /// characters RFC 2046 5.1.1 does not allow.
 std::optional<std::string> multipart_boundary(std::string_view content_type);
 
-/// Splits `body` into parts, appending them to `out`. Strict about framing: the body must
-/// start with the delimiter (a preamble before it is allowed), each part needs a
+/// Splits `body` into parts, appending them to `out`. Strict about framing: the first
+/// delimiter must start a line (a preamble before it is ignored), each part needs a
 /// Content-Disposition: form-data with a name, and the close delimiter must be present
-/// (an epilogue after it is ignored). Part header lines end in CRLF; header values are
-/// unfolded never (obs-fold is malformed). On anything but `ok`, `out` holds the parts read
+/// (an epilogue after it is ignored). Part header lines end in CRLF; obs-fold, a repeated
+/// Content-Disposition or Content-Type, or a repeated name/filename parameter is
+/// malformed. A body of just the close delimiter is ok with no parts (browsers send it for
+/// an empty form). `filename*` (RFC 8187, UTF-8 only) wins over `filename`; one that
+/// cannot be decoded falls back to `filename`. On anything but `ok`, `out` holds the parts read
 /// so far and `message` (when not null) says what was wrong, for the 400/413 body.
 multipart_status parse_multipart(std::string_view body, std::string_view boundary,
                                  const multipart_limits& limits, std::vector<multipart_part>& out,
@@ -53,7 +56,8 @@ multipart_status parse_multipart(std::string_view body, std::string_view boundar
 /// A file name safe to use as the last component of a path: the part of `raw` after the
 /// last '/' or '\\', with control characters, NUL and the characters `<>:"|?*` replaced by
 /// '_', leading dots and spaces removed, at most 255 bytes (not splitting a UTF-8
-/// sequence); "upload" when nothing is left (e.g. "..", "", "/").
+/// sequence); "upload" when nothing is left (e.g. "..", "", "/"). Windows reserved names
+/// (CON, NUL...) and trailing dots or spaces are not handled: tern targets POSIX systems.
 std::string safe_filename(std::string_view raw);
 
 }  // namespace tern::detail

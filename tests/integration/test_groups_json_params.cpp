@@ -51,8 +51,10 @@ TEST_CASE("groups prefix routes, nest, and scope their filters", "[wire][groups]
             api.subgroup("/v2", [](tern::group& v2) {
                 v2.after([](tern::context& ctx) { ctx.header("X-V2", "1"); });
                 v2.post("/items", [](tern::context& ctx) { ctx.status(201).text("created"); });
-                CHECK(v2.prefix() == "/api/v2");
             });
+        });
+        app.group("/x", [](tern::group& x) {
+            x.subgroup("/y", [](tern::group& y) { CHECK(y.prefix() == "/x/y"); });
         });
         CHECK_THROWS_AS(app.group("api", [](tern::group&) {}), std::invalid_argument);
         CHECK_THROWS_AS(app.group("/api/", [](tern::group&) {}), std::invalid_argument);

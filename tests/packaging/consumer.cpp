@@ -2,7 +2,8 @@
 // free loopback port, asked over a real socket for a 200 with a body and for an http_error
 // thrown by the application's own handler (the exception crosses into libtern, shared or
 // static), for JSON from <tern/json.hpp>, and for an application exception type mapped by
-// app.exception<E> (its type information crosses into libtern too). Exits 0 when both answers are right and libtern's version is the headers'.
+// app.exception<E> (its type information crosses into libtern too). Exits 0 when every
+// answer is right and libtern's version is the headers'.
 
 #include <tern/json.hpp>
 #include <tern/tern.hpp>
