@@ -34,7 +34,13 @@ const std::vector<detail::form_part>& parts_of(detail::exchange& ex) {
     if (s.parts_parsed) return s.parts;
     s.parts.clear();
     const auto type = ex.req.header("content-type");
-    const auto boundary = type ? detail::multipart_boundary(*type) : std::nullopt;
+    const bool is_multipart = type && detail::iequals(media_type(*type), "multipart/form-data");
+    const auto boundary = is_multipart ? detail::multipart_boundary(*type) : std::nullopt;
+    // A body declared multipart/form-data that cannot be split is malformed, not "no form":
+    // reading it as empty would hide the client's fields and files from the handler.
+    if (is_multipart && !boundary) {
+        throw bad_request("multipart/form-data without a valid boundary parameter");
+    }
     if (boundary) {
         detail::multipart_limits limits;
         limits.max_file_size = ex.max_upload_file_size;

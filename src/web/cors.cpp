@@ -216,7 +216,14 @@ void cors_policy::answer_preflight(const request& req, response& res) const {
 }
 
 void cors_policy::decorate(const request& req, response& res) const {
+    // A handler that answered CORS itself keeps its answer, as a handler's Content-Encoding
+    // is kept: a second Access-Control-Allow-Origin makes browsers refuse the response
+    // (Fetch, "CORS check": the field must hold one value).
+    const bool handler_answered = std::any_of(
+        res.fields.begin(), res.fields.end(),
+        [](const auto& field) { return iequals(field.first, "Access-Control-Allow-Origin"); });
     if (any_origin_) {
+        if (handler_answered) return;
         // Fetch, "CORS protocol and HTTP caches": a static Access-Control-Allow-Origin is sent
         // on every response, with or without Origin, and without Vary, so that a cached copy
         // of a same-origin response also serves cross-origin readers.
@@ -228,7 +235,7 @@ void cors_policy::decorate(const request& req, response& res) const {
     // Origin: a cache must not hand it to a cross-origin reader (same section).
     add_vary(res, "Origin");
     const auto origin = req.header("Origin");
-    if (!origin || !origin_allowed(any_origin_, origins_, *origin)) return;
+    if (handler_answered || !origin || !origin_allowed(any_origin_, origins_, *origin)) return;
     res.fields.emplace_back("Access-Control-Allow-Origin", std::string(*origin));
     if (credentials_) res.fields.emplace_back("Access-Control-Allow-Credentials", "true");
     if (!exposed_.empty()) res.fields.emplace_back("Access-Control-Expose-Headers", exposed_);

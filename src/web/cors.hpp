@@ -40,7 +40,9 @@ public:
     /// without Origin, and no Vary — "*" also covers the "null" origin. With a list:
     /// `Vary: Origin` on every response (merged with an existing Vary), and, for a request
     /// whose Origin is listed ("null" only when listed), Access-Control-Allow-Origin (that
-    /// origin), -Allow-Credentials when on and -Expose-Headers when configured.
+    /// origin), -Allow-Credentials when on and -Expose-Headers when configured. A response
+    /// that already has Access-Control-Allow-Origin (the handler answered CORS itself) gets
+    /// no Access-Control-* field from here.
     void decorate(const request& req, response& res) const;
 
 private:

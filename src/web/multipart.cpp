@@ -41,9 +41,12 @@ bool is_ows(char c) noexcept { return c == ' ' || c == '\t'; }
 /// Reads the parameters that follow a media type or disposition type, `s` starting at the
 /// first ';': *( OWS ";" OWS [ name "=" ( token / quoted-string ) ] ) (RFC 9110 5.6.6),
 /// calling `fn(name, value)` with the value unquoted. False on a syntax error or as soon as
-/// `fn` returns false.
+/// `fn` returns false. With `browser_quoting` (Content-Disposition of form parts), a
+/// backslash escapes only a following '"' or '\\' and is otherwise itself: browsers do not
+/// escape backslashes in file names (WHATWG HTML form encoding percent-encodes '"', CR and
+/// LF instead), so "C:\\dir\\a.txt" keeps its separators for safe_filename to split on.
 template <class Fn>
-bool for_each_parameter(std::string_view s, Fn&& fn) {
+bool for_each_parameter(std::string_view s, bool browser_quoting, Fn&& fn) {
     std::string value;
     std::size_t i = 0;
     auto skip_ows = [&] {
@@ -70,8 +73,11 @@ bool for_each_parameter(std::string_view s, Fn&& fn) {
                 char c = s[i];
                 if (c == '"') break;
                 if (c == '\\') {
-                    if (++i == s.size()) return false;
-                    c = s[i];
+                    const bool escapes = i + 1 < s.size() && (s[i + 1] == '"' || s[i + 1] == '\\');
+                    if (escapes || !browser_quoting) {
+                        if (++i == s.size()) return false;
+                        c = s[i];
+                    }
                 }
                 if (!is_quoted_text(c)) return false;
                 value += c;
@@ -195,7 +201,7 @@ bool read_disposition(std::string_view value, multipart_part& part, std::string&
         return !duplicate;
     };
     const bool ok = semicolon == std::string_view::npos ||
-                    for_each_parameter(value.substr(semicolon), [&](auto key, auto v) {
+                    for_each_parameter(value.substr(semicolon), true, [&](auto key, auto v) {
                         if (iequals(key, "name")) return take(name, v);
                         if (iequals(key, "filename")) return take(filename, v);
                         if (iequals(key, "filename*")) return take(filename_ext, v);
@@ -235,12 +241,13 @@ std::optional<std::string> multipart_boundary(std::string_view content_type) {
         return std::nullopt;
     }
     std::optional<std::string> boundary;
-    const bool ok = for_each_parameter(content_type.substr(semicolon), [&](auto name, auto v) {
-        if (!iequals(name, "boundary")) return true;
-        if (boundary) return false;  // two boundaries: which one would the sender mean?
-        boundary.emplace(v);
-        return true;
-    });
+    const bool ok =
+        for_each_parameter(content_type.substr(semicolon), false, [&](auto name, auto v) {
+            if (!iequals(name, "boundary")) return true;
+            if (boundary) return false;  // two boundaries: which one would the sender mean?
+            boundary.emplace(v);
+            return true;
+        });
     if (!ok || !boundary || !is_valid_boundary(*boundary)) return std::nullopt;
     return boundary;
 }

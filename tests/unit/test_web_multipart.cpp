@@ -596,6 +596,20 @@ TEST_CASE("multipart: the filename is kept raw; safe_filename is the caller's jo
     CHECK(r.parts[0].filename == R"(..\..\evil "x".txt)");
 }
 
+TEST_CASE("multipart: a backslash in a filename escapes only a quote or a backslash",
+          "[multipart]") {
+    // Browsers send Windows paths (old IE) and Linux names with '\\' unescaped.
+    auto r = parse(one_part("v", R"(name="f"; filename="C:\Users\me\report.pdf")"));
+    REQUIRE(r.status == multipart_status::ok);
+    CHECK(r.parts[0].filename == R"(C:\Users\me\report.pdf)");
+    CHECK(safe_filename(r.parts[0].filename) == "report.pdf");
+    r = parse(one_part("v", R"(name="f"; filename="a\b.txt")"));
+    REQUIRE(r.status == multipart_status::ok);
+    CHECK(r.parts[0].filename == R"(a\b.txt)");
+    // A quoted-pair of the boundary parameter in Content-Type is still RFC 9110's.
+    CHECK(tern::detail::multipart_boundary(R"(multipart/form-data; boundary="a\bc")") == "abc");
+}
+
 TEST_CASE("multipart: an empty filename still marks a file part", "[multipart]") {
     // What browsers send for a file input left empty.
     const std::string body = lines({

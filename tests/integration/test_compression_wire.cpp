@@ -1,0 +1,403 @@
+// gzip compression over the wire: what is compressed and what is not (size, type, encoding
+// already set, static files), the framing of compressed bodies (Content-Length, HEAD,
+// pipelining), Vary, and that it is off unless app.compression() is called.
+
+#include <stdlib.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/raw_client.hpp"
+#include "support/test_server.hpp"
+
+using namespace tern_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+response fetch(const test_server& server, std::string_view bytes) {
+    raw_client c = server.client();
+    c.send(bytes);
+    return c.read_response();
+}
+
+const std::string gzip_accepted = "Accept-Encoding: gzip, deflate, br\r\n";
+
+// Inflates a gzip (or zlib) stream; std::nullopt when it is not one or has trailing bytes.
+std::optional<std::string> inflate_all(std::string_view in) {
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) return std::nullopt;  // 32: detect gzip or zlib
+    std::string out;
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z.avail_in = static_cast<uInt>(in.size());
+    int rc = Z_OK;
+    char buffer[16384];
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef*>(buffer);
+        z.avail_out = sizeof buffer;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buffer, sizeof buffer - z.avail_out);
+        if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // truncated input
+    }
+    const bool complete = rc == Z_STREAM_END && z.avail_in == 0;
+    inflateEnd(&z);
+    if (!complete) return std::nullopt;
+    return out;
+}
+
+// gzip-compresses `in` (for the precompressed static file).
+std::string gzip_of(std::string_view in) {
+    z_stream z{};
+    REQUIRE(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    std::string out(deflateBound(&z, static_cast<uLong>(in.size())), '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z.avail_in = static_cast<uInt>(in.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    const int rc = deflate(&z, Z_FINISH);
+    out.resize(out.size() - z.avail_out);
+    deflateEnd(&z);
+    REQUIRE(rc == Z_STREAM_END);
+    return out;
+}
+
+// Text that compresses well and whose every line differs, so a shifted byte shows.
+std::string big_text(std::size_t lines = 800) {
+    std::string s;
+    for (std::size_t i = 0; i < lines; ++i) {
+        s += "line " + std::to_string(i) + ": the quick brown fox jumps over the lazy dog\n";
+    }
+    return s;
+}
+
+std::string big_json() {
+    std::string s = "[";
+    for (int i = 0; i < 500; ++i) {
+        if (i != 0) s += ',';
+        s += "{\"id\":" + std::to_string(i) + ",\"name\":\"item " + std::to_string(i) +
+             "\",\"tags\":[\"a\",\"b\"]}";
+    }
+    s += "]";
+    return s;
+}
+
+// Bytes that look like a PNG and would compress well if anyone tried.
+std::string fake_png() {
+    std::string s = "\x89PNG\r\n\x1a\n";
+    s.append(8000, '\0');
+    return s;
+}
+
+// Routes with bodies of every kind the tests need.
+void routes(tern::app& app) {
+    app.get("/text", [](tern::context& ctx) { ctx.text(big_text()); });
+    app.get("/json", [](tern::context& ctx) { ctx.json_text(big_json()); });
+    app.get("/sized/{n}", [](tern::context& ctx) {
+        ctx.text(std::string(ctx.path_param<std::size_t>("n"), 'a'));
+    });
+    app.get("/png", [](tern::context& ctx) { ctx.content_type("image/png").result(fake_png()); });
+    app.get("/encoded", [](tern::context& ctx) {
+        // The handler compressed the body itself (or pretends to): leave it alone.
+        ctx.header("Content-Encoding", "br").content_type("text/plain").result(big_text());
+    });
+    app.get("/etag", [](tern::context& ctx) { ctx.header("ETag", "\"v1\"").text(big_text()); });
+    app.get("/vary", [](tern::context& ctx) { ctx.header("Vary", "Cookie").text(big_text()); });
+    app.get("/small", [](tern::context& ctx) { ctx.text("tiny"); });
+}
+
+// Checks that `r` is `original` gzipped: the fields, the framing and the bytes.
+void check_gzipped(const response& r, const std::string& original) {
+    INFO(describe(r));
+    CHECK(r.status == 200);
+    check_common_headers(r);
+    CHECK(r.header("Content-Encoding") == "gzip");
+    CHECK(r.header_count("Content-Encoding") == 1);
+    CHECK(r.header("Vary") == "Accept-Encoding");
+    CHECK(r.header("Content-Length") == std::to_string(r.body.size()));
+    CHECK(r.body.size() < original.size() / 4);
+    REQUIRE(r.body.size() > 2);
+    CHECK(static_cast<unsigned char>(r.body[0]) == 0x1f);  // the gzip magic (RFC 1952 2.3.1)
+    CHECK(static_cast<unsigned char>(r.body[1]) == 0x8b);
+    const auto inflated = inflate_all(r.body);
+    REQUIRE(inflated.has_value());
+    CHECK(inflated->size() == original.size());
+    CHECK(*inflated == original);
+}
+
+// Checks that `r` is `original` as it is, with the Vary a negotiated response needs
+// (`vary`) or none.
+void check_identity(const response& r, const std::string& original,
+                    std::optional<std::string> vary) {
+    INFO(describe(r));
+    CHECK(r.status == 200);
+    check_common_headers(r);
+    CHECK_FALSE(r.header("Content-Encoding"));
+    CHECK(r.header("Content-Length") == std::to_string(original.size()));
+    CHECK(r.body == original);
+    CHECK(r.header("Vary") == vary);
+}
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string pattern = (fs::temp_directory_path() / "tern-gzip-XXXXXX").string();
+        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~temp_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+    void write(const fs::path& rel, const std::string& content) const {
+        std::ofstream(path / rel, std::ios::binary)
+            .write(content.data(), static_cast<std::streamsize>(content.size()));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a large text or JSON response is gzipped for a client that accepts it",
+          "[wire][compression]") {
+    test_server server([](tern::app& app) {
+        routes(app);
+        app.compression();
+    });
+    auto r = fetch(server, get_request("/text", gzip_accepted));
+    check_gzipped(r, big_text());
+    CHECK(r.header("Content-Type") == "text/plain; charset=utf-8");
+
+    r = fetch(server, get_request("/json", "Accept-Encoding: gzip\r\n"));
+    check_gzipped(r, big_json());
+    CHECK(r.header("Content-Type") == "application/json");
+
+    // Codings are case-insensitive; "*" and "x-gzip" count as gzip.
+    for (const char* accept : {"GZIP", "*", "x-gzip", "br;q=1, gzip;q=0.5", "identity, gzip"}) {
+        INFO("Accept-Encoding: " << accept);
+        r = fetch(server, get_request("/text", "Accept-Encoding: " + std::string(accept) + "\r\n"));
+        check_gzipped(r, big_text());
+    }
+}
+
+TEST_CASE("without an acceptable gzip the body goes as it is, still with Vary",
+          "[wire][compression]") {
+    test_server server([](tern::app& app) {
+        routes(app);
+        app.compression();
+    });
+    check_identity(fetch(server, get_request("/text")), big_text(), "Accept-Encoding");
+    for (const char* accept : {"identity", "br, deflate", "gzip;q=0", "*;q=0", "gzip;q=0, *"}) {
+        INFO("Accept-Encoding: " << accept);
+        const auto r =
+            fetch(server, get_request("/text", "Accept-Encoding: " + std::string(accept) + "\r\n"));
+        check_identity(r, big_text(), "Accept-Encoding");
+    }
+}
+
+TEST_CASE("bodies under min_size and incompressible types are not compressed",
+          "[wire][compression]") {
+    test_server server([](tern::app& app) {
+        routes(app);
+        app.compression();  // min_size 1024
+    });
+    check_identity(fetch(server, get_request("/sized/1023", gzip_accepted)), std::string(1023, 'a'),
+                   std::nullopt);
+    check_gzipped(fetch(server, get_request("/sized/1024", gzip_accepted)), std::string(1024, 'a'));
+    check_identity(fetch(server, get_request("/small", gzip_accepted)), "tiny", std::nullopt);
+
+    const auto r = fetch(server, get_request("/png", gzip_accepted));
+    check_identity(r, fake_png(), std::nullopt);
+    CHECK(r.header("Content-Type") == "image/png");
+}
+
+TEST_CASE("compression_config sets min_size and level", "[wire][compression]") {
+    test_server server([](tern::app& app) {
+        routes(app);
+        tern::compression_config cfg;
+        cfg.min_size = 100;
+        cfg.level = 9;
+        app.compression(cfg);
+    });
+    check_identity(fetch(server, get_request("/sized/99", gzip_accepted)), std::string(99, 'a'),
+                   std::nullopt);
+    check_gzipped(fetch(server, get_request("/sized/100", gzip_accepted)), std::string(100, 'a'));
+    check_gzipped(fetch(server, get_request("/text", gzip_accepted)), big_text());
+
+    tern::app app;
+    tern::compression_config bad;
+    bad.level = 0;
+    CHECK_THROWS_AS(app.compression(bad), std::invalid_argument);
+    bad.level = 10;
+    CHECK_THROWS_AS(app.compression(bad), std::invalid_argument);
+}
+
+TEST_CASE("HEAD gets the Content-Length of the gzipped GET and no body", "[wire][compression]") {
+    test_server server([](tern::app& app) {
+        routes(app);
+        app.compression();
+    });
+    raw_client c = server.client();
+    c.send(get_request("/text", gzip_accepted));
+    const auto get = c.read_response();
+    check_gzipped(get, big_text());
+
+    c.send("HEAD /text HTTP/1.1\r\nHost: localhost\r\n" + gzip_accepted + "\r\n");
+    const auto head = c.read_response(true);
+    INFO(describe(head));
+    CHECK(head.status == 200);
+    CHECK(head.body.empty());
+    CHECK(head.header("Content-Encoding") == "gzip");
+    CHECK(head.header("Vary") == "Accept-Encoding");
+    CHECK(head.header("Content-Length") == get.header("Content-Length"));
+
+    // HEAD without gzip: the identity length.
+    c.send("HEAD /text HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    const auto plain = c.read_response(true);
+    CHECK(plain.header("Content-Length") == std::to_string(big_text().size()));
+    CHECK_FALSE(plain.header("Content-Encoding"));
+
+    // Nothing was sent after the HEAD answers: the next response parses cleanly.
+    c.send(get_request(alive_path));
+    const auto next = c.read_response();
+    CHECK(next.status == 200);
+    CHECK(next.body == "alive");
+}
+
+TEST_CASE("a Content-Encoding the handler set is left alone", "[wire][compression]") {
+    test_server server([](tern::app& app) {
+        routes(app);
+        app.compression();
+    });
+    const auto r = fetch(server, get_request("/encoded", gzip_accepted));
+    INFO(describe(r));
+    CHECK(r.status == 200);
+    CHECK(r.header("Content-Encoding") == "br");
+    CHECK(r.header_count("Content-Encoding") == 1);
+    CHECK(r.body == big_text());
+    CHECK(r.header("Content-Length") == std::to_string(big_text().size()));
+}
+
+TEST_CASE("gzip weakens a strong ETag and merges Accept-Encoding into the handler's Vary",
+          "[wire][compression]") {
+    test_server server([](tern::app& app) {
+        routes(app);
+        app.compression();
+    });
+    auto r = fetch(server, get_request("/etag", gzip_accepted));
+    CHECK(r.header("Content-Encoding") == "gzip");
+    CHECK(r.header("ETag") == "W/\"v1\"");
+    r = fetch(server, get_request("/etag"));
+    CHECK_FALSE(r.header("Content-Encoding"));
+    CHECK(r.header("ETag") == "\"v1\"");
+
+    r = fetch(server, get_request("/vary", gzip_accepted));
+    INFO(describe(r));
+    CHECK(r.header("Content-Encoding") == "gzip");
+    CHECK(r.header_count("Vary") == 1);
+    CHECK(r.header("Vary") == "Cookie, Accept-Encoding");
+}
+
+TEST_CASE("static files are not gzipped on the fly; a precompressed .gz is sent as it is",
+          "[wire][compression]") {
+    temp_dir dir;
+    const std::string page = big_text(600);
+    const std::string gz = gzip_of(page);
+    dir.write("page.txt", page);
+    dir.write("pre.txt", page);
+    dir.write("pre.txt.gz", gz);
+    test_server server([&](tern::app& app) {
+        app.compression();
+        app.static_files(dir.path.string());
+    });
+
+    // No .gz beside it: the file as it is, although the client takes gzip.
+    auto r = fetch(server, get_request("/page.txt", gzip_accepted));
+    INFO(describe(r));
+    CHECK(r.status == 200);
+    CHECK_FALSE(r.header("Content-Encoding"));
+    CHECK(r.header("Content-Length") == std::to_string(page.size()));
+    CHECK(r.body == page);
+    CHECK(r.header_count("Vary") == 1);
+
+    // A .gz beside it: its bytes, not compressed again.
+    r = fetch(server, get_request("/pre.txt", "Accept-Encoding: gzip\r\n"));
+    CHECK(r.status == 200);
+    CHECK(r.header("Content-Encoding") == "gzip");
+    CHECK(r.header_count("Content-Encoding") == 1);
+    CHECK(r.header("Content-Length") == std::to_string(gz.size()));
+    CHECK(r.body == gz);
+    CHECK(inflate_all(r.body) == page);
+
+    r = fetch(server, get_request("/pre.txt"));
+    CHECK(r.status == 200);
+    CHECK_FALSE(r.header("Content-Encoding"));
+    CHECK(r.body == page);
+}
+
+TEST_CASE("pipelined requests mixing gzip and identity all come back right",
+          "[wire][compression]") {
+    test_server server([](tern::app& app) {
+        routes(app);
+        app.compression();
+    });
+    raw_client c = server.client();
+    std::string batch;
+    batch += get_request("/text", gzip_accepted);
+    batch += get_request("/json");
+    batch += get_request("/small", gzip_accepted);
+    batch += "HEAD /json HTTP/1.1\r\nHost: localhost\r\n" + gzip_accepted + "\r\n";
+    batch += get_request("/png", gzip_accepted);
+    batch += get_request("/json", gzip_accepted);
+    batch += get_request("/sized/5000");
+    c.send(batch);
+
+    check_gzipped(c.read_response(), big_text());
+    check_identity(c.read_response(), big_json(), "Accept-Encoding");
+    check_identity(c.read_response(), "tiny", std::nullopt);
+    const auto head = c.read_response(true);
+    CHECK(head.header("Content-Encoding") == "gzip");
+    CHECK(head.body.empty());
+    check_identity(c.read_response(), fake_png(), std::nullopt);
+    const auto json = c.read_response();
+    check_gzipped(json, big_json());
+    CHECK(head.header("Content-Length") == json.header("Content-Length"));
+    check_identity(c.read_response(), std::string(5000, 'a'), "Accept-Encoding");
+    CHECK(c.buffered().empty());
+}
+
+TEST_CASE("the request logger sees the compressed length", "[wire][compression]") {
+    std::atomic<std::uint64_t> logged{0};
+    test_server server([&](tern::app& app) {
+        routes(app);
+        app.compression();
+        app.request_logger([&](const tern::context& ctx, std::chrono::nanoseconds) {
+            if (ctx.path() == "/text") logged = ctx.response_length();
+        });
+    });
+    const auto r = fetch(server, get_request("/text", gzip_accepted));
+    CHECK(r.header("Content-Encoding") == "gzip");
+    CHECK(logged == r.body.size());
+}
+
+TEST_CASE("compression is off unless app.compression() is called", "[wire][compression]") {
+    test_server server(routes);
+    for (const char* target : {"/text", "/json", "/sized/5000"}) {
+        INFO("target " << target);
+        const auto r = fetch(server, get_request(target, gzip_accepted));
+        INFO(describe(r));
+        CHECK(r.status == 200);
+        CHECK_FALSE(r.header("Content-Encoding"));
+        CHECK_FALSE(r.header("Vary"));
+        CHECK(r.header("Content-Length") == std::to_string(r.body.size()));
+    }
+    CHECK(fetch(server, get_request("/text", gzip_accepted)).body == big_text());
+    CHECK_FALSE(server.app().settings().compression.has_value());
+}
