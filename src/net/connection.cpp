@@ -39,7 +39,9 @@ connection::~connection() = default;
 void connection::start() {
     std::error_code ec;
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
-    socket_.native_non_blocking(true, ec);  // file bodies are written with sendfile(2)
+    // Writes are tried directly before waiting (write_some) and file bodies go out with
+    // sendfile(2): both need a socket that never blocks.
+    socket_.non_blocking(true, ec);
     const auto peer = socket_.remote_endpoint(ec);
     if (!ec) remote_ip_ = peer.address().to_string();
     // A client that connects and sends nothing is closed without an answer.
@@ -195,8 +197,23 @@ void connection::write() {
 }
 
 void connection::write_some() {
-    // The write deadline is on progress, not on the whole response: each completed piece
-    // moves it on, so a slow reader of a large response is served and a stalled one is not.
+    // First a plain non-blocking send: the socket buffer almost always takes a batch of
+    // responses whole, and then no asynchronous operation (with its allocation, queueing
+    // and completion dispatch) is needed at all.
+    std::error_code sent;
+    while (written_ < out_.size()) {
+        const std::size_t n =
+            socket_.write_some(asio::buffer(out_.data() + written_, out_.size() - written_), sent);
+        if (sent) break;
+        written_ += n;
+    }
+    if (sent != asio::error::would_block && sent != asio::error::try_again) {
+        on_write(sent);  // all written, or the connection failed
+        return;
+    }
+    // The client is not reading fast enough: wait for room. The write deadline is on
+    // progress, not on the whole response: each completed piece moves it on, so a slow
+    // reader of a large response is served and a stalled one is not.
     set_deadline(write_timeout_, deadline_kind::write);
     auto self = shared_from_this();
     socket_.async_write_some(
@@ -304,7 +321,12 @@ void connection::after_write() {
         return;
     }
     if (!input_.empty()) {
-        consume_input();  // pipelined requests that waited behind a file body
+        // Pipelined requests that waited behind a file body. Posted, not called: writes
+        // complete synchronously, and a pipeline of many file requests must not nest
+        // consume_input -> write -> after_write calls one inside the other.
+        asio::post(socket_.get_executor(), [self = shared_from_this()] {
+            if (self->phase_ == phase::writing) self->consume_input();
+        });
         return;
     }
     set_deadline(owner_.settings().keep_alive_timeout, deadline_kind::idle);
