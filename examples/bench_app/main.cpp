@@ -7,8 +7,6 @@
 
 #include <tern/tern.hpp>
 
-#include <fmt/core.h>
-
 #include <charconv>
 #include <cstdio>
 #include <string>
@@ -30,7 +28,7 @@ int main(int argc, char** argv) {
     unsigned threads = 1;
     if ((argc > 1 && !parse_number(argv[1], port)) ||
         (argc > 2 && !parse_number(argv[2], threads))) {
-        fmt::print(stderr, "usage: bench_app [port] [threads] [static_dir]\n");
+        std::fprintf(stderr, "usage: bench_app [port] [threads] [static_dir]\n");
         return 2;
     }
 
@@ -48,7 +46,7 @@ int main(int argc, char** argv) {
         ctx.content_type("application/json").result(std::string(ctx.body()));
     });
 
-    fmt::print("bench_app: listening on http://127.0.0.1:{}/ with {} thread(s)\n", port, threads);
+    std::printf("bench_app: listening on http://127.0.0.1:%u/ with %u thread(s)\n", port, threads);
     std::fflush(stdout);
     app.listen("127.0.0.1", port);
     return 0;

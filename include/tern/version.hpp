@@ -4,8 +4,11 @@
 
 #include <tern/export.hpp>
 
+/// Major version of the headers: a change breaks the API.
 #define TERN_VERSION_MAJOR 0
+/// Minor version of the headers: additions that keep the API.
 #define TERN_VERSION_MINOR 1
+/// Patch version of the headers: fixes only.
 #define TERN_VERSION_PATCH 0
 
 namespace tern {

@@ -2,17 +2,14 @@
 // README's text is this file's). Built, not run: it would block on port 8080.
 // clang-format off
 #include <tern/tern.hpp>
-#include <fmt/core.h>
+#include <string>
 
 int main() {
     tern::app app;
     app.max_body_size(1024 * 1024).max_header_count(50);
-
-    app.get("/", [](tern::context& ctx) {
-        ctx.text(fmt::format("An incoming {} request!", ctx.method()));
-    });
+    app.get("/", [](tern::context& ctx) { ctx.text("Hello from tern!"); });
     app.get("/users/{id}", [](tern::context& ctx) {
-        ctx.text(fmt::format("user {}", ctx.path_param("id")));
+        ctx.text("user " + std::string(ctx.path_param("id")));
     });
     app.post("/", [](tern::context& ctx) {
         ctx.status(201).content_type("text/plain").result("Created!");

@@ -5,6 +5,9 @@
 #include <tern/json.hpp>
 #include <tern/tern.hpp>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -57,4 +60,32 @@ app.request_logger([](const tern::context& ctx, std::chrono::nanoseconds took) {
 });
 }
 }  // namespace docs_logging
+namespace docs_shutdown {
+void signals(tern::app& app) {
+// Block SIGINT and SIGTERM before start(): tern's threads inherit the mask, so the
+// signals wait for sigwait() below instead of killing the process.
+sigset_t stop_signals;
+sigemptyset(&stop_signals);
+sigaddset(&stop_signals, SIGINT);
+sigaddset(&stop_signals, SIGTERM);
+pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+app.start("0.0.0.0", 8080);
+// ... the program's own work, on this thread or others ...
+int signal_number = 0;
+sigwait(&stop_signals, &signal_number);
+app.stop();  // drains as listen() would, then returns
+}
+void drain() {
+tern::config cfg;
+cfg.drain_timeout = std::chrono::seconds(30);  // e.g. for long uploads
+tern::app app(cfg);
+}
+void from_a_handler(tern::app& app) {
+app.post("/admin/shutdown", [&app](tern::context& ctx) {
+    app.stop();        // begins the stop and returns at once
+    ctx.text("bye\n");  // this response still goes out, with Connection: close
+});
+}
+}  // namespace docs_shutdown
 // clang-format on
