@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [seconds=60]
 #
-# The parser harness gets two thirds of the time, the router harness the rest. Seeds come
+# The parser harness gets half the time, the router and forms harnesses a quarter each. Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
 # only read. New inputs, crash files and logs go to the build directory
@@ -24,13 +24,14 @@ h2o_corpus=${TERN_H2O_CORPUS:-../shared/corpus/h2o-http1}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DTERN_BUILD_FUZZERS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
-cmake --build "$build" --target fuzz_parser fuzz_router
+cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-parser_time=$((seconds * 2 / 3))
-router_time=$((seconds - parser_time))
+parser_time=$((seconds / 2))
+router_time=$((seconds / 4))
+forms_time=$((seconds - parser_time - router_time))
 failed=0
 summary=()
 
@@ -65,6 +66,7 @@ run_fuzzer() {
 
 run_fuzzer parser "$parser_time" "$h2o_corpus"
 run_fuzzer router "$router_time"
+run_fuzzer forms "$forms_time"
 
 echo
 for line in "${summary[@]}"; do echo "$line"; done
