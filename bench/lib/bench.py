@@ -26,7 +26,7 @@ from load import (display_command, idle_connections, make_workloads, measure_run
                   run_wrk, startup_times, wrk_command)
 from report import (fmt_num, gnuplot_chart, headline_table, med, stalled, summarise, summary_block, tern_health,
                     update_docs, write_report)
-from servers import ALL_PEERS, LABELS, Peer, Peers, stop_proc, wait_ready
+from servers import ALL_PEERS, EXTRA_PEERS, LABELS, Peer, Peers, stop_proc, wait_ready
 
 
 def main():
@@ -74,7 +74,7 @@ def main():
     peers: dict[str, Peer] = {}
     for i, name in enumerate(wanted):
         if name not in LABELS:
-            log(f"unknown peer '{name}'; known: {', '.join(ALL_PEERS)}")
+            log(f"unknown peer '{name}'; known: {', '.join(ALL_PEERS + EXTRA_PEERS)}")
             continue
         label, note = LABELS[name]
         pr = Peer(name, label, note.replace("{n}", str(a.server_threads)))
@@ -221,7 +221,7 @@ def main():
             for pr in running:
                 if pr.name == "httplib":
                     continue  # a thread per connection from a pool of 8: the rest would wait
-                port = a.base_port + 100 + ALL_PEERS.index(pr.name)
+                port = a.base_port + 100 + (ALL_PEERS + EXTRA_PEERS).index(pr.name)
                 p = peers_obj.spawn(pr.name, port, server_cpus, out_dir / "raw" / f"{pr.name}-idle.log")
                 try:
                     if not wait_ready(p, port):

@@ -45,6 +45,7 @@ class Peers:
         """Empty when the peer can run, else why not."""
         need = {
             "tern": self.build / "bench_app" / "bench_app",
+            "tern-1t": self.build / "bench_app" / "bench_app",
             "ceiling": self.build / "ceiling",
             "beast": self.build / "beast",
             "httplib": self.build / "httplib",
@@ -75,6 +76,10 @@ class Peers:
         t = str(self.threads)
         if name == "tern":
             return [str(self.bench_app_path()), str(port), t, str(self.www)], env
+        if name == "tern-1t":
+            # tern with one worker whatever --server-threads says, to run beside "tern"
+            # with --server-threads 2 in the same interleaved rounds.
+            return [str(self.bench_app_path()), str(port), "1", str(self.www)], env
         if name == "ceiling":
             return [str(self.build / "ceiling"), str(port)], env
         if name == "beast":
@@ -138,8 +143,11 @@ def wait_ready(p: subprocess.Popen, port: int, timeout: float = 15.0) -> bool:
 
 
 ALL_PEERS = ["tern", "ceiling", "nginx", "h2o", "beast", "go", "node", "httplib"]
+# Peers run only when asked for with --peers.
+EXTRA_PEERS = ["tern-1t"]
 LABELS = {
     "tern": ("tern `examples/bench_app`", "`threads({n})`"),
+    "tern-1t": ("tern `examples/bench_app` again", "`threads(1)` whatever --server-threads says"),
     "ceiling": ("bench/peers/ceiling.c: one epoll loop, answers every `\\r\\n\\r\\n` with "
                 "canned bytes, parses nothing", ""),
     "nginx": ("nginx (Debian), `return 200`", "`worker_processes {n}`, plus its idle master process; "
