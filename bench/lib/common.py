@@ -228,7 +228,7 @@ def binary_sizes(args, work: Path) -> list[tuple[str, int, str]]:
     build = Path(args.build_dir)
     rows = []
     for label, path in (("tern `hello`", build / "tern" / "examples" / "hello" / "hello"),
-                        ("tern `bench_app`", build / "bench_app" / "bench_app"),
+                        ("tern `bench_app`", build / "tern" / "examples" / "bench_app" / "bench_app"),
                         ("ceiling", build / "ceiling"), ("beast", build / "beast"),
                         ("httplib", build / "httplib"), ("go", build / "go-peer")):
         if not path.exists():

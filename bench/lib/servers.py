@@ -44,8 +44,8 @@ class Peers:
     def available(self, name: str) -> str:
         """Empty when the peer can run, else why not."""
         need = {
-            "tern": self.build / "bench_app" / "bench_app",
-            "tern-1t": self.build / "bench_app" / "bench_app",
+            "tern": self.bench_app_path(),
+            "tern-1t": self.bench_app_path(),
             "ceiling": self.build / "ceiling",
             "beast": self.build / "beast",
             "httplib": self.build / "httplib",
@@ -57,7 +57,8 @@ class Peers:
         return "" if shutil.which(tool) else f"`{tool}` is not installed"
 
     def bench_app_path(self) -> Path:
-        return self.build / "bench_app" / "bench_app"
+        # Built by tern's own examples/CMakeLists.txt inside the superbuild.
+        return self.build / "tern" / "examples" / "bench_app" / "bench_app"
 
     def render(self, template: str, port: int, dest: Path, echo: bool = False) -> Path:
         text = (BENCH / "peers" / template).read_text()

@@ -22,12 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
 const std::string gzip_accepted = "Accept-Encoding: gzip, deflate, br\r\n";
 
 // Inflates a gzip (or zlib) stream; std::nullopt when it is not one or has trailing bytes.

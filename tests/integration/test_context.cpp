@@ -11,16 +11,6 @@
 
 using namespace tern_test;
 
-namespace {
-
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
-}  // namespace
-
 TEST_CASE("method() is the request method as sent", "[wire][context]") {
     test_server server([](tern::app& app) {
         const tern::handler echo_method = [](tern::context& ctx) {

@@ -15,12 +15,6 @@ using namespace tern_test;
 
 namespace {
 
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
 // The values of every Set-Cookie field, in the order they arrived.
 std::vector<std::string> set_cookies(const response& r) {
     std::vector<std::string> out;

@@ -16,12 +16,6 @@ namespace {
 
 constexpr std::string_view app_origin = "https://app.example.com";
 
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
 // An OPTIONS preflight for `method` on `target` from `origin`, asking for `headers`
 // (none when empty).
 std::string preflight(std::string_view target, std::string_view origin, std::string_view method,

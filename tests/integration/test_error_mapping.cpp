@@ -11,12 +11,6 @@ using namespace tern_test;
 
 namespace {
 
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
 struct app_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };

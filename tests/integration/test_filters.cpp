@@ -10,16 +10,6 @@
 
 using namespace tern_test;
 
-namespace {
-
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
-}  // namespace
-
 TEST_CASE("before filters run in order before the handler, after filters after it",
           "[wire][filters]") {
     test_server server([](tern::app& app) {

@@ -15,12 +15,6 @@ using namespace tern_test;
 
 namespace {
 
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
 struct todo {
     int id = 0;
     std::string title;

@@ -10,17 +10,6 @@
 
 using namespace tern_test;
 
-namespace {
-
-// One connection, one GET, one response.
-response fetch(const test_server& server, std::string_view target) {
-    raw_client c = server.client();
-    c.send(get_request(target));
-    return c.read_response();
-}
-
-}  // namespace
-
 TEST_CASE("every response has an HTTP/1.1 status line, an IMF-fixdate Date and a Content-Length",
           "[wire][headers]") {
     test_server server([](tern::app& app) {
@@ -28,7 +17,7 @@ TEST_CASE("every response has an HTTP/1.1 status line, an IMF-fixdate Date and a
         app.get("/boom", [](tern::context&) { throw std::runtime_error("boom"); });
     });
     for (const char* target : {"/text", "/missing", "/boom"}) {
-        const response r = fetch(server, target);
+        const response r = fetch(server, get_request(target));
         INFO(target << " -> " << describe(r));
         check_common_headers(r);
         REQUIRE(r.header("Content-Length").has_value());
@@ -40,7 +29,7 @@ TEST_CASE("a 200 text response has the status, the body and an exact Content-Len
           "[wire][headers]") {
     test_server server(
         [](tern::app& app) { app.get("/", [](tern::context& ctx) { ctx.text("hello"); }); });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     INFO(describe(r));
     CHECK(r.status == 200);
     CHECK(r.body == "hello");
@@ -70,7 +59,7 @@ TEST_CASE("a 204 response has no Content-Length, no Content-Type and no body byt
 
 TEST_CASE("a response without a body has Content-Length 0 and no Content-Type", "[wire][headers]") {
     test_server server([](tern::app& app) { app.get("/empty", [](tern::context&) {}); });
-    const response r = fetch(server, "/empty");
+    const response r = fetch(server, get_request("/empty"));
     INFO(describe(r));
     CHECK(r.status == 200);
     CHECK(r.header("Content-Length") == "0");
@@ -81,7 +70,7 @@ TEST_CASE("a response without a body has Content-Length 0 and no Content-Type", 
 TEST_CASE("text() sends text/plain; charset=utf-8", "[wire][headers]") {
     test_server server(
         [](tern::app& app) { app.get("/", [](tern::context& ctx) { ctx.text("plain"); }); });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     CHECK(r.header("Content-Type") == "text/plain; charset=utf-8");
     CHECK(r.body == "plain");
 }
@@ -89,7 +78,7 @@ TEST_CASE("text() sends text/plain; charset=utf-8", "[wire][headers]") {
 TEST_CASE("html() sends text/html; charset=utf-8", "[wire][headers]") {
     test_server server(
         [](tern::app& app) { app.get("/", [](tern::context& ctx) { ctx.html("<p>hi</p>"); }); });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     CHECK(r.header("Content-Type") == "text/html; charset=utf-8");
     CHECK(r.body == "<p>hi</p>");
 }
@@ -97,7 +86,7 @@ TEST_CASE("html() sends text/html; charset=utf-8", "[wire][headers]") {
 TEST_CASE("result() without a content type sends the body and no Content-Type", "[wire][headers]") {
     test_server server(
         [](tern::app& app) { app.get("/", [](tern::context& ctx) { ctx.result("raw"); }); });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     INFO(describe(r));
     CHECK(r.status == 200);
     CHECK(r.body == "raw");
@@ -128,7 +117,7 @@ TEST_CASE("result() keeps a content type set before it", "[wire][headers]") {
             ctx.result("bytes");
         });
     });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     CHECK(r.header("Content-Type") == "application/octet-stream");
     CHECK(r.body == "bytes");
 }
@@ -141,7 +130,7 @@ TEST_CASE("results are set, not sent: the last body setter wins with its content
             ctx.html("b");
         });
     });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     INFO(describe(r));
     CHECK(r.body == "b");
     CHECK(r.header("Content-Type") == "text/html; charset=utf-8");
@@ -155,7 +144,7 @@ TEST_CASE("a header set by the handler appears in the response", "[wire][headers
             ctx.text("ok");
         });
     });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     INFO(describe(r));
     CHECK(r.header("X-A") == "1");
     CHECK(r.header_count("X-A") == 1);
@@ -169,7 +158,7 @@ TEST_CASE("setting a header twice keeps only the last value", "[wire][headers]")
             ctx.text("ok");
         });
     });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     INFO(describe(r));
     CHECK(r.header_count("X-A") == 1);
     CHECK(r.header("X-A") == "2");
@@ -195,7 +184,7 @@ TEST_CASE("headers managed by tern or breaking the header block are refused by h
         });
     });
     for (const char* which : {"content-length", "transfer-encoding", "date", "crlf", "bad-name"}) {
-        const response r = fetch(server, std::string("/probe/") + which);
+        const response r = fetch(server, get_request(std::string("/probe/") + which));
         INFO(which << " -> " << describe(r));
         CHECK(r.status == 200);
         CHECK(r.body == "refused");
@@ -219,7 +208,7 @@ TEST_CASE("status() refuses codes outside 100..999", "[wire][headers]") {
             ctx.status(200).text(out);
         });
     });
-    const response r = fetch(server, "/");
+    const response r = fetch(server, get_request("/"));
     CHECK(r.status == 200);
     CHECK(r.body == "refused refused refused ");
 }

@@ -11,12 +11,6 @@ using namespace tern_test;
 
 namespace {
 
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
 std::string joined(const std::vector<std::string>& values) {
     std::string out;
     for (const auto& v : values) out += "[" + v + "]";

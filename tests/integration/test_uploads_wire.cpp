@@ -17,12 +17,6 @@ namespace {
 
 constexpr std::string_view boundary = "----terntestBoundary7MA4YWxkTrZu0gW";
 
-response fetch(const test_server& server, std::string_view bytes) {
-    raw_client c = server.client();
-    c.send(bytes);
-    return c.read_response();
-}
-
 // One part of a multipart body: its Content-Disposition parameters after "form-data; ",
 // an optional Content-Type, and its bytes.
 struct part {

@@ -66,6 +66,13 @@ private:
     tern::app app_;
 };
 
+/// Sends `bytes` on a new connection to `server` and reads one response.
+inline response fetch(const test_server& server, std::string_view bytes) {
+    raw_client c = server.client();
+    c.send(bytes);
+    return c.read_response();
+}
+
 /// Checks the headers every response carries: an HTTP/1.1 status line and an IMF-fixdate
 /// Date; a Content-Length except on 1xx and 204, which carry neither it nor a body.
 inline void check_common_headers(const response& r) {
