@@ -49,10 +49,12 @@ void map_current_exception(const pipeline& p, exchange& ex, const char* stage) n
         if (p.exceptions.handle_current(ctx, is_http_error)) return;
     } catch (const std::exception& e) {
         log_failure(ex, "an exception mapper", e.what());
+        ex.res.clear();  // nothing the failed mapper set goes out either
         set_error(ex.res, 500, reason_phrase(500));
         return;
     } catch (...) {
         log_failure(ex, "an exception mapper", "a non-std exception");
+        ex.res.clear();
         set_error(ex.res, 500, reason_phrase(500));
         return;
     }

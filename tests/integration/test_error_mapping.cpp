@@ -120,12 +120,17 @@ TEST_CASE("a mapper that throws becomes a plain 500 and the server keeps serving
           "[wire][errors]") {
     test_server server([](tern::app& app) {
         app.get("/", [](tern::context&) { throw app_error("first"); });
-        app.exception<app_error>(
-            [](app_error&, tern::context&) { throw std::runtime_error("second"); });
+        app.exception<app_error>([](app_error&, tern::context& ctx) {
+            ctx.header("X-Half-Done", "yes").cookie("session", "abc");
+            throw std::runtime_error("second");
+        });
     });
     const auto r = fetch(server, get_request("/"));
     CHECK(r.status == 500);
     CHECK(r.body == "Internal Server Error");
+    // Nothing the failed mapper set goes out beside the 500.
+    CHECK_FALSE(r.header("X-Half-Done"));
+    CHECK_FALSE(r.header("Set-Cookie"));
     check_still_serving(server.port());
 }
 
