@@ -86,6 +86,10 @@ public:
         auto text = query_param(name);
         return text ? converted<T>("query parameter", name, *text) : std::move(fallback);
     }
+    /// Query parameter `name`, or `fallback` when absent: `ctx.query_param("q", "none")`.
+    std::string query_param(std::string_view name, const char* fallback) const {
+        return query_param<std::string>(name, fallback);
+    }
     /// Every value of query parameter `name`, in order; empty when absent.
     std::vector<std::string> query_params(std::string_view name) const;
     /// The first value of form field `name` from an application/x-www-form-urlencoded body
@@ -98,6 +102,10 @@ public:
     T form_param(std::string_view name, T fallback) const {
         auto text = form_param(name);
         return text ? converted<T>("form field", name, *text) : std::move(fallback);
+    }
+    /// Form field `name`, or `fallback` when absent.
+    std::string form_param(std::string_view name, const char* fallback) const {
+        return form_param<std::string>(name, fallback);
     }
     /// Every value of form field `name`, in order; empty when absent.
     std::vector<std::string> form_params(std::string_view name) const;

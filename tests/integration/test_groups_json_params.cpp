@@ -131,7 +131,7 @@ TEST_CASE("typed query, path and form parameters convert or answer 400", "[wire]
             const int n = ctx.query_param<int>("n", 10);
             const double f = ctx.query_param<double>("f", 0.5);
             const bool on = ctx.query_param("on", false);
-            const auto name = ctx.query_param<std::string>("name", "anon");
+            const std::string name = ctx.query_param("name", "anon");
             ctx.text(std::to_string(n) + " " + std::to_string(f) + " " + (on ? "on" : "off") + " " +
                      name);
         });
@@ -140,7 +140,7 @@ TEST_CASE("typed query, path and form parameters convert or answer 400", "[wire]
         });
         app.post("/form", [](tern::context& ctx) {
             ctx.text(std::to_string(ctx.form_param<long>("qty", -1)) + " " +
-                     ctx.form_param("note").value_or("-") + " " +
+                     ctx.form_param("note", "-") + " " +
                      std::to_string(ctx.form_params("tag").size()));
         });
     });
