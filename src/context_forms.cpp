@@ -17,14 +17,9 @@ namespace tern {
 
 namespace {
 
-// The media type of a Content-Type value, without parameters or surrounding spaces.
-std::string_view media_type(std::string_view content_type) noexcept {
-    return detail::trim_ows(content_type.substr(0, content_type.find(';')));
-}
-
 bool is_urlencoded_form(const detail::request& req) noexcept {
     const auto type = req.header("content-type");
-    return type && detail::iequals(media_type(*type), "application/x-www-form-urlencoded");
+    return type && detail::iequals(detail::media_type(*type), "application/x-www-form-urlencoded");
 }
 
 // The multipart parts of the request, parsed once per request; empty when the body is not
@@ -34,7 +29,8 @@ const std::vector<detail::form_part>& parts_of(detail::exchange& ex) {
     if (s.parts_parsed) return s.parts;
     s.parts.clear();
     const auto type = ex.req.header("content-type");
-    const bool is_multipart = type && detail::iequals(media_type(*type), "multipart/form-data");
+    const bool is_multipart =
+        type && detail::iequals(detail::media_type(*type), "multipart/form-data");
     const auto boundary = is_multipart ? detail::multipart_boundary(*type) : std::nullopt;
     // A body declared multipart/form-data that cannot be split is malformed, not "no form":
     // reading it as empty would hide the client's fields and files from the handler.

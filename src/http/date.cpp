@@ -14,19 +14,18 @@ void put2(char* p, int v) noexcept {
 }  // namespace
 
 void format_http_date(std::time_t t, char (&out)[29]) noexcept {
-    static constexpr char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-    static constexpr char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     std::tm tm{};
     gmtime_r(&t, &tm);
     char* p = out;
-    for (int i = 0; i < 3; ++i) *p++ = days[tm.tm_wday][i];
+    for (std::size_t i = 0; i < 3; ++i)
+        *p++ = day_abbreviations[static_cast<std::size_t>(tm.tm_wday)][i];
     *p++ = ',';
     *p++ = ' ';
     put2(p, tm.tm_mday);
     p += 2;
     *p++ = ' ';
-    for (int i = 0; i < 3; ++i) *p++ = months[tm.tm_mon][i];
+    for (std::size_t i = 0; i < 3; ++i)
+        *p++ = month_abbreviations[static_cast<std::size_t>(tm.tm_mon)][i];
     *p++ = ' ';
     const int year = tm.tm_year + 1900;
     put2(p, year / 100);

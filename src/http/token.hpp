@@ -1,6 +1,6 @@
 #pragma once
-// Character classes of HTTP syntax: RFC 9110 5.6.2 tokens (method and header field names)
-// and RFC 3986 HEXDIG (percent-encoding, IP literals).
+// Character classes of HTTP syntax: RFC 9110 5.6.2 tokens (method and header field names),
+// ASCII case folding and RFC 3986 HEXDIG (percent-encoding, IP literals).
 
 #include <string_view>
 
@@ -20,6 +20,12 @@ constexpr bool is_token(std::string_view s) noexcept {
         if (!is_tchar(c)) return false;
     }
     return true;
+}
+
+/// `c` with ASCII A-Z mapped to a-z; every other byte unchanged (header names, tokens and
+/// other protocol elements compare case-insensitively in ASCII only).
+constexpr char ascii_lower(char c) noexcept {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
 }
 
 /// The value of hex digit `c` (either case), or -1 when `c` is not one.

@@ -8,6 +8,10 @@ std::string_view trim_ows(std::string_view s) noexcept {
     return s;
 }
 
+std::string_view media_type(std::string_view content_type) noexcept {
+    return trim_ows(content_type.substr(0, content_type.find(';')));
+}
+
 bool has_field(std::span<const header_field> headers, std::string_view name) noexcept {
     for (const auto& h : headers) {
         if (iequals(h.name, name)) return true;

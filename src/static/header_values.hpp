@@ -15,6 +15,10 @@ namespace tern::detail {
 /// `s` without leading and trailing spaces and tabs (OWS).
 std::string_view trim_ows(std::string_view s) noexcept;
 
+/// The media type of a Content-Type value ("text/html; charset=utf-8" -> "text/html"):
+/// the part before any parameter, OWS-trimmed, case as sent.
+std::string_view media_type(std::string_view content_type) noexcept;
+
 /// Whether some field is named `name`.
 bool has_field(std::span<const header_field> headers, std::string_view name) noexcept;
 

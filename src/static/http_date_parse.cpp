@@ -1,5 +1,7 @@
 #include "static/http_date_parse.hpp"
 
+#include "http/date.hpp"
+
 #include <array>
 #include <chrono>
 
@@ -7,12 +9,10 @@ namespace tern::detail {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> short_days = {"Sun", "Mon", "Tue", "Wed",
-                                                        "Thu", "Fri", "Sat"};
+constexpr const auto& short_days = day_abbreviations;
 constexpr std::array<std::string_view, 7> long_days = {"Sunday",   "Monday", "Tuesday", "Wednesday",
                                                        "Thursday", "Friday", "Saturday"};
-constexpr std::array<std::string_view, 12> months = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+constexpr const auto& months = month_abbreviations;
 
 /// A cursor over the field value; every reader fails (returns false) without moving on a
 /// mismatch, and the caller gives up at the first failure.

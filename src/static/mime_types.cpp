@@ -1,5 +1,7 @@
 #include "static/mime_types.hpp"
 
+#include "http/token.hpp"
+
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -94,11 +96,9 @@ constexpr std::array builtin_types = {
 static_assert(std::is_sorted(builtin_types.begin(), builtin_types.end(),
                              [](const entry& a, const entry& b) { return a.first < b.first; }));
 
-char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
-
 std::string lowercase(std::string_view s) {
     std::string out(s);
-    for (char& c : out) c = lower(c);
+    for (char& c : out) c = ascii_lower(c);
     return out;
 }
 

@@ -65,7 +65,7 @@ bool has_response_field(const response& res, std::string_view name) noexcept {
 }  // namespace
 
 bool is_compressible_type(std::string_view content_type) noexcept {
-    const std::string_view media = trim_ows(content_type.substr(0, content_type.find(';')));
+    const std::string_view media = media_type(content_type);
     const std::size_t slash = media.find('/');
     if (slash == std::string_view::npos) return false;
     const std::string_view type = media.substr(0, slash);

@@ -15,16 +15,6 @@ namespace tern::detail {
 
 namespace {
 
-char ascii_lower(char c) noexcept {
-    return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
-}
-
-std::string lowered(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), ascii_lower);
-    return out;
-}
-
 bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
@@ -87,8 +77,8 @@ std::string_view origin_fault(std::string_view origin) noexcept {
     throw std::invalid_argument(message);
 }
 
-bool contains_ci(const std::vector<std::string>& lowered_list, std::string_view s) noexcept {
-    return std::any_of(lowered_list.begin(), lowered_list.end(),
+bool contains_ci(const std::vector<std::string>& list, std::string_view s) noexcept {
+    return std::any_of(list.begin(), list.end(),
                        [s](const std::string& item) { return iequals(item, s); });
 }
 
@@ -96,10 +86,10 @@ bool is_simple_method(std::string_view m) noexcept {
     return m == "GET" || m == "HEAD" || m == "POST";
 }
 
-bool origin_allowed(bool any_origin, const std::vector<std::string>& lowered_origins,
+bool origin_allowed(bool any_origin, const std::vector<std::string>& origins,
                     std::string_view origin) noexcept {
     if (origin.empty()) return false;
-    return any_origin || contains_ci(lowered_origins, origin);
+    return any_origin || contains_ci(origins, origin);
 }
 
 }  // namespace
@@ -127,7 +117,7 @@ cors_policy::cors_policy(const cors_config& config) : credentials_(config.allow_
             const std::string_view fault = origin_fault(origin);
             if (!fault.empty()) refuse("allowed origin", origin, fault);
         }
-        origins_.push_back(lowered(origin));
+        origins_.push_back(origin);
     }
 
     for (const auto& method : config.allowed_methods) {
@@ -150,7 +140,7 @@ cors_policy::cors_policy(const cors_config& config) : credentials_(config.allow_
         if (!is_token(name)) {
             refuse("allowed header", name, "is not a header name (an RFC 9110 token)");
         }
-        headers_.push_back(lowered(name));
+        headers_.push_back(name);
     }
 
     for (const auto& name : config.exposed_headers) {

@@ -47,10 +47,10 @@ public:
 
 private:
     bool any_origin_ = false;
-    std::vector<std::string> origins_;  // lower-cased
+    std::vector<std::string> origins_;  // compared case-insensitively
     std::vector<std::string> methods_;
     bool any_header_ = false;
-    std::vector<std::string> headers_;  // lower-cased
+    std::vector<std::string> headers_;  // compared case-insensitively
     std::string exposed_;               // joined with ", "
     bool credentials_ = false;
     std::string max_age_;  // empty: none
