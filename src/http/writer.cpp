@@ -3,71 +3,138 @@
 #include "http/date.hpp"
 #include "http/status.hpp"
 
-#include <charconv>
+#include <cstdint>
+#include <cstring>
 
 namespace tern::detail {
 
 namespace {
 
-void append_number(std::string& out, std::size_t n) {
-    char digits[24];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
-    out.append(digits, end);
+using namespace std::string_view_literals;
+
+std::size_t decimal_length(std::uint64_t n) noexcept {
+    std::size_t digits = 1;
+    while (n >= 10) {
+        n /= 10;
+        ++digits;
+    }
+    return digits;
 }
 
-void append_status_line(std::string& out, int status) {
-    out.append("HTTP/1.1 ");
-    append_number(out, static_cast<std::size_t>(status));
-    out.push_back(' ');
-    out.append(reason_phrase(status));
-    out.append("\r\nDate: ");
-    out.append(http_date_now());
-    out.append("\r\n");
+// Fills reserved bytes front to back. The head is measured first and `out` grown once, so
+// each piece is a plain copy: no capacity check and no call per piece as with append().
+class filler {
+public:
+    explicit filler(char* at) noexcept : p_(at) {}
+
+    filler& operator<<(std::string_view s) noexcept {
+        std::memcpy(p_, s.data(), s.size());
+        p_ += s.size();
+        return *this;
+    }
+
+    // Writes `n` in exactly `digits` characters (decimal_length(n)).
+    void number(std::uint64_t n, std::size_t digits) noexcept {
+        p_ += digits;
+        char* d = p_;
+        do {
+            *--d = static_cast<char>('0' + n % 10);
+            n /= 10;
+        } while (n != 0);
+    }
+
+private:
+    char* p_;
+};
+
+// Grows `out` by `size` bytes and returns a filler for them.
+filler grow(std::string& out, std::size_t size) {
+    const std::size_t at = out.size();
+    out.resize(at + size);
+    return filler(out.data() + at);
 }
+
+constexpr auto version = "HTTP/1.1 "sv;
+constexpr auto date_name = "\r\nDate: "sv;
+constexpr auto crlf = "\r\n"sv;
+
+// The status line and the Date field every response starts with:
+// "HTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\n".
+struct status_line {
+    std::uint64_t code;
+    std::size_t code_digits;
+    std::string_view reason;
+    std::string_view date;
+
+    explicit status_line(int status)
+        : code(static_cast<std::uint64_t>(status)),
+          code_digits(decimal_length(code)),
+          reason(reason_phrase(status)),
+          date(http_date_now()) {}
+
+    std::size_t size() const noexcept {
+        return version.size() + code_digits + 1 + reason.size() + date_name.size() + date.size() +
+               crlf.size();
+    }
+
+    void put(filler& f) const noexcept {
+        f << version;
+        f.number(code, code_digits);
+        f << " "sv << reason << date_name << date << crlf;
+    }
+};
 
 }  // namespace
 
 void write_response(std::string& out, const response& res, const framing& how) {
-    append_status_line(out, res.status);
+    constexpr auto content_type = "Content-Type: "sv;
+    constexpr auto content_length = "Content-Length: "sv;
+    const status_line head(res.status);
     const bool bodyless = status_forbids_body(res.status);
-    if (!bodyless) {
-        if (!res.content_type.empty() && (!res.body.empty() || res.file.length != 0)) {
-            out.append("Content-Type: ");
-            out.append(res.content_type);
-            out.append("\r\n");
-        }
-        out.append("Content-Length: ");
-        append_number(out,
-                      res.file.file ? static_cast<std::size_t>(res.file.length) : res.body.size());
-        out.append("\r\n");
-    }
-    if (how.close) {
-        out.append("Connection: close\r\n");
-    } else if (how.keep_alive_1_0) {
-        out.append("Connection: keep-alive\r\n");
-    }
-    for (const auto& [name, value] : res.fields) {
-        out.append(name);
-        out.append(": ");
-        out.append(value);
-        out.append("\r\n");
-    }
-    out.append("\r\n");
+    const bool typed =
+        !bodyless && !res.content_type.empty() && (!res.body.empty() || res.file.length != 0);
+    const std::uint64_t length = res.file.file ? res.file.length : res.body.size();
+    const std::size_t length_digits = decimal_length(length);
+    const std::string_view connection = how.close            ? "Connection: close\r\n"sv
+                                        : how.keep_alive_1_0 ? "Connection: keep-alive\r\n"sv
+                                                             : ""sv;
     // A file body is sent by the connection after these bytes.
-    if (!bodyless && !how.omit_body && !res.file.file) out.append(res.body);
+    const bool with_body = !bodyless && !how.omit_body && !res.file.file;
+
+    std::size_t size = head.size() + connection.size() + crlf.size();
+    if (typed) size += content_type.size() + res.content_type.size() + crlf.size();
+    if (!bodyless) size += content_length.size() + length_digits + crlf.size();
+    for (const auto& [name, value] : res.fields) size += name.size() + value.size() + 4;
+    if (with_body) size += res.body.size();
+
+    filler f = grow(out, size);
+    head.put(f);
+    if (typed) f << content_type << res.content_type << crlf;
+    if (!bodyless) {
+        f << content_length;
+        f.number(length, length_digits);
+        f << crlf;
+    }
+    f << connection;
+    for (const auto& [name, value] : res.fields) f << name << ": "sv << value << crlf;
+    f << crlf;
+    if (with_body) f << res.body;
 }
 
 void write_continue(std::string& out) { out.append("HTTP/1.1 100 Continue\r\n\r\n"); }
 
 void write_error_response(std::string& out, int status, std::string_view extra) {
-    const std::string_view body = reason_phrase(status);
-    append_status_line(out, status);
-    out.append("Content-Type: text/plain; charset=utf-8\r\nContent-Length: ");
-    append_number(out, body.size());
-    out.append("\r\nConnection: close\r\n");
-    out.append(extra);
-    out.append("\r\n");
-    out.append(body);
+    constexpr auto fields = "Content-Type: text/plain; charset=utf-8\r\nContent-Length: "sv;
+    constexpr auto connection = "\r\nConnection: close\r\n"sv;
+    const status_line head(status);
+    const std::string_view body = head.reason;
+    const std::size_t length_digits = decimal_length(body.size());
+    filler f = grow(out, head.size() + fields.size() + length_digits + connection.size() +
+                             extra.size() + crlf.size() + body.size());
+    head.put(f);
+    f << fields;
+    f.number(body.size(), length_digits);
+    f << connection << extra << crlf << body;
 }
 
 }  // namespace tern::detail

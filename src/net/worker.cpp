@@ -2,11 +2,14 @@
 
 #include "net/connection.hpp"
 
-#include <asio/post.hpp>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <system_error>
 #include <vector>
 
 namespace tern::detail {
@@ -17,9 +20,16 @@ using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT
 
 }  // namespace
 
-worker::worker(shared_state& shared) : shared_(shared) {}
+worker::worker(shared_state& shared) : shared_(shared) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+        throw std::system_error(errno, std::system_category(), "tern: pipe2");
+    }
+    stop_signal_.assign(fds[0]);
+    stop_pipe_write_ = fds[1];
+}
 
-worker::~worker() = default;
+worker::~worker() { ::close(stop_pipe_write_); }
 
 void worker::bind(const asio::ip::tcp::endpoint& endpoint) {
     acceptor_.open(endpoint.protocol());
@@ -33,6 +43,7 @@ asio::ip::tcp::endpoint worker::local_endpoint() const { return acceptor_.local_
 
 void worker::run() {
     accept();
+    wait_for_stop();
     for (;;) {
         try {
             io_context_.run();
@@ -45,7 +56,17 @@ void worker::run() {
 }
 
 void worker::post_stop() {
-    asio::post(io_context_, [this] { stop(); });
+    // write(2) is safe from any thread, unlike asio::post on a loop without locks. A full
+    // pipe (EAGAIN) already holds a stop byte.
+    const char byte = 1;
+    [[maybe_unused]] const auto ignored = ::write(stop_pipe_write_, &byte, 1);
+}
+
+void worker::wait_for_stop() {
+    stop_signal_.async_wait(asio::posix::stream_descriptor::wait_read, [this](std::error_code ec) {
+        if (ec == asio::error::operation_aborted) return;
+        stop();
+    });
 }
 
 void worker::forget(connection* c) noexcept {

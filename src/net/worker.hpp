@@ -11,6 +11,7 @@
 
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/posix/stream_descriptor.hpp>
 #include <asio/steady_timer.hpp>
 
 #include <atomic>
@@ -63,6 +64,7 @@ public:
 
 private:
     void accept();
+    void wait_for_stop();
     void stop();
 
     // Written by the worker's thread only, read by any: a relaxed load and store (a plain
@@ -73,10 +75,12 @@ private:
 
     shared_state& shared_;
     std::unordered_set<connection*> connections_;  // outlives io_context_ (declared first)
-    // One thread runs this loop and every socket and timer on it is touched only from that
-    // thread; other threads only post() to it. So the reactor needs no per-operation locks
-    // (the scheduler keeps its own, which post() relies on).
-    asio::io_context io_context_{ASIO_CONCURRENCY_HINT_UNSAFE_IO};
+    // One thread runs this loop, and every socket, timer and handler queue on it is touched
+    // only from that thread: so neither the scheduler nor the reactor needs locks. The one
+    // message from other threads, stop, comes through a pipe (post_stop writes a byte).
+    asio::io_context io_context_{ASIO_CONCURRENCY_HINT_UNSAFE};
+    asio::posix::stream_descriptor stop_signal_{io_context_};  // the pipe's read end
+    int stop_pipe_write_ = -1;
     asio::ip::tcp::acceptor acceptor_{io_context_};
     asio::steady_timer drain_timer_{io_context_};
     asio::steady_timer accept_retry_{io_context_};
