@@ -1,5 +1,6 @@
 #include "http/request.hpp"
 
+#include "http/buffers.hpp"
 #include "http/token.hpp"
 
 namespace tern::detail {
@@ -24,10 +25,10 @@ void request::clear() noexcept {
     version_major = 1;
     version_minor = 1;
     headers.clear();
-    body.clear();
+    clear_buffer(body);
     keep_alive = true;
     is_head = false;
-    storage.clear();
+    clear_buffer(storage);
 }
 
 }  // namespace tern::detail

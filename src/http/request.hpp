@@ -1,6 +1,6 @@
 #pragma once
 // One parsed request. Its strings view a per-connection buffer that is reused (capacity
-// kept) from request to request, so steady-state parsing does not allocate.
+// kept, up to a bound) from request to request, so steady-state parsing does not allocate.
 
 #include <tern/context.hpp>
 
@@ -30,7 +30,8 @@ struct request {
 
     /// The first header named `name` (ASCII case-insensitive), or nullopt.
     std::optional<std::string_view> header(std::string_view name) const noexcept;
-    /// Empties the request, keeping buffer capacity for the next one.
+    /// Empties the request, keeping buffer capacity for the next one up to
+    /// `retained_buffer_capacity` (http/buffers.hpp).
     void clear() noexcept;
 };
 

@@ -2,6 +2,7 @@
 // A response as handlers build it: set, not sent. The writer serializes it once, after the
 // handler chain returns.
 
+#include "http/buffers.hpp"
 #include "http/file_handle.hpp"
 
 #include <cstdint>
@@ -18,7 +19,8 @@ struct file_body {
     std::uint64_t length = 0;
 };
 
-/// The response of one exchange. Reused per connection; `clear()` keeps capacity.
+/// The response of one exchange. Reused per connection; `clear()` keeps capacity up to
+/// `retained_buffer_capacity`.
 struct response {
     int status = 200;
     std::string content_type;                                 ///< empty: no Content-Type
@@ -31,7 +33,7 @@ struct response {
         status = 200;
         content_type.clear();
         fields.clear();
-        body.clear();
+        clear_buffer(body);
         file = file_body{};
         close = false;
     }

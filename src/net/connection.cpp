@@ -1,5 +1,6 @@
 #include "net/connection.hpp"
 
+#include "http/buffers.hpp"
 #include "http/error.hpp"
 #include "http/writer.hpp"
 #include "net/worker.hpp"
@@ -163,7 +164,7 @@ void connection::answer(request& req) {
     if (response_.file.file && !req.is_head && response_.file.length != 0) {
         pending_file_ = std::move(response_.file);
     }
-    response_.file = file_body{};  // a HEAD answer closes its file here
+    response_.clear();  // frees a large body at once; a HEAD answer closes its file here
     if (close) close_after_write_ = true;
 }
 
@@ -234,7 +235,7 @@ void connection::on_write(std::error_code ec) {
         close();
         return;
     }
-    out_.clear();
+    clear_buffer(out_);
     if (pending_file_.file) {
         send_file();
         return;

@@ -1,5 +1,6 @@
 // The llhttp adapter, without sockets: bytes in, requests and errors out.
 
+#include "http/buffers.hpp"
 #include "http/error.hpp"
 #include "http/parser.hpp"
 
@@ -425,4 +426,27 @@ TEST_CASE("max_header_size has the same boundary whether the head arrives at onc
         CHECK(feed_all(over, head_with(65), step) == event::error);
         CHECK(error_of(over) == error::header_too_large);
     }
+}
+
+TEST_CASE("a large body is freed once its request is done; small buffers are kept",
+          "[parser][memory]") {
+    using tern::detail::retained_buffer_capacity;
+    request_parser p(parser_limits{});
+    const std::string body(1024 * 1024, 'b');
+    const std::string big =
+        "POST /up HTTP/1.1\r\nHost: h\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\n\r\n" + body;
+    REQUIRE(feed_all(p, big) == event::request);
+    CHECK(p.current().body.size() == body.size());
+    p.next();
+    // An idle keep-alive connection must not hold the largest body it ever received.
+    CHECK(p.current().body.capacity() <= retained_buffer_capacity);
+
+    const std::string small_body(1000, 's');
+    const std::string small =
+        "POST /up HTTP/1.1\r\nHost: h\r\nContent-Length: 1000\r\n\r\n" + small_body;
+    REQUIRE(feed_all(p, small) == event::request);
+    const auto kept = p.current().body.capacity();
+    p.next();
+    CHECK(p.current().body.capacity() == kept);  // steady traffic does not reallocate
 }

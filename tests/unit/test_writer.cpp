@@ -124,3 +124,15 @@ TEST_CASE("100 Continue is a bare status line", "[writer]") {
     tern::detail::write_continue(out);
     CHECK(out == "HTTP/1.1 100 Continue\r\n\r\n");
 }
+
+TEST_CASE("response::clear frees a large body and keeps a small one", "[writer][memory]") {
+    response res;
+    res.body.assign(1024 * 1024, 'x');
+    res.clear();
+    CHECK(res.body.empty());
+    CHECK(res.body.capacity() <= tern::detail::retained_buffer_capacity);
+    res.body.assign(1000, 'y');
+    const auto kept = res.body.capacity();
+    res.clear();
+    CHECK(res.body.capacity() == kept);
+}
