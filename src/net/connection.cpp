@@ -25,6 +25,10 @@ namespace {
 constexpr auto linger_time = std::chrono::seconds(2);
 // How long a refused connection (over the connection cap) may stall its 503.
 constexpr std::chrono::milliseconds reject_write_timeout(2000);
+// File bodies up to this size are read into the output buffer and go out with the headers
+// (and with the other responses of a pipelined batch) in one send; larger ones are streamed
+// with sendfile(2) after the headers.
+constexpr std::uint64_t inline_file_bytes = 16 * 1024;
 
 }  // namespace
 
@@ -160,12 +164,41 @@ void connection::answer(request& req) {
     how.omit_body = req.is_head;
     how.close = close;
     how.keep_alive_1_0 = !close && req.version_minor == 0;
+    const std::size_t head_at = out_.size();
     write_response(out_, response_, how);
     if (response_.file.file && !req.is_head && response_.file.length != 0) {
-        pending_file_ = std::move(response_.file);
+        if (response_.file.length > inline_file_bytes) {
+            pending_file_ = std::move(response_.file);
+        } else if (!append_file(response_.file)) {
+            // The file could not be read whole (an I/O error, or it shrank since fstat): a
+            // clean 500 instead of a body shorter than its Content-Length.
+            out_.resize(head_at);
+            write_error_response(out_, 500);
+            close_after_write_ = true;
+        }
     }
-    response_.clear();  // frees a large body at once; a HEAD answer closes its file here
+    response_.clear();  // frees a large body at once; closes a file sent inline or a HEAD's
     if (close) close_after_write_ = true;
+}
+
+bool connection::append_file(const file_body& f) {
+    const std::size_t at = out_.size();
+    const auto length = static_cast<std::size_t>(f.length);
+    out_.resize(at + length);
+    std::size_t done = 0;
+    while (done < length) {
+        const ssize_t n = ::pread(f.file.get(), out_.data() + at + done, length - done,
+                                  static_cast<off_t>(f.offset + done));
+        if (n > 0) {
+            done += static_cast<std::size_t>(n);
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            out_.resize(at);
+            return false;
+        }
+    }
+    return true;
 }
 
 void connection::fail(std::error_code why) {

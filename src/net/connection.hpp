@@ -53,6 +53,7 @@ private:
     void write();
     void write_some();
     void on_write(std::error_code ec);
+    bool append_file(const file_body& f);
     void send_file();
     ssize_t send_file_chunk(std::size_t n);
     void after_write();

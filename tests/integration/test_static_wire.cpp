@@ -198,6 +198,36 @@ TEST_CASE("pipelined requests around a file body are answered in order", "[wire]
     CHECK(c.read_response().body == "route");
 }
 
+TEST_CASE("pipelined requests for small files go out with one write, ranges included",
+          "[wire][static][stats]") {
+    temp_dir dir;
+    const std::string small = pattern_bytes(3000);
+    const std::string limit = pattern_bytes(16 * 1024);  // the largest file sent inline
+    dir.write("small.bin", small);
+    dir.write("limit.bin", limit);
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/api/hello"));
+    REQUIRE(c.read_response().body == "route");
+    const auto before = server.app().stats();
+    c.send(get_request("/small.bin") + get_request("/api/hello") +
+           get_request("/small.bin", "Range: bytes=100-199\r\n") + get_request("/limit.bin") +
+           "HEAD /small.bin HTTP/1.1\r\nHost: localhost\r\n\r\n" + get_request("/api/hello"));
+    CHECK((c.read_response().body == small));
+    CHECK(c.read_response().body == "route");
+    const response ranged = c.read_response();
+    CHECK(ranged.status == 206);
+    CHECK((ranged.body == small.substr(100, 100)));
+    CHECK((c.read_response().body == limit));
+    const response head = c.read_response(true);
+    CHECK(head.header("Content-Length") == std::to_string(small.size()));
+    CHECK(head.body.empty());
+    CHECK(c.read_response().body == "route");
+    const auto after = server.app().stats();
+    CHECK(after.requests - before.requests == 6);
+    CHECK(after.writes - before.writes == 1);
+}
+
 TEST_CASE("small requests keep being answered while large files stream to many clients",
           "[wire][static][large]") {
     temp_dir dir;
