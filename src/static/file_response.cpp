@@ -27,7 +27,7 @@ struct variant {
 bool open_sibling(opened_file& opened, std::string_view suffix) {
     std::string name = opened.name;
     name.append(suffix);
-    const int fd = ::openat(opened.dir.get(), name.c_str(),
+    const int fd = ::openat(opened.dir, name.c_str(),
                             O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) return false;
     file_handle sibling(fd);

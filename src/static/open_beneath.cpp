@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
+#include <vector>
 
 namespace tern::detail {
 
@@ -69,13 +71,70 @@ bool strip_root(std::string_view root, std::string_view target, std::string_view
     return true;
 }
 
+// The roots this thread has open, each checked against its path at most once a second.
+class root_cache {
+public:
+    /// The open root, or -1 with errno set.
+    int get(const std::string& root) {
+        const std::time_t now = std::time(nullptr);
+        auto it = entries_.begin();
+        while (it != entries_.end() && it->path != root) ++it;
+        if (it == entries_.end()) {
+            if (entries_.size() == max_entries) entries_.erase(entries_.begin());
+            it = entries_.insert(entries_.end(), entry{root, file_handle(), 0, 0, 0});
+        }
+        if (it->checked != now) {
+            struct stat st {};
+            if (!it->fd || ::lstat(root.c_str(), &st) != 0 || st.st_dev != it->dev ||
+                st.st_ino != it->ino) {
+                if (!reopen(*it)) {
+                    // Not cached: the next request tries the path again.
+                    const int err = errno;
+                    entries_.erase(it);
+                    errno = err;
+                    return -1;
+                }
+            }
+            it->checked = now;
+        }
+        return it->fd.get();
+    }
+
+private:
+    struct entry {
+        std::string path;
+        file_handle fd;
+        dev_t dev;
+        ino_t ino;
+        std::time_t checked;
+    };
+
+    static bool reopen(entry& e) {
+        e.fd = file_handle(::open(e.path.c_str(), dir_flags));
+        struct stat st {};
+        if (!e.fd || ::fstat(e.fd.get(), &st) != 0) {
+            const int err = errno;
+            e.fd = file_handle();
+            errno = err;
+            return false;
+        }
+        e.dev = st.st_dev;
+        e.ino = st.st_ino;
+        return true;
+    }
+
+    static constexpr std::size_t max_entries = 8;  // apps serve a handful of directories
+    std::vector<entry> entries_;
+};
+
 }  // namespace
 
 open_status open_beneath(const std::string& root, std::string_view relative,
                          const beneath_options& options, opened_file& opened) {
     opened = opened_file{};
-    file_handle root_fd(::open(root.c_str(), dir_flags));
-    if (!root_fd) return from_errno(errno);
+    thread_local root_cache roots;
+    const int root_fd = roots.get(root);
+    if (root_fd < 0) return from_errno(errno);
 
     std::string pending(relative);  // what is left to walk; grows when a link expands
     std::size_t pos = 0;
@@ -106,7 +165,7 @@ open_status open_beneath(const std::string& root, std::string_view relative,
         std::memcpy(name, comp.data(), comp.size());
         name[comp.size()] = '\0';
 
-        const int at = cur ? cur.get() : root_fd.get();
+        const int at = cur ? cur.get() : root_fd;
         const bool last = only_slashes(std::string_view(pending).substr(pos));
         const int fd = ::openat(at, name, last ? file_flags : dir_flags);
         if (fd >= 0) {
@@ -118,7 +177,8 @@ open_status open_beneath(const std::string& root, std::string_view relative,
             }
             opened.file = file_handle(fd);
             if (::fstat(fd, &opened.st) != 0) return from_errno(errno);
-            opened.dir = cur ? std::move(cur) : std::move(root_fd);
+            opened.dir = at;
+            opened.dir_handle = std::move(cur);
             opened.name.assign(comp);
             return open_status::ok;
         }
@@ -157,7 +217,8 @@ open_status open_beneath(const std::string& root, std::string_view relative,
             struct stat st {};
             if (::fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
                 opened.st = st;
-                opened.dir = cur ? std::move(cur) : std::move(root_fd);
+                opened.dir = at;
+                opened.dir_handle = std::move(cur);
                 opened.name.assign(comp);
                 return open_status::ok;
             }
@@ -166,10 +227,13 @@ open_status open_beneath(const std::string& root, std::string_view relative,
     }
 
     // The path named a directory by its last step ("", "a/.", a link to "sub/..").
-    file_handle& dir = cur ? cur : root_fd;
-    if (::fstat(dir.get(), &opened.st) != 0) return from_errno(errno);
-    opened.file = std::move(dir);
-    opened.dir = file_handle();
+    if (!cur) {
+        // The root itself: only its fstat is used, and the cached descriptor stays cached.
+        if (::fstat(root_fd, &opened.st) != 0) return from_errno(errno);
+        return open_status::ok;
+    }
+    if (::fstat(cur.get(), &opened.st) != 0) return from_errno(errno);
+    opened.file = std::move(cur);
     opened.name.clear();
     return open_status::ok;
 }

@@ -33,13 +33,21 @@ struct opened_file {
     /// The file, opened O_RDONLY|O_NONBLOCK. For a directory: a descriptor good only for
     /// fstat and openat (O_PATH where available), or none.
     file_handle file;
-    file_handle dir;    ///< the directory holding it (for siblings); empty for the root itself
-    std::string name;   ///< its name in `dir` after symlinks were resolved
-    struct stat st {};  ///< fstat of `file` (or of the directory)
+    /// The directory holding it, for siblings (-1 for the root itself): `dir_handle`'s
+    /// descriptor, or the root's, which this thread keeps open and which stays valid until
+    /// the next open_beneath call on this thread.
+    int dir = -1;
+    file_handle dir_handle;  ///< owns `dir` when it is below the root
+    std::string name;        ///< its name in `dir` after symlinks were resolved
+    struct stat st {};       ///< fstat of `file` (or of the directory)
 };
 
 /// Opens `relative` ('/'-separated, no leading slash, "" for the root) below `root`, an
 /// absolute path without symlinks (a realpath). Never throws except std::bad_alloc.
+///
+/// Each thread keeps the root directory open between calls and looks at the path again at
+/// most once a second: a root replaced at its path (deleted and made again, renamed over)
+/// is used within a second, and a request costs no open and close of the root.
 open_status open_beneath(const std::string& root, std::string_view relative,
                          const beneath_options& options, opened_file& opened);
 

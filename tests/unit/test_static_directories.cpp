@@ -3,7 +3,9 @@
 
 #include "test_static_fixture.hpp"
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 using namespace static_test;
 
@@ -177,4 +179,23 @@ TEST_CASE("a bad config throws std::invalid_argument at setup", "[static][config
                     }),
                     std::invalid_argument);
     CHECK_NOTHROW(bad([](config_t& c) { c.hosted_path = "/a/b/"; }));
+}
+
+TEST_CASE("a root replaced at its path is served from its new directory within a second",
+          "[static][directory]") {
+    temp_tree t;
+    t.write("a.txt", "old");
+    const static_files files({t.config()});
+    REQUIRE(body_of(get(files, "/a.txt")) == "old");
+    // A deploy that swaps the whole directory: the old one moves away, a new one takes its
+    // path. The root each thread keeps open is checked against the path once a second.
+    fs::rename(t.root, t.base / "previous");
+    fs::create_directory(t.root);
+    t.write("a.txt", "new");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    CHECK(body_of(get(files, "/a.txt")) == "new");
+    // A root that is gone is a 404 for everything, not the files of the old directory.
+    fs::rename(t.root, t.base / "gone");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    CHECK_FALSE(served(get(files, "/a.txt")));
 }
