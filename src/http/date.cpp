@@ -1,6 +1,7 @@
 #include "http/date.hpp"
 
 #include <chrono>
+#include <cstring>
 
 namespace tern::detail {
 
@@ -14,6 +15,14 @@ void put2(char* p, int v) noexcept {
 }  // namespace
 
 void format_http_date(std::time_t t, char (&out)[29]) noexcept {
+    // The same time is asked for again and again (a file's Last-Modified on every request
+    // for it); gmtime_r is the costly part, so the last result is kept per thread.
+    thread_local std::time_t last_time = -1;
+    thread_local char last[29];
+    if (t == last_time) {
+        std::memcpy(out, last, sizeof last);
+        return;
+    }
     std::tm tm{};
     gmtime_r(&t, &tm);
     char* p = out;
@@ -42,6 +51,8 @@ void format_http_date(std::time_t t, char (&out)[29]) noexcept {
     *p++ = 'G';
     *p++ = 'M';
     *p++ = 'T';
+    std::memcpy(last, out, sizeof last);
+    last_time = t;
 }
 
 std::string_view http_date_now() noexcept {

@@ -170,10 +170,12 @@ router::match router::find(std::string_view method, std::string_view path,
 
     const route* chosen = nullptr;
     bool from_get = false;
+    bool path_matched = false;  // some pattern matches the path, whatever its methods
     // RFC 9110 §9.3.2: HEAD is GET without the body, so a pattern with GET but no HEAD
     // answers HEAD with its GET handler. This is decided per pattern, in priority order, so
     // the most specific pattern wins for HEAD exactly as it would for GET.
     auto pick = [&](const route_set& set) {
+        path_matched = true;
         if ((chosen = set.find(method)) != nullptr) {
             return true;
         }
@@ -200,6 +202,10 @@ router::match router::find(std::string_view method, std::string_view path,
     }
 
     params.clear();
+    if (!path_matched) {
+        m.result = outcome::not_found;  // no pattern at all: no Allow to compute (static files)
+        return m;
+    }
     m.allow = allow(path);
     m.result = m.allow.empty() ? outcome::not_found : outcome::method_not_allowed;
     return m;

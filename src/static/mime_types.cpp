@@ -144,7 +144,18 @@ std::string_view mime_types::lookup(std::string_view file_name) const {
     if (dot == std::string_view::npos || dot == 0 || dot + 1 == file_name.size()) {
         return default_mime_type;
     }
-    const std::string ext = lowercase(file_name.substr(dot + 1));
+    // Lower-cased on the stack: extensions are short, and this runs for every file served.
+    const std::string_view raw = file_name.substr(dot + 1);
+    char small[16];
+    std::string large;
+    std::string_view ext;
+    if (raw.size() <= sizeof small) {
+        for (std::size_t i = 0; i < raw.size(); ++i) small[i] = ascii_lower(raw[i]);
+        ext = std::string_view(small, raw.size());
+    } else {
+        large = lowercase(raw);
+        ext = large;
+    }
     if (!extra_.empty()) {
         const auto it = extra_.find(ext);
         if (it != extra_.end()) return it->second;
