@@ -1,7 +1,6 @@
 #include "routing/errors.hpp"
 
 #include "http/status.hpp"
-#include "static/accept_encoding.hpp"
 #include "static/header_values.hpp"
 
 #include <nlohmann/json.hpp>
@@ -68,22 +67,7 @@ int accept_weight(std::span<const header_field> headers, std::string_view type) 
     int best_specificity = -1;
     int weight = -1;
     for_each_member(headers, "accept", [&](std::string_view member) {
-        const auto semi = member.find(';');
-        const auto range = trim_ows(member.substr(0, semi));
-        int q = 1000;
-        if (semi != std::string_view::npos) {
-            auto params = member.substr(semi + 1);
-            while (!params.empty()) {
-                const auto next = params.find(';');
-                const auto param = trim_ows(params.substr(0, next));
-                if (param.size() > 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=') {
-                    q = parse_qvalue(param.substr(2));
-                    if (q < 0) q = 0;
-                }
-                params =
-                    next == std::string_view::npos ? std::string_view{} : params.substr(next + 1);
-            }
-        }
+        const auto [range, q] = split_weight(member);
         int specificity = -1;
         if (iequals(range, type)) {
             specificity = 3;

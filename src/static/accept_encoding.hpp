@@ -20,7 +20,4 @@ struct accepted_codings {
 /// names compare case-insensitively; no field, or an invalid q-value, means not acceptable.
 accepted_codings parse_accept_encoding(std::span<const header_field> headers) noexcept;
 
-/// Parses a qvalue ("0", "0.5", "1.000"; RFC 9110 12.4.2) into thousandths, or -1.
-int parse_qvalue(std::string_view s) noexcept;
-
 }  // namespace tern::detail

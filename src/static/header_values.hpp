@@ -19,6 +19,20 @@ std::string_view trim_ows(std::string_view s) noexcept;
 /// the part before any parameter, OWS-trimmed, case as sent.
 std::string_view media_type(std::string_view content_type) noexcept;
 
+/// Parses a qvalue ("0", "0.5", "1.000"; RFC 9110 12.4.2) into thousandths, or -1.
+int parse_qvalue(std::string_view s) noexcept;
+
+/// A member of a list with weights (Accept, Accept-Encoding), its parameters split off.
+struct weighted_member {
+    std::string_view value;  ///< "text/html", "gzip": before any ';', OWS-trimmed
+    int weight = 1000;       ///< thousandths: 1000 without a q parameter, 0 for an invalid one
+};
+
+/// Splits `member` ("gzip;q=0.5") into its value and weight. The q parameter's name is
+/// case-insensitive; spaces around its '=' are tolerated (RFC 9110 12.4.2 has none, but a
+/// refusal written "q = 0" is still a refusal).
+weighted_member split_weight(std::string_view member) noexcept;
+
 /// Whether some field is named `name`.
 bool has_field(std::span<const header_field> headers, std::string_view name) noexcept;
 

@@ -219,6 +219,10 @@ TEST_CASE("tern's error bodies are JSON for clients that prefer JSON, text other
     CHECK(r.header("Content-Type") == "application/json");
     r = fetch(server, get_request("/missing", "Accept: application/json;q=0.1, text/plain\r\n"));
     CHECK(r.header("Content-Type") == "text/plain; charset=utf-8");
+    // The weight is read as for Accept-Encoding: "q = 0" with spaces still refuses JSON.
+    r = fetch(server,
+              get_request("/missing", "Accept: application/json; q = 0, text/plain;Q=0.5\r\n"));
+    CHECK(r.header("Content-Type") == "text/plain; charset=utf-8");
     r = fetch(server, get_request("/missing", "Accept: application/problem+json\r\n"));
     CHECK(r.header("Content-Type") == "application/json");
     r = fetch(server, get_request("/missing"));

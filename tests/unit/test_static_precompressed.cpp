@@ -3,6 +3,7 @@
 // the encoded bytes.
 
 #include "static/accept_encoding.hpp"
+#include "static/header_values.hpp"
 #include "test_static_fixture.hpp"
 
 using namespace static_test;
@@ -46,6 +47,19 @@ TEST_CASE("q-values parse to thousandths", "[static][encoding]") {
     CHECK(parse_qvalue("2") == -1);
     CHECK(parse_qvalue(".5") == -1);
     CHECK(parse_qvalue("") == -1);
+}
+
+TEST_CASE("a list member splits into its value and weight", "[static][encoding]") {
+    using tern::detail::split_weight;
+    CHECK(split_weight("gzip").value == "gzip");
+    CHECK(split_weight("gzip").weight == 1000);
+    CHECK(split_weight("text/html ; level=1;q=0.7").value == "text/html");
+    CHECK(split_weight("text/html ; level=1;q=0.7").weight == 700);
+    CHECK(split_weight("br;Q=0.25").weight == 250);
+    CHECK(split_weight("br; q = 0").weight == 0);  // spaces around '=' tolerated
+    CHECK(split_weight("br;q=2").weight == 0);     // an invalid weight refuses
+    CHECK(split_weight("br;q=").weight == 0);
+    CHECK(split_weight("br;qq=0.5").weight == 1000);  // another parameter, not q
 }
 
 TEST_CASE("Accept-Encoding weights, '*', aliases and q=0", "[static][encoding]") {
