@@ -17,9 +17,10 @@ void put2(char* p, int v) noexcept {
 void format_http_date(std::time_t t, char (&out)[29]) noexcept {
     // The same time is asked for again and again (a file's Last-Modified on every request
     // for it); gmtime_r is the costly part, so the last result is kept per thread.
-    thread_local std::time_t last_time = -1;
+    thread_local bool have_last = false;
+    thread_local std::time_t last_time = 0;
     thread_local char last[29];
-    if (t == last_time) {
+    if (have_last && t == last_time) {
         std::memcpy(out, last, sizeof last);
         return;
     }
@@ -53,6 +54,7 @@ void format_http_date(std::time_t t, char (&out)[29]) noexcept {
     *p++ = 'T';
     std::memcpy(last, out, sizeof last);
     last_time = t;
+    have_last = true;
 }
 
 std::string_view http_date_now() noexcept {

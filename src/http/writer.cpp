@@ -28,6 +28,7 @@ public:
     explicit filler(char* at) noexcept : p_(at) {}
 
     filler& operator<<(std::string_view s) noexcept {
+        if (s.empty()) return *this;  // memcpy from a null data() is undefined even for 0
         std::memcpy(p_, s.data(), s.size());
         p_ += s.size();
         return *this;

@@ -29,6 +29,10 @@ constexpr std::chrono::milliseconds reject_write_timeout(2000);
 // (and with the other responses of a pipelined batch) in one send; larger ones are streamed
 // with sendfile(2) after the headers.
 constexpr std::uint64_t inline_file_bytes = 16 * 1024;
+// Responses to pipelined requests are written once they pass this size; the requests still
+// in the read buffer are parsed after the write. The output buffer then stays near the size
+// it keeps between requests (retained_buffer_capacity).
+constexpr std::size_t batch_budget_bytes = retained_buffer_capacity;
 
 }  // namespace
 
@@ -127,9 +131,11 @@ void connection::consume_input() {
             answer(parser_.current());
             parser_.next();
             if (close_after_write_) break;  // nothing after a closing request is processed
-            // A file body goes out before any later response: the rest of the input waits
-            // in read_buf_ (no read happens until it is consumed).
-            if (pending_file_.file) break;
+            // A file body goes out before any later response, and responses are written
+            // once they pass the batch budget (a few bytes of requests can ask for many large
+            // responses): the rest of the input waits in read_buf_ (no read happens until it
+            // is consumed) and is parsed after the write.
+            if (pending_file_.file || out_.size() > batch_budget_bytes) break;
         } else if (r.what == request_parser::event::error) {
             fail(parser_.error());
             break;
@@ -167,7 +173,8 @@ void connection::answer(request& req) {
     const std::size_t head_at = out_.size();
     write_response(out_, response_, how);
     if (response_.file.file && !req.is_head && response_.file.length != 0) {
-        if (response_.file.length > inline_file_bytes) {
+        if (response_.file.length > inline_file_bytes ||
+            out_.size() + response_.file.length > batch_budget_bytes) {
             pending_file_ = std::move(response_.file);
         } else if (!append_file(response_.file)) {
             // The file could not be read whole (an I/O error, or it shrank since fstat): a

@@ -1,5 +1,6 @@
 #include "net/worker.hpp"
 
+#include "http/file_handle.hpp"
 #include "net/connection.hpp"
 
 #include <fcntl.h>
@@ -22,11 +23,18 @@ using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT
 
 worker::worker(shared_state& shared) : shared_(shared) {
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-        throw std::system_error(errno, std::system_category(), "tern: pipe2");
+    if (::pipe(fds) != 0) throw std::system_error(errno, std::system_category(), "tern: pipe");
+    file_handle read_end(fds[0]);
+    file_handle write_end(fds[1]);
+    for (const int fd : fds) {
+        if (::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
+            ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+            throw std::system_error(errno, std::system_category(), "tern: fcntl on the stop pipe");
+        }
     }
-    stop_signal_.assign(fds[0]);
-    stop_pipe_write_ = fds[1];
+    stop_signal_.assign(read_end.get());
+    read_end.release();
+    stop_pipe_write_ = write_end.release();
 }
 
 worker::~worker() { ::close(stop_pipe_write_); }

@@ -226,6 +226,12 @@ TEST_CASE("pipelined requests for small files go out with one write, ranges incl
     const auto after = server.app().stats();
     CHECK(after.requests - before.requests == 6);
     CHECK(after.writes - before.writes == 1);
+    // One byte more than the inline limit goes out with sendfile after its headers.
+    const std::string over = pattern_bytes(16 * 1024 + 1);
+    dir.write("over.bin", over);
+    c.send(get_request("/over.bin") + get_request("/api/hello"));
+    CHECK((c.read_response().body == over));
+    CHECK(c.read_response().body == "route");
 }
 
 TEST_CASE("small requests keep being answered while large files stream to many clients",

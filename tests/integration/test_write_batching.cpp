@@ -36,6 +36,30 @@ TEST_CASE("ten pipelined requests sent in one write are answered with one write"
     CHECK(after.writes - before.writes == 1);
 }
 
+TEST_CASE("pipelined responses past 64 KiB go out in several writes, all in order",
+          "[wire][pipelining][stats]") {
+    // A few bytes of requests can ask for many large responses; the server writes what it
+    // has once it passes 64 KiB and parses the rest of the batch after that write, so one
+    // read cannot make it buffer them all.
+    test_server server([](tern::app& app) {
+        app.get("/big/{i}", [](tern::context& ctx) {
+            ctx.text(std::string(ctx.path_param("i")) + std::string(10000, '.'));
+        });
+    });
+    raw_client c = server.client();
+    const auto before = server.app().stats();
+    std::string batch;
+    for (int i = 0; i < 40; ++i) batch += get_request("/big/" + std::to_string(i));
+    c.send(batch);
+    for (int i = 0; i < 40; ++i) {
+        CHECK(c.read_response().body == std::to_string(i) + std::string(10000, '.'));
+    }
+    const auto after = server.app().stats();
+    CHECK(after.requests - before.requests == 40);
+    // 40 x ~10 KB = ~400 KB in batches of a little over 64 KiB: at least 6 writes.
+    CHECK(after.writes - before.writes >= 6);
+}
+
 TEST_CASE("stats count accepted connections, requests and open connections", "[wire][stats]") {
     test_server server(echo_routes);
     CHECK(server.app().stats().requests == 0);
