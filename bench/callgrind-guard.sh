@@ -17,7 +17,8 @@
 #
 # Measured 2026-11-30 on a RelWithDebInfo build (g++ 12, the CI's first build), 2-core AMD
 # EPYC: about 6,100 instructions per request at commit 222fd9d (6,062 to 6,173 over twelve
-# runs), 5,492 at da04ee9 after responses went out with a direct send. The spread, 2% at most,
+# runs), 5,492 at da04ee9 after responses went out with a direct send, 5,254 at 9c880cd
+# (one-growth writer, event loops without asio locks). The spread, 2% at most,
 # comes from timing: whether a read finds the next request already waiting or goes back to
 # epoll. The default threshold, 12,000, is about twice the figure: it catches a hot path that
 # doubles its work (a copy of every request, a table rebuilt per call), not a few percent, and
