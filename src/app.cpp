@@ -1,8 +1,10 @@
 #include <tern/app.hpp>
 
+#include "blocking_pool.hpp"
 #include "http/methods.hpp"
 #include "net/request_handler.hpp"
 #include "net/server.hpp"
+#include "routing/blocking.hpp"
 #include "routing/dispatch.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
@@ -13,6 +15,43 @@
 #include <utility>
 
 namespace tern {
+
+namespace {
+
+// A request whose handler runs on the blocking pool: its own copy of the per-thread scratch
+// state (the event loop goes on with other requests), the dispatch state between the halves,
+// and the connection's resume function.
+struct blocking_job : std::enable_shared_from_this<blocking_job> {
+    const detail::pipeline& pipeline;
+    detail::exchange_scratch scratch;
+    detail::exchange ex;
+    detail::dispatch_state st;
+    detail::answer_later::resume_fn resume;
+
+    blocking_job(const detail::pipeline& p, const detail::exchange& from, detail::dispatch_state s)
+        : pipeline(p),
+          scratch(from.scratch),
+          ex{from.req, from.res, from.remote_ip, scratch, from.max_upload_file_size},
+          st(std::move(s)) {
+        ex.app_body = from.app_body;
+        ex.skip = from.skip;
+    }
+
+    // On a pool thread: the handler; then the rest of the chain on the connection's thread.
+    void run() noexcept {
+        detail::dispatch_answer(pipeline, ex, st);
+        resume([self = shared_from_this()] {
+            detail::dispatch_end(self->pipeline, self->ex, self->st);
+        });
+    }
+};
+
+}  // namespace
+
+handler blocking(handler h) {
+    if (!h) throw std::invalid_argument("tern: tern::blocking of an empty handler");
+    return detail::blocking_handler{std::move(h)};
+}
 
 // Hidden explicitly: a nested class takes the visibility of its enclosing class, and `app`
 // is exported from a shared libtern (TERN_API).
@@ -25,6 +64,15 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     std::shared_ptr<detail::server> server;
     mutable std::mutex server_mutex;  // guards `server` itself
     std::mutex join_mutex;            // one thread joins the workers at a time
+    bool has_blocking_routes = false;
+    // Runs tern::blocking handlers; made at start() when some route has one, reset after
+    // the workers are joined (they wait for every handler they handed to it).
+    std::unique_ptr<detail::blocking_pool> pool;
+
+    bool on_own_pool_thread() const {
+        std::lock_guard lock(server_mutex);  // the pool is made and reset under it
+        return pool && pool->on_pool_thread();
+    }
 
     std::shared_ptr<detail::server> running() const {
         std::lock_guard lock(server_mutex);
@@ -41,10 +89,30 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         return s;
     }
 
-    void handle(detail::request& req, detail::response& res,
-                std::string_view remote_ip) noexcept override {
+    void handle(detail::request& req, detail::response& res, std::string_view remote_ip,
+                detail::answer_later& later) noexcept override {
         detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
-        detail::dispatch(pipeline, ex);
+        detail::dispatch_state st;
+        detail::dispatch_begin(pipeline, ex, st);
+        if (pool && detail::runs_blocking(st)) {
+            std::shared_ptr<blocking_job> job;
+            try {
+                job = std::make_shared<blocking_job>(pipeline, ex, std::move(st));
+            } catch (...) {
+                // Out of memory: answered below, on this thread, as any other route.
+            }
+            if (job) {
+                job->resume = later.defer();
+                try {
+                    pool->submit([job] { job->run(); });
+                } catch (...) {
+                    job->run();  // could not queue it: run it here rather than never
+                }
+                return;
+            }
+        }
+        detail::dispatch_answer(pipeline, ex, st);
+        detail::dispatch_end(pipeline, ex, st);
     }
 
     void handle_failure(detail::request& req, int status, detail::response& res,
@@ -99,7 +167,9 @@ app& app::add(std::string_view method, std::string_view pattern, handler h) {
                                     "' is not one the HTTP parser accepts, so the route could "
                                     "never be reached (methods are case-sensitive)");
     }
+    const bool blocking = detail::is_blocking(h);
     impl_->pipeline.routes.add(method, pattern, std::move(h));
+    impl_->has_blocking_routes = impl_->has_blocking_routes || blocking;
     return *this;
 }
 
@@ -166,6 +236,13 @@ app& app::compression(compression_config settings) {
 }
 
 // ---- settings ----------------------------------------------------------------------------
+
+app& app::blocking_threads(unsigned n) {
+    impl_->require_not_started("blocking_threads");
+    if (n == 0) throw std::invalid_argument("tern: blocking_threads must be at least 1");
+    impl_->settings.blocking_threads = n;
+    return *this;
+}
 
 app& app::threads(unsigned n) {
     impl_->require_not_started("threads");
@@ -260,6 +337,9 @@ void app::start(const std::string& host, std::uint16_t port) {
                                        : std::make_unique<detail::static_files>(cfg.static_files);
     p.cors = cfg.cors ? std::make_unique<detail::cors_policy>(*cfg.cors) : nullptr;
     p.compression = cfg.compression;
+    if (impl_->has_blocking_routes && !impl_->pool) {
+        impl_->pool = std::make_unique<detail::blocking_pool>(cfg.blocking_threads);
+    }
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
     s->start(host, port);
     impl_->server = std::move(s);
@@ -269,16 +349,20 @@ void app::stop() {
     const auto s = impl_->running();
     if (!s) return;
     s->begin_stop();
-    // A handler asked: its own thread cannot be joined here; the thread that owns the app
-    // (in listen(), a later stop(), or the destructor) finishes the stop.
-    if (s->on_worker_thread()) return;
+    // A handler asked: its own thread cannot be joined here (nor a blocking handler's: the
+    // workers wait for it); the thread that owns the app (in listen(), a later stop(), or
+    // the destructor) finishes the stop.
+    if (s->on_worker_thread() || impl_->on_own_pool_thread()) return;
     {
         std::lock_guard lock(impl_->join_mutex);
         s->join();
     }
     std::lock_guard lock(impl_->server_mutex);
     // Stopped: settings and routes may change and start() may run again.
-    if (impl_->server == s) impl_->server.reset();
+    if (impl_->server == s) {
+        impl_->server.reset();
+        impl_->pool.reset();  // idle now: the workers waited for every blocking handler
+    }
 }
 
 server_stats app::stats() const noexcept {

@@ -23,6 +23,17 @@ namespace tern {
 
 class group;
 
+/// Marks a route handler as blocking: it runs on the app's blocking pool
+/// (`app::blocking_threads`), not on the event loop, so a slow database call or a sleep in
+/// it does not hold up the other connections of its thread. Before filters run first on the
+/// event loop; the handler (and the exception mapper of what it throws) on a pool thread;
+/// after filters, error handlers and the request logger back on the event loop, and the
+/// response is written there. Only route handlers are run on the pool; a filter or error
+/// handler wrapped in it runs where it would have run anyway.
+///
+///     app.get("/report", tern::blocking([](tern::context& ctx) { ctx.text(slow_query()); }));
+TERN_API handler blocking(handler h);
+
 namespace detail {
 /// One `app::exception<E>` mapper, type-erased. Built by the template; not for users.
 struct exception_mapper {
@@ -149,6 +160,8 @@ public:
 
     /// Worker threads; 0 means one per hardware thread.
     app& threads(unsigned n);
+    /// Threads of the pool for `tern::blocking` handlers. Throws std::invalid_argument for 0.
+    app& blocking_threads(unsigned n);
     /// Limit on open connections. Throws std::invalid_argument for 0.
     app& max_concurrent_connections(std::size_t n);
     /// Limit on request body bytes. 0 refuses every non-empty body.

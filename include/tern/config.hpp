@@ -65,6 +65,10 @@ struct static_files_config {
 struct config {
     /// Worker threads, each with its own event loop and acceptor. 0: one per hardware thread.
     unsigned threads = 0;
+    /// Threads of the pool that runs blocking handlers (`tern::blocking`), started with the
+    /// server when some route has one. At most this many such handlers run at once; the
+    /// others wait in order.
+    unsigned blocking_threads = 16;
 
     /// Open connections across all threads; one more is answered 503 + Retry-After and closed.
     std::size_t max_concurrent_connections = 10000;

@@ -110,6 +110,7 @@ void connection::on_read(std::error_code ec, std::size_t n) {
             }
             return;
         case phase::writing:
+        case phase::waiting:
         case phase::closed:
             return;
     }
@@ -122,13 +123,22 @@ void connection::process(std::size_t n) {
 
 void connection::consume_input() {
     const auto now = clock::now();
-    while (!input_.empty()) {
+    // (A resumed request may have asked to close, or left a file to send, before the loop.)
+    while (!input_.empty() && !close_after_write_ && !pending_file_.file) {
         const bool was_idle = !parser_.in_progress();
         const auto r = parser_.feed(input_);
         input_.remove_prefix(r.consumed);
         if (was_idle && parser_.in_progress()) head_started_ = now;
         if (r.what == request_parser::event::request) {
             answer(parser_.current());
+            if (deferred_) {
+                // Answered later (resume()); what is left of the input waits in read_buf_,
+                // no read is started and no deadline runs meanwhile.
+                phase_ = phase::waiting;
+                deadline_ = clock::time_point::max();
+                deadline_kind_ = deadline_kind::none;
+                return;
+            }
             parser_.next();
             if (close_after_write_) break;  // nothing after a closing request is processed
             // A file body goes out before any later response, and responses are written
@@ -162,7 +172,33 @@ void connection::consume_input() {
 void connection::answer(request& req) {
     ++served_;
     owner_.count_request();
-    owner_.handler().handle(req, response_, remote_ip_);
+    deferred_ = false;
+    owner_.handler().handle(req, response_, remote_ip_, *this);
+    if (!deferred_) finish_answer(req);
+}
+
+answer_later::resume_fn connection::defer() {
+    deferred_ = true;
+    owner_.expect_posted();
+    return [self = shared_from_this()](std::function<void()> on_connection) {
+        // Any thread: the worker outlives its connections' deferred requests (its loop runs
+        // until every expected post has come back).
+        self->owner_.post([self, fn = std::move(on_connection)] { self->resume(fn); });
+    };
+}
+
+void connection::resume(const std::function<void()>& on_connection) {
+    deferred_ = false;
+    // Closed meanwhile (the stop's drain deadline): nobody to answer.
+    if (phase_ == phase::closed) return;
+    on_connection();
+    finish_answer(parser_.current());
+    parser_.next();
+    phase_ = phase::writing;  // as after a write: consume_input goes on with the input left
+    consume_input();
+}
+
+void connection::finish_answer(request& req) {
     const auto limit = owner_.settings().max_requests_per_connection;
     const bool close =
         !req.keep_alive || response_.close || owner_.stopping() || (limit != 0 && served_ >= limit);

@@ -4,6 +4,7 @@
 
 #include "http/parser.hpp"
 #include "http/response.hpp"
+#include "net/request_handler.hpp"
 
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
@@ -11,6 +12,7 @@
 #include <sys/types.h>
 #include <array>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,7 +23,7 @@ class worker;
 
 /// A connection owned by the completion handlers that hold it (shared_ptr) and listed by
 /// its worker for stop and limits. It never leaves its worker's thread.
-class connection : public std::enable_shared_from_this<connection> {
+class connection : public std::enable_shared_from_this<connection>, private answer_later {
 public:
     using clock = std::chrono::steady_clock;
 
@@ -41,7 +43,9 @@ public:
     void close() noexcept;
 
 private:
-    enum class phase { reading, writing, lingering, closed };
+    // waiting: a request was deferred (a blocking handler runs elsewhere); nothing is read
+    // or answered until it resumes.
+    enum class phase { reading, writing, waiting, lingering, closed };
     enum class deadline_kind { none, idle, header, body, write, linger };
 
     void read();
@@ -49,6 +53,9 @@ private:
     void process(std::size_t n);
     void consume_input();
     void answer(request& req);
+    void finish_answer(request& req);
+    resume_fn defer() override;
+    void resume(const std::function<void()>& on_connection);
     void fail(std::error_code why);
     void write();
     void write_some();
@@ -81,6 +88,7 @@ private:
     phase phase_ = phase::reading;
     bool reading_ = false;  // an async read is outstanding
     bool close_after_write_ = false;
+    bool deferred_ = false;  // the request being answered was deferred (answer_later)
     std::size_t served_ = 0;
     clock::time_point head_started_{};
 

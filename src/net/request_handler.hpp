@@ -4,15 +4,34 @@
 #include "http/request.hpp"
 #include "http/response.hpp"
 
+#include <functional>
 #include <string_view>
 
 namespace tern::detail {
 
+/// Given to request_handler::handle by the connection: lets the application finish a
+/// request on another thread (a blocking handler) instead of before handle() returns.
+class answer_later {
+public:
+    /// What the application calls once, from any thread, when it is done: `on_connection`
+    /// then runs on the connection's thread, before the response is written.
+    using resume_fn = std::function<void(std::function<void()> on_connection)>;
+
+    /// Called during handle(), on the connection's thread: the connection reads and answers
+    /// nothing more until the returned function is called. The request and the response
+    /// passed to handle() stay valid and untouched by the connection until then.
+    virtual resume_fn defer() = 0;
+
+protected:
+    ~answer_later() = default;
+};
+
 /// Implemented by the application layer. Called on the connection's own thread, once per
-/// complete request, in order; must fill `res` and must not throw.
+/// complete request, in order; must fill `res` (or take `later.defer()`) and must not throw.
 class request_handler {
 public:
-    virtual void handle(request& req, response& res, std::string_view remote_ip) noexcept = 0;
+    virtual void handle(request& req, response& res, std::string_view remote_ip,
+                        answer_later& later) noexcept = 0;
     /// Fills `res` for a request the connection refuses with `status` (a limit, a parse
     /// error, a timeout; 400..599). `req` holds the request head when it was complete,
     /// else it is empty. The connection closes after writing `res`.

@@ -29,15 +29,15 @@ worker::worker(shared_state& shared) : shared_(shared) {
     for (const int fd : fds) {
         if (::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
             ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
-            throw std::system_error(errno, std::system_category(), "tern: fcntl on the stop pipe");
+            throw std::system_error(errno, std::system_category(), "tern: fcntl on the wake pipe");
         }
     }
-    stop_signal_.assign(read_end.get());
+    wake_.assign(read_end.get());
     read_end.release();
-    stop_pipe_write_ = write_end.release();
+    wake_write_ = write_end.release();
 }
 
-worker::~worker() { ::close(stop_pipe_write_); }
+worker::~worker() { ::close(wake_write_); }
 
 void worker::bind(const asio::ip::tcp::endpoint& endpoint) {
     acceptor_.open(endpoint.protocol());
@@ -51,7 +51,7 @@ asio::ip::tcp::endpoint worker::local_endpoint() const { return acceptor_.local_
 
 void worker::run() {
     accept();
-    wait_for_stop();
+    wait_for_messages();
     for (;;) {
         try {
             io_context_.run();
@@ -64,17 +64,53 @@ void worker::run() {
 }
 
 void worker::post_stop() {
+    stop_posted_.store(true, std::memory_order_release);
     // write(2) is safe from any thread, unlike asio::post on a loop without locks. A full
-    // pipe (EAGAIN) already holds a stop byte.
+    // pipe (EAGAIN) already holds a byte that wakes the loop.
     const char byte = 1;
-    [[maybe_unused]] const auto ignored = ::write(stop_pipe_write_, &byte, 1);
+    [[maybe_unused]] const auto ignored = ::write(wake_write_, &byte, 1);
 }
 
-void worker::wait_for_stop() {
-    stop_signal_.async_wait(asio::posix::stream_descriptor::wait_read, [this](std::error_code ec) {
+void worker::post(std::function<void()> fn) {
+    {
+        std::lock_guard lock(inbox_mutex_);
+        inbox_.push_back(std::move(fn));
+    }
+    const char byte = 1;
+    [[maybe_unused]] const auto ignored = ::write(wake_write_, &byte, 1);
+}
+
+void worker::expect_posted() {
+    ++expected_posts_;
+    if (!waiting_for_messages_) wait_for_messages();  // stopped already: listen again
+}
+
+void worker::wait_for_messages() {
+    waiting_for_messages_ = true;
+    wake_.async_wait(asio::posix::stream_descriptor::wait_read, [this](std::error_code ec) {
+        waiting_for_messages_ = false;
         if (ec == asio::error::operation_aborted) return;
-        stop();
+        on_messages();
     });
+}
+
+void worker::on_messages() {
+    char bytes[64];
+    while (::read(wake_.native_handle(), bytes, sizeof bytes) > 0) {
+    }
+    std::vector<std::function<void()>> work;
+    {
+        std::lock_guard lock(inbox_mutex_);
+        work.swap(inbox_);
+    }
+    for (auto& fn : work) {
+        --expected_posts_;
+        fn();
+    }
+    if (stop_posted_.load(std::memory_order_acquire)) stop();
+    // After a stop the loop ends once nothing is left: no connection, no timer, and no
+    // deferred request still to come back.
+    if (!draining_ || expected_posts_ > 0) wait_for_messages();
 }
 
 void worker::forget(connection* c) noexcept {

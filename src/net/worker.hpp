@@ -15,7 +15,10 @@
 #include <asio/steady_timer.hpp>
 
 #include <atomic>
+#include <functional>
+#include <mutex>
 #include <unordered_set>
+#include <vector>
 
 namespace tern::detail {
 
@@ -47,6 +50,12 @@ public:
     void run();
     /// Thread-safe: begins the graceful stop on the worker's own thread.
     void post_stop();
+    /// Thread-safe: runs `fn` on the worker's own thread (the completion of a deferred
+    /// request). Every call matches one earlier `expect_posted()`.
+    void post(std::function<void()> fn);
+    /// On the worker's thread: a `post()` will come (a request was deferred). The loop
+    /// keeps running, even after a stop, until it has arrived.
+    void expect_posted();
 
     // For connections, on the worker's thread.
     const config& settings() const noexcept { return shared_.settings; }
@@ -64,7 +73,8 @@ public:
 
 private:
     void accept();
-    void wait_for_stop();
+    void wait_for_messages();
+    void on_messages();
     void stop();
 
     // Written by the worker's thread only, read by any: a relaxed load and store (a plain
@@ -76,11 +86,17 @@ private:
     shared_state& shared_;
     std::unordered_set<connection*> connections_;  // outlives io_context_ (declared first)
     // One thread runs this loop, and every socket, timer and handler queue on it is touched
-    // only from that thread: so neither the scheduler nor the reactor needs locks. The one
-    // message from other threads, stop, comes through a pipe (post_stop writes a byte).
+    // only from that thread: so neither the scheduler nor the reactor needs locks. Messages
+    // from other threads (stop, and the completions of deferred requests) come through a
+    // pipe: the sender sets a flag or queues a function, then writes a byte.
     asio::io_context io_context_{ASIO_CONCURRENCY_HINT_UNSAFE};
-    asio::posix::stream_descriptor stop_signal_{io_context_};  // the pipe's read end
-    int stop_pipe_write_ = -1;
+    asio::posix::stream_descriptor wake_{io_context_};  // the pipe's read end
+    int wake_write_ = -1;
+    bool waiting_for_messages_ = false;
+    std::atomic<bool> stop_posted_{false};
+    std::mutex inbox_mutex_;  // taken only by deferred requests, never on the common path
+    std::vector<std::function<void()>> inbox_;
+    std::size_t expected_posts_ = 0;  // deferred requests not completed yet
     asio::ip::tcp::acceptor acceptor_{io_context_};
     asio::steady_timer drain_timer_{io_context_};
     asio::steady_timer accept_retry_{io_context_};

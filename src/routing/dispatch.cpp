@@ -1,6 +1,7 @@
 #include "routing/dispatch.hpp"
 
 #include "http/status.hpp"
+#include "routing/blocking.hpp"
 #include "routing/url_decode.hpp"
 #include "web/compression.hpp"
 
@@ -215,8 +216,8 @@ std::chrono::steady_clock::time_point start_time(const pipeline& p) noexcept {
 
 }  // namespace
 
-void dispatch(const pipeline& p, exchange& ex) noexcept {
-    const auto started = start_time(p);
+void dispatch_begin(const pipeline& p, exchange& ex, dispatch_state& st) noexcept {
+    st.started = start_time(p);
     ex.res.clear();
     if (p.cors && cors_policy::is_preflight(ex.req)) {
         // Preflights carry no credentials, so they are answered before the app's filters
@@ -226,30 +227,42 @@ void dispatch(const pipeline& p, exchange& ex) noexcept {
         } catch (...) {
             set_error(ex.res, 500, reason_phrase(500));
         }
-        log_request(p, ex, started);
+        log_request(p, ex, st.started);
+        st.done = true;
         return;
     }
     // Routed first, so that before filters see the route's path parameters.
-    router::match found;
     try {
-        found = p.routes.find(ex.req.method, ex.req.path, ex.scratch.params);
-        if (found.result == router::outcome::found) decode_params(ex);
+        st.found = p.routes.find(ex.req.method, ex.req.path, ex.scratch.params);
+        if (st.found.result == router::outcome::found) decode_params(ex);
     } catch (...) {
         // Out of memory while building Allow or decoding: answer, do not crash.
         set_error(ex.res, 500, reason_phrase(500));
-        log_request(p, ex, started);
+        log_request(p, ex, st.started);
+        st.done = true;
         return;
     }
-    bool proceed = true;
     if (!p.before.empty()) {
         p.before.for_each_matching(ex.req.path, [&](const handler& h) {
             // A filter that threw has answered; one that set a result or asked to skip
             // has ended the request.
-            proceed = run(p, h, ex, "a before filter") && !ex.skip && !ex.app_body;
-            return proceed;
+            st.proceed = run(p, h, ex, "a before filter") && !ex.skip && !ex.app_body;
+            return st.proceed;
         });
     }
-    if (proceed) answer(p, ex, found);
+}
+
+bool runs_blocking(const dispatch_state& st) noexcept {
+    return !st.done && st.proceed && st.found.result == router::outcome::found &&
+           is_blocking(*st.found.target);
+}
+
+void dispatch_answer(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept {
+    if (!st.done && st.proceed) answer(p, ex, st.found);
+}
+
+void dispatch_end(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept {
+    if (st.done) return;
     if (!p.after.empty()) {
         p.after.for_each_matching(ex.req.path, [&](const handler& h) {
             run(p, h, ex, "an after filter");
@@ -258,7 +271,14 @@ void dispatch(const pipeline& p, exchange& ex) noexcept {
     }
     shape_error(p, ex);
     decorate(p, ex, true);
-    log_request(p, ex, started);
+    log_request(p, ex, st.started);
+}
+
+void dispatch(const pipeline& p, exchange& ex) noexcept {
+    dispatch_state st;
+    dispatch_begin(p, ex, st);
+    dispatch_answer(p, ex, st);
+    dispatch_end(p, ex, st);
 }
 
 void dispatch_failure(const pipeline& p, exchange& ex, int status) noexcept {

@@ -14,6 +14,7 @@
 #include <tern/config.hpp>
 #include <tern/context.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -39,6 +40,25 @@ struct pipeline {
 /// without an explicit route; a thrown exception mapped by the app's mappers, the status
 /// and message of an http_error, else 500. Never throws.
 void dispatch(const pipeline& p, exchange& ex) noexcept;
+
+/// Where a dispatch split in two stands between its halves (a blocking handler).
+struct dispatch_state {
+    std::chrono::steady_clock::time_point started;  ///< for the request logger
+    router::match found;
+    bool proceed = true;  ///< the before filters let the request through
+    bool done = false;    ///< the exchange is complete (a preflight, a routing failure)
+};
+
+/// dispatch() in three steps, for a route whose handler must run elsewhere:
+/// `dispatch_begin` (CORS preflight, routing, before filters), `dispatch_answer` (the
+/// handler, a static file, 404 or 405, as dispatch does), `dispatch_end` (after filters,
+/// error shaping, CORS headers, compression, the request logger). After `dispatch_begin`,
+/// `runs_blocking` says whether `dispatch_answer` is a `tern::blocking` handler; when
+/// `st.done`, the other two steps do nothing. Each step never throws.
+void dispatch_begin(const pipeline& p, exchange& ex, dispatch_state& st) noexcept;
+bool runs_blocking(const dispatch_state& st) noexcept;
+void dispatch_answer(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept;
+void dispatch_end(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept;
 
 /// Answers a request the network layer refused (`status` 400..599: a limit, a parse error,
 /// a timeout) into `ex.res`: tern's error body, the app's error(status) handler, CORS

@@ -11,6 +11,17 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <string_view>
+
+namespace docs_threading {
+std::string run_slow_query(std::string_view id) { return std::string(id); }
+void snippets(tern::app& app) {
+app.blocking_threads(32);  // default 16
+app.get("/report", tern::blocking([](tern::context& ctx) {
+    ctx.text(run_slow_query(ctx.query_param("id", "")));
+}));
+}
+}  // namespace docs_threading
 
 namespace docs_limits {
 void snippets() {
