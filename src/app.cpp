@@ -92,9 +92,13 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     void handle(detail::request& req, detail::response& res, std::string_view remote_ip,
                 detail::answer_later& later) noexcept override {
         detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
+        if (!pool) {
+            detail::dispatch(pipeline, ex);  // no blocking route: the whole chain here
+            return;
+        }
         detail::dispatch_state st;
         detail::dispatch_begin(pipeline, ex, st);
-        if (pool && detail::runs_blocking(st)) {
+        if (detail::runs_blocking(st)) {
             std::shared_ptr<blocking_job> job;
             try {
                 job = std::make_shared<blocking_job>(pipeline, ex, std::move(st));

@@ -216,7 +216,11 @@ std::chrono::steady_clock::time_point start_time(const pipeline& p) noexcept {
 
 }  // namespace
 
-void dispatch_begin(const pipeline& p, exchange& ex, dispatch_state& st) noexcept {
+namespace {
+
+// The steps of dispatch(), inlined there (the common path) and wrapped below for the split.
+[[gnu::always_inline]] inline void begin_steps(const pipeline& p, exchange& ex,
+                                               dispatch_state& st) noexcept {
     st.started = start_time(p);
     ex.res.clear();
     if (p.cors && cors_policy::is_preflight(ex.req)) {
@@ -252,16 +256,8 @@ void dispatch_begin(const pipeline& p, exchange& ex, dispatch_state& st) noexcep
     }
 }
 
-bool runs_blocking(const dispatch_state& st) noexcept {
-    return !st.done && st.proceed && st.found.result == router::outcome::found &&
-           is_blocking(*st.found.target);
-}
-
-void dispatch_answer(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept {
-    if (!st.done && st.proceed) answer(p, ex, st.found);
-}
-
-void dispatch_end(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept {
+[[gnu::always_inline]] inline void end_steps(const pipeline& p, exchange& ex,
+                                             const dispatch_state& st) noexcept {
     if (st.done) return;
     if (!p.after.empty()) {
         p.after.for_each_matching(ex.req.path, [&](const handler& h) {
@@ -274,11 +270,30 @@ void dispatch_end(const pipeline& p, exchange& ex, const dispatch_state& st) noe
     log_request(p, ex, st.started);
 }
 
+}  // namespace
+
+void dispatch_begin(const pipeline& p, exchange& ex, dispatch_state& st) noexcept {
+    begin_steps(p, ex, st);
+}
+
+bool runs_blocking(const dispatch_state& st) noexcept {
+    return !st.done && st.proceed && st.found.result == router::outcome::found &&
+           is_blocking(*st.found.target);
+}
+
+void dispatch_answer(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept {
+    if (!st.done && st.proceed) answer(p, ex, st.found);
+}
+
+void dispatch_end(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept {
+    end_steps(p, ex, st);
+}
+
 void dispatch(const pipeline& p, exchange& ex) noexcept {
     dispatch_state st;
-    dispatch_begin(p, ex, st);
+    begin_steps(p, ex, st);
     dispatch_answer(p, ex, st);
-    dispatch_end(p, ex, st);
+    end_steps(p, ex, st);
 }
 
 void dispatch_failure(const pipeline& p, exchange& ex, int status) noexcept {
