@@ -345,7 +345,12 @@ void app::start(const std::string& host, std::uint16_t port) {
         impl_->pool = std::make_unique<detail::blocking_pool>(cfg.blocking_threads);
     }
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
-    s->start(host, port);
+    try {
+        s->start(host, port);
+    } catch (...) {
+        impl_->pool.reset();  // made for this start; the next one makes its own
+        throw;
+    }
     impl_->server = std::move(s);
 }
 

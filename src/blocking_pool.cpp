@@ -9,11 +9,20 @@ thread_local const blocking_pool* current_pool = nullptr;
 }  // namespace
 
 blocking_pool::blocking_pool(unsigned threads) {
-    threads_.reserve(std::max(threads, 1u));
-    for (unsigned i = 0; i < std::max(threads, 1u); ++i) threads_.emplace_back([this] { run(); });
+    try {
+        threads_.reserve(std::max(threads, 1u));
+        for (unsigned i = 0; i < std::max(threads, 1u); ++i) {
+            threads_.emplace_back([this] { run(); });
+        }
+    } catch (...) {
+        join_all();  // the threads already started; then the error goes to start()
+        throw;
+    }
 }
 
-blocking_pool::~blocking_pool() {
+blocking_pool::~blocking_pool() { join_all(); }
+
+void blocking_pool::join_all() noexcept {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;

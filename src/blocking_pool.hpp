@@ -26,6 +26,7 @@ public:
 
 private:
     void run();
+    void join_all() noexcept;
 
     std::mutex mutex_;
     std::condition_variable ready_;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
 
 namespace tern::detail {
 
@@ -123,8 +124,12 @@ void connection::process(std::size_t n) {
 
 void connection::consume_input() {
     const auto now = clock::now();
-    // (A resumed request may have asked to close, or left a file to send, before the loop.)
-    while (!input_.empty() && !close_after_write_ && !pending_file_.file) {
+    // A file body goes out before any later response, and responses are written once they
+    // pass the batch budget (a few bytes of requests can ask for many large responses): the
+    // rest of the input waits in read_buf_ (no read happens until it is consumed) and is
+    // parsed after the write. Nothing after a closing request is processed.
+    while (!input_.empty() && !close_after_write_ && !pending_file_.file &&
+           out_.size() <= batch_budget_bytes) {
         const bool was_idle = !parser_.in_progress();
         const auto r = parser_.feed(input_);
         input_.remove_prefix(r.consumed);
@@ -132,20 +137,17 @@ void connection::consume_input() {
         if (r.what == request_parser::event::request) {
             answer(parser_.current());
             if (deferred_) {
-                // Answered later (resume()); what is left of the input waits in read_buf_,
-                // no read is started and no deadline runs meanwhile.
-                phase_ = phase::waiting;
-                deadline_ = clock::time_point::max();
-                deadline_kind_ = deadline_kind::none;
+                // Answered later (resume()); what is left of the input waits in read_buf_.
+                // The responses before it go out now; then nothing is read and no deadline
+                // runs until it resumes.
+                if (!out_.empty()) {
+                    write();
+                } else {
+                    wait_for_resume();
+                }
                 return;
             }
             parser_.next();
-            if (close_after_write_) break;  // nothing after a closing request is processed
-            // A file body goes out before any later response, and responses are written
-            // once they pass the batch budget (a few bytes of requests can ask for many large
-            // responses): the rest of the input waits in read_buf_ (no read happens until it
-            // is consumed) and is parsed after the write.
-            if (pending_file_.file || out_.size() > batch_budget_bytes) break;
         } else if (r.what == request_parser::event::error) {
             fail(parser_.error());
             break;
@@ -180,22 +182,40 @@ void connection::answer(request& req) {
 answer_later::resume_fn connection::defer() {
     deferred_ = true;
     owner_.expect_posted();
-    return [self = shared_from_this()](std::function<void()> on_connection) {
-        // Any thread: the worker outlives its connections' deferred requests (its loop runs
-        // until every expected post has come back).
-        self->owner_.post([self, fn = std::move(on_connection)] { self->resume(fn); });
+    worker& owner = owner_;
+    return [&owner, self = shared_from_this()](std::function<void()> on_connection) mutable {
+        // Any thread. The worker outlives its connections' deferred requests (its loop runs
+        // until every expected post has come back). The reference to this connection moves
+        // on to the loop, so the connection is never destroyed on the calling thread.
+        owner.post([self = std::move(self), fn = std::move(on_connection)]() mutable {
+            self->resume(std::move(fn));
+        });
     };
 }
 
-void connection::resume(const std::function<void()>& on_connection) {
-    deferred_ = false;
+void connection::wait_for_resume() {
+    phase_ = phase::waiting;
+    deadline_ = clock::time_point::max();
+    deadline_kind_ = deadline_kind::none;
+}
+
+void connection::resume(std::function<void()> on_connection) {
     // Closed meanwhile (the stop's drain deadline): nobody to answer.
     if (phase_ == phase::closed) return;
-    on_connection();
-    finish_answer(parser_.current());
-    parser_.next();
-    phase_ = phase::writing;  // as after a write: consume_input goes on with the input left
-    consume_input();
+    if (phase_ == phase::writing) {
+        parked_resume_ = std::move(on_connection);  // after_write comes back here
+        return;
+    }
+    deferred_ = false;
+    try {
+        on_connection();
+        finish_answer(parser_.current());
+        parser_.next();
+        phase_ = phase::writing;  // as after a write: consume_input goes on with what is left
+        consume_input();
+    } catch (...) {
+        close();  // out of memory: the connection cannot be answered
+    }
 }
 
 void connection::finish_answer(request& req) {
@@ -391,6 +411,12 @@ ssize_t connection::send_file_chunk(std::size_t n) {
 void connection::after_write() {
     if (close_after_write_) {
         linger();
+        return;
+    }
+    if (deferred_) {
+        // The responses before a deferred request are out; it is still being answered.
+        wait_for_resume();
+        if (parked_resume_) resume(std::exchange(parked_resume_, nullptr));
         return;
     }
     if (owner_.stopping()) {

@@ -23,7 +23,7 @@ class worker;
 
 /// A connection owned by the completion handlers that hold it (shared_ptr) and listed by
 /// its worker for stop and limits. It never leaves its worker's thread.
-class connection : public std::enable_shared_from_this<connection>, private answer_later {
+class connection final : public std::enable_shared_from_this<connection>, private answer_later {
 public:
     using clock = std::chrono::steady_clock;
 
@@ -55,7 +55,8 @@ private:
     void answer(request& req);
     void finish_answer(request& req);
     resume_fn defer() override;
-    void resume(const std::function<void()>& on_connection);
+    void resume(std::function<void()> on_connection);
+    void wait_for_resume();
     void fail(std::error_code why);
     void write();
     void write_some();
@@ -89,6 +90,9 @@ private:
     bool reading_ = false;  // an async read is outstanding
     bool close_after_write_ = false;
     bool deferred_ = false;  // the request being answered was deferred (answer_later)
+    // A resume that arrived while earlier responses were still being written: after_write
+    // runs it.
+    std::function<void()> parked_resume_;
     std::size_t served_ = 0;
     clock::time_point head_started_{};
 

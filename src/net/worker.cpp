@@ -86,6 +86,7 @@ void worker::expect_posted() {
 }
 
 void worker::wait_for_messages() {
+    if (waiting_for_messages_) return;  // one wait at a time: each would run on_messages
     waiting_for_messages_ = true;
     wake_.async_wait(asio::posix::stream_descriptor::wait_read, [this](std::error_code ec) {
         waiting_for_messages_ = false;
@@ -105,7 +106,10 @@ void worker::on_messages() {
     }
     for (auto& fn : work) {
         --expected_posts_;
-        fn();
+        try {
+            fn();  // a connection's resume; it closes itself when it cannot go on
+        } catch (...) {
+        }
     }
     if (stop_posted_.load(std::memory_order_acquire)) stop();
     // After a stop the loop ends once nothing is left: no connection, no timer, and no

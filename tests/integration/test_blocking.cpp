@@ -140,6 +140,26 @@ TEST_CASE("pipelined requests around blocking ones are answered in order", "[wir
     CHECK(head.body.empty());
 }
 
+TEST_CASE("responses ready before a waiting blocking request go out without waiting for it",
+          "[wire][blocking]") {
+    gate third_may_finish;
+    test_server server([&](tern::app& app) {
+        app.get("/b/{n}", tern::blocking([&](tern::context& ctx) {
+                    if (ctx.path_param("n") == "1") third_may_finish.wait();
+                    ctx.text("b" + std::string(ctx.path_param("n")));
+                }));
+        app.get("/q", [](tern::context& ctx) { ctx.text("q"); });
+    });
+    raw_client c = server.client();
+    c.send(get_request("/b/0") + get_request("/q") + get_request("/b/1"));
+    CHECK(c.read_response().body == "b0");  // while /b/1 still waits at its gate
+    CHECK(c.read_response().body == "q");
+    third_may_finish.open();
+    CHECK(c.read_response().body == "b1");
+    c.send(get_request("/q"));
+    CHECK(c.read_response().body == "q");
+}
+
 TEST_CASE("what a blocking handler throws is mapped as for any handler", "[wire][blocking]") {
     test_server server([](tern::app& app) {
         app.exception<my_error>([](const my_error& e, tern::context& ctx) {
@@ -217,6 +237,40 @@ TEST_CASE("stop() waits for a running blocking handler, whose answer says Connec
     CHECK(r.status == 200);
     CHECK(r.body == "finished");
     CHECK(r.header("Connection") == "close");
+}
+
+TEST_CASE("a blocking handler past drain_timeout: its connection closes, stop() still waits",
+          "[wire][blocking][lifecycle]") {
+    gate may_finish;
+    std::promise<void> started;
+    std::atomic<bool> finished{false};
+    tern::config cfg = test_config();
+    cfg.drain_timeout = std::chrono::milliseconds(200);
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/slow", tern::blocking([&](tern::context& ctx) {
+                        started.set_value();
+                        may_finish.wait();
+                        finished = true;
+                        ctx.text("too late");
+                    }));
+        },
+        cfg);
+    raw_client c = server.client();
+    c.send(get_request("/slow"));
+    REQUIRE(started.get_future().wait_for(10s) == std::future_status::ready);
+    std::atomic<bool> stopped{false};
+    std::thread stopper([&] {
+        server.stop();
+        stopped = true;
+    });
+    // The drain deadline closes the waiting connection without an answer...
+    CHECK(c.closed_by_peer(10s));
+    // ...but the stop waits for the handler, which is still at its gate.
+    CHECK_FALSE(stopped);
+    may_finish.open();
+    stopper.join();
+    CHECK(finished);
 }
 
 TEST_CASE("stop() called from a blocking handler does not deadlock",
