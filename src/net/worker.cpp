@@ -72,10 +72,10 @@ void worker::post_stop() {
 }
 
 void worker::post(std::function<void()> fn) {
-    {
-        std::lock_guard lock(inbox_mutex_);
-        inbox_.push_back(std::move(fn));
-    }
+    // The byte is written under the lock: the loop cannot take `fn` (and so cannot finish,
+    // and this worker cannot be destroyed) before this call has stopped touching it.
+    std::lock_guard lock(inbox_mutex_);
+    inbox_.push_back(std::move(fn));
     const char byte = 1;
     [[maybe_unused]] const auto ignored = ::write(wake_write_, &byte, 1);
 }
