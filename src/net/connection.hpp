@@ -22,7 +22,9 @@ namespace tern::detail {
 class worker;
 
 /// A connection owned by the completion handlers that hold it (shared_ptr) and listed by
-/// its worker for stop and limits. It never leaves its worker's thread.
+/// its worker for stop and limits. It never leaves its worker's thread; only while a request
+/// is deferred (answer_later) does another thread use that request and its response, and
+/// the connection touches neither until the request resumes.
 class connection final : public std::enable_shared_from_this<connection>, private answer_later {
 public:
     using clock = std::chrono::steady_clock;
