@@ -3,18 +3,33 @@
 #
 #   scripts/test.sh               g++, warnings as errors, build/
 #   scripts/test.sh --sanitize    clang, AddressSanitizer + UndefinedBehaviorSanitizer, build-asan/
+#   scripts/test.sh --tsan        clang, ThreadSanitizer, build-tsan/: the wire tests (the
+#                                 threads, stop and blocking-pool paths cross threads; the unit
+#                                 tests replace operator new, which TSan's runtime forbids)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitize=0
+tsan=0
 for arg in "$@"; do
     case "$arg" in
     --sanitize) sanitize=1 ;;
+    --tsan) tsan=1 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
     esac
 done
 
 scripts/install-deps.sh
+
+if [ "$tsan" -eq 1 ]; then
+    build=build-tsan
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+        -DTERN_WERROR=ON -DTERN_SANITIZE=thread
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    cmake --build "$build" --target tern_integration_tests
+    ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 -R '^wire:'
+    exit 0
+fi
 
 if [ "$sanitize" -eq 1 ]; then
     build=build-asan

@@ -74,7 +74,7 @@ TEST_CASE("a blocking handler that waits does not hold up other connections on i
 }
 
 TEST_CASE(
-    "the handler runs on a pool thread; filters, mappers' neighbours and the logger on "
+    "the handler runs on a pool thread, filters, mappers' neighbours and the logger on "
     "the loop",
     "[wire][blocking]") {
     std::mutex m;
@@ -180,7 +180,7 @@ TEST_CASE("what a blocking handler throws is mapped as for any handler", "[wire]
     check_still_serving(server.port());
 }
 
-TEST_CASE("no more than blocking_threads blocking handlers run at once; the rest wait their turn",
+TEST_CASE("no more than blocking_threads blocking handlers run at once, the rest wait their turn",
           "[wire][blocking]") {
     std::atomic<int> running{0};
     std::atomic<int> most{0};

@@ -299,7 +299,7 @@ TEST_CASE("gzip weakens a strong ETag and merges Accept-Encoding into the handle
     CHECK(r.header("Vary") == "Cookie, Accept-Encoding");
 }
 
-TEST_CASE("static files are not gzipped on the fly; a precompressed .gz is sent as it is",
+TEST_CASE("static files are not gzipped on the fly, a precompressed .gz is sent as it is",
           "[wire][compression]") {
     temp_dir dir;
     const std::string page = big_text(600);

@@ -67,7 +67,7 @@ TEST_CASE("ctx.cookie reads a cookie from one Cookie header", "[wire][cookies]")
     CHECK(r.body.empty());
 }
 
-TEST_CASE("cookies() lists the cookies of several Cookie headers in order; the first name wins",
+TEST_CASE("cookies() lists the cookies of several Cookie headers in order, the first name wins",
           "[wire][cookies]") {
     test_server server(echo_routes);
     const std::string cookies = "Cookie: a=1; b=2\r\nX-Between: y\r\ncookie: a=3;c=4\r\n";
@@ -81,7 +81,7 @@ TEST_CASE("cookies() lists the cookies of several Cookie headers in order; the f
     CHECK(r.body == "[4]");
 }
 
-TEST_CASE("quoted cookie values lose their quotes; empty values and odd pairs", "[wire][cookies]") {
+TEST_CASE("quoted cookie values lose their quotes, empty values and odd pairs", "[wire][cookies]") {
     test_server server(echo_routes);
     // A quoted value, an empty value, a value with '=' in it, a pair without '=', an empty
     // name and a name that is not a token (skipped), spaces around ';'.
@@ -277,7 +277,7 @@ TEST_CASE("a cookie the handler may not set is a 500 and no Set-Cookie leaks", "
     check_still_serving(server.port());
 }
 
-TEST_CASE("a cookie set before an http_error is dropped; one on a deliberate error status stays",
+TEST_CASE("a cookie set before an http_error is dropped, one on a deliberate error status stays",
           "[wire][cookies]") {
     test_server server([](tern::app& app) {
         app.get("/thrown", [](tern::context& ctx) {

@@ -34,7 +34,7 @@ TEST_CASE("before filters run in order before the handler, after filters after i
     CHECK_FALSE(r.header("X-Never"));
 }
 
-TEST_CASE("before filters run for 404s and static files too; patterns with wildcards",
+TEST_CASE("before filters run for 404s and static files too, patterns with wildcards",
           "[wire][filters]") {
     test_server server([](tern::app& app) {
         app.get("/api/users/{id}", [](tern::context& ctx) { ctx.text("user"); });
@@ -135,7 +135,7 @@ TEST_CASE("an after filter that throws is mapped and the others still run", "[wi
     check_still_serving(server.port());
 }
 
-TEST_CASE("filters cannot be added while running; bad filter patterns are refused",
+TEST_CASE("filters cannot be added while running, bad filter patterns are refused",
           "[wire][filters]") {
     test_server server([](tern::app& app) {
         CHECK_THROWS_AS(app.before("no-slash", [](tern::context&) {}), std::invalid_argument);

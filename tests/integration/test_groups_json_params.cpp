@@ -90,7 +90,7 @@ TEST_CASE("ctx.json serializes values, literals and user types", "[wire][json]")
     CHECK(r.body == "[1,2,3]");
 }
 
-TEST_CASE("body_as<T> parses JSON; malformed or mismatched JSON is a 400 saying why",
+TEST_CASE("body_as<T> parses JSON, malformed or mismatched JSON is a 400 saying why",
           "[wire][json]") {
     test_server server([](tern::app& app) {
         app.post("/todos", [](tern::context& ctx) {

@@ -229,7 +229,7 @@ TEST_CASE("setters are reflected in settings()", "[wire][lifecycle]") {
     CHECK(s.static_files[0].hosted_path == "/");
 }
 
-TEST_CASE("a default app has the default settings; app(config) keeps the given ones",
+TEST_CASE("a default app has the default settings, app(config) keeps the given ones",
           "[wire][lifecycle]") {
     const tern::config defaults;
     tern::app plain;

@@ -67,7 +67,7 @@ TEST_CASE("a response without a body has Content-Length 0 and no Content-Type", 
     CHECK_FALSE(r.header("Content-Type").has_value());
 }
 
-TEST_CASE("text() sends text/plain; charset=utf-8", "[wire][headers]") {
+TEST_CASE("text() sends text/plain, charset=utf-8", "[wire][headers]") {
     test_server server(
         [](tern::app& app) { app.get("/", [](tern::context& ctx) { ctx.text("plain"); }); });
     const response r = fetch(server, get_request("/"));
@@ -75,7 +75,7 @@ TEST_CASE("text() sends text/plain; charset=utf-8", "[wire][headers]") {
     CHECK(r.body == "plain");
 }
 
-TEST_CASE("html() sends text/html; charset=utf-8", "[wire][headers]") {
+TEST_CASE("html() sends text/html, charset=utf-8", "[wire][headers]") {
     test_server server(
         [](tern::app& app) { app.get("/", [](tern::context& ctx) { ctx.html("<p>hi</p>"); }); });
     const response r = fetch(server, get_request("/"));

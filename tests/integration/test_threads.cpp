@@ -76,7 +76,7 @@ TEST_CASE("stop() from several threads at once stops the server once",
     CHECK(server.port() == 0);
 }
 
-TEST_CASE("a handler may call stop(); the owning thread finishes it",
+TEST_CASE("a handler may call stop(), the owning thread finishes it",
           "[wire][threads][lifecycle]") {
     tern::app app(test_config());
     app.get("/quit", [&](tern::context& ctx) {

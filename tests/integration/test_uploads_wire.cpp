@@ -187,7 +187,7 @@ TEST_CASE("uploaded files keep field, names, type and their exact bytes", "[wire
     CHECK(r.body == "title=report\ntags=\nfiles=5");
 }
 
-TEST_CASE("file names are made safe; raw_filename keeps what the client sent", "[wire][uploads]") {
+TEST_CASE("file names are made safe, raw_filename keeps what the client sent", "[wire][uploads]") {
     test_server server(form_routes);
     const auto body = multipart_body({
         file("a", "../../etc/passwd", "text/plain", "1"),
@@ -236,7 +236,7 @@ TEST_CASE("an empty file input (filename=\"\" and no data) is not an upload", "[
     CHECK(r.body == "attachment|empty.txt|empty.txt|text/plain|0\n");
 }
 
-TEST_CASE("a file over max_upload_file_size gets 413; a text field of that size does not",
+TEST_CASE("a file over max_upload_file_size gets 413, a text field of that size does not",
           "[wire][uploads]") {
     test_server server([](tern::app& app) {
         form_routes(app);

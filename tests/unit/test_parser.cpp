@@ -428,7 +428,7 @@ TEST_CASE("max_header_size has the same boundary whether the head arrives at onc
     }
 }
 
-TEST_CASE("a large body is freed once its request is done; small buffers are kept",
+TEST_CASE("a large body is freed once its request is done, small buffers are kept",
           "[parser][memory]") {
     using tern::detail::retained_buffer_capacity;
     request_parser p(parser_limits{});

@@ -166,7 +166,7 @@ TEST_CASE("a trailing slash on the request path still matches the route", "[rout
     CHECK(id_of(find("GET", "/items/5")) == 4);
 }
 
-TEST_CASE("only one trailing slash is ignored; a doubled one leaves an empty segment", "[router]") {
+TEST_CASE("only one trailing slash is ignored, a doubled one leaves an empty segment", "[router]") {
     router r;
     r.add("GET", "/users", tagged{1});
     r.add("GET", "/items/{id}", tagged{2});

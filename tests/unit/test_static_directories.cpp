@@ -111,7 +111,7 @@ TEST_CASE("a hosted prefix serves below it and redirects its own root", "[static
     CHECK(get(files, "/assetsdocs/guide.txt").what == kind::not_handled);
 }
 
-TEST_CASE("several directories are tried in order; a missing file falls through",
+TEST_CASE("several directories are tried in order, a missing file falls through",
           "[static][directory]") {
     site_tree t;
     t.write("second/only-here.txt", "second", true);

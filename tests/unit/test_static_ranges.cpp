@@ -77,7 +77,7 @@ TEST_CASE("malformed, foreign-unit or multiple ranges are ignored", "[static][ra
     }
 }
 
-TEST_CASE("the unit is case-insensitive; OWS and empty members are tolerated", "[static][range]") {
+TEST_CASE("the unit is case-insensitive, OWS and empty members are tolerated", "[static][range]") {
     CHECK(range_of("Bytes=1-2", 10) == "1+2");
     CHECK(range_of("BYTES=1-2", 10) == "1+2");
     CHECK(range_of("bytes= 1-2 ", 10) == "1+2");

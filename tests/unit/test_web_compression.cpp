@@ -185,7 +185,7 @@ TEST_CASE("compression: incompressible types are left untouched", "[compression]
     }
 }
 
-TEST_CASE("compression: Accept-Encoding decides; q=0 and identity-only refuse gzip",
+TEST_CASE("compression: Accept-Encoding decides, q=0 and identity-only refuse gzip",
           "[compression]") {
     const std::string body = text_of_size(5000);
     struct expectation {

@@ -245,7 +245,7 @@ TEST_CASE("cookies: a path or domain that would inject an attribute is refused",
     CHECK_THROWS_AS(format_set_cookie("a", "1", o), std::invalid_argument);
 }
 
-TEST_CASE("cookies: a path may hold characters other than ';' and CTLs", "[cookies]") {
+TEST_CASE("cookies: a path may hold characters other than semicolons and CTLs", "[cookies]") {
     cookie_options o;
     o.path = "/a b/c,d/\"e\"";
     CHECK(format_set_cookie("a", "1", o) == "a=1; Path=/a b/c,d/\"e\"");

@@ -127,7 +127,7 @@ TEST_CASE("cors: a preflight from an origin not listed gets 403 and no Access-Co
     }
 }
 
-TEST_CASE("cors: a preflight for a method not allowed is refused; GET, HEAD, POST always pass",
+TEST_CASE("cors: a preflight for a method not allowed is refused, GET, HEAD, POST always pass",
           "[cors]") {
     cors_config config = listed({"https://a.example"});
     config.allowed_methods = {"PUT"};

@@ -405,7 +405,7 @@ TEST_CASE("multipart: other part headers are ignored", "[multipart]") {
     CHECK(r.parts[0].name == "a");
 }
 
-TEST_CASE("multipart: a quoted name unescapes backslashes; a token name is taken as is",
+TEST_CASE("multipart: a quoted name unescapes backslashes, a token name is taken as is",
           "[multipart]") {
     auto r = parse(one_part("v", R"(name="a\"b\\c;d=e")"));
     REQUIRE(r.status == multipart_status::ok);
@@ -589,7 +589,7 @@ TEST_CASE("multipart: a body that ends inside part headers is malformed", "[mult
 
 // ---- parse_multipart: file names ----------------------------------------------------------
 
-TEST_CASE("multipart: the filename is kept raw; safe_filename is the caller's job", "[multipart]") {
+TEST_CASE("multipart: the filename is kept raw, safe_filename is the caller's job", "[multipart]") {
     const auto r = parse(one_part("v", R"(name="f"; filename="..\\..\\evil \"x\".txt")"));
     REQUIRE(r.status == multipart_status::ok);
     CHECK(r.parts[0].has_filename);
