@@ -15,14 +15,15 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+from common import status_fields  # noqa: E402  (bench/lib, beside this script)
+from servers import wait_ready  # noqa: E402
 
 
 def rss_mib(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+    return status_fields(pid).get("VmRSS", 0) / 1024
 
 
 def free_port() -> int:
@@ -62,15 +63,8 @@ def main() -> None:
     port = free_port()
     server = subprocess.Popen([a.bench_app, str(port), "1"], stdout=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    sys.exit("held-memory: bench_app did not start")
-                time.sleep(0.05)
+        if not wait_ready(server, port, timeout=10):
+            sys.exit("held-memory: bench_app did not start")
         before = rss_mib(server.pid)
         body = b"x" * (a.mib << 20)
         held = [exchange(port, body) for _ in range(a.connections)]

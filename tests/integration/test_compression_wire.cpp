@@ -2,19 +2,18 @@
 // already set, static files), the framing of compressed bodies (Content-Length, HEAD,
 // pipelining), Vary, and that it is off unless app.compression() is called.
 
-#include <stdlib.h>
 #include <zlib.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "support/raw_client.hpp"
+#include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
 
 using namespace tern_test;
@@ -137,25 +136,6 @@ void check_identity(const response& r, const std::string& original,
     CHECK(r.body == original);
     CHECK(r.header("Vary") == vary);
 }
-
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string pattern = (fs::temp_directory_path() / "tern-gzip-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~temp_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-    void write(const fs::path& rel, const std::string& content) const {
-        std::ofstream(path / rel, std::ios::binary)
-            .write(content.data(), static_cast<std::streamsize>(content.size()));
-    }
-};
 
 }  // namespace
 

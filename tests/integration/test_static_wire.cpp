@@ -1,15 +1,13 @@
 // Static files over real sockets: the bytes, the headers, ranges, validators, traversal,
 // large files streamed by sendfile, and pipelining around file bodies.
 
+#include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <stdlib.h>
-
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,24 +16,6 @@ using namespace tern_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string pattern = (fs::temp_directory_path() / "tern-wire-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~temp_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    void write(const fs::path& rel, const std::string& content) const {
-        fs::create_directories((path / rel).parent_path());
-        std::ofstream(path / rel, std::ios::binary)
-            .write(content.data(), static_cast<std::streamsize>(content.size()));
-    }
-};
 
 // Deterministic bytes that differ at every offset a bug could shift.
 std::string pattern_bytes(std::size_t n) {
