@@ -10,21 +10,9 @@
 
 namespace tern {
 
+using detail::has_control;
 using detail::iequals;
 using detail::is_token;
-
-namespace {
-
-// RFC 9110 5.5: field values must not carry CR, LF or NUL (they would end or split the
-// header block: response splitting).
-bool is_safe_value(std::string_view s) noexcept {
-    for (char c : s) {
-        if (c == '\r' || c == '\n' || c == '\0') return false;
-    }
-    return true;
-}
-
-}  // namespace
 
 // ---- request ---------------------------------------------------------------------------
 
@@ -39,12 +27,15 @@ std::string_view context::protocol() const noexcept {
 }
 
 std::string_view context::path_param(std::string_view name) const {
-    const auto& params = ex_.scratch.params;
+    const auto& s = ex_.scratch;
+    const auto& params = ex_.filter_params ? s.filter_params : s.params;
+    const auto& decoded = ex_.filter_params ? s.filter_decoded : s.decoded;
     for (std::size_t i = 0; i < params.size(); ++i) {
-        if (params[i].name == name) return ex_.scratch.decoded[i];
+        if (params[i].name == name) return decoded[i];
     }
-    throw std::out_of_range("tern: the matched route has no path parameter '" + std::string(name) +
-                            "'");
+    throw std::out_of_range(
+        std::string(ex_.filter_params ? "tern: the filter's pattern" : "tern: the matched route") +
+        " has no path parameter '" + std::string(name) + "'");
 }
 
 std::optional<std::string> context::query_param(std::string_view name) const {
@@ -90,12 +81,21 @@ context& context::status(int code) {
         throw std::invalid_argument("tern: status " + std::to_string(code) +
                                     " is outside 100..999");
     }
+    // RFC 9110 15.2: a 1xx is interim; sent as the answer, the client would wait for the
+    // real one and read the next response in its place (and a proxy seeing 101 would open a
+    // tunnel). tern sends 100 Continue itself.
+    if (code < 200) {
+        throw std::invalid_argument("tern: status " + std::to_string(code) +
+                                    " is informational (1xx) and cannot be a final response");
+    }
     ex_.res.status = code;
     return *this;
 }
 
 context& context::content_type(std::string_view type) {
-    if (!is_safe_value(type)) throw std::invalid_argument("tern: Content-Type has CR, LF or NUL");
+    if (has_control(type)) {
+        throw std::invalid_argument("tern: Content-Type has a control character");
+    }
     ex_.res.content_type.assign(type);
     return *this;
 }
@@ -104,9 +104,9 @@ context& context::header(std::string_view name, std::string_view value) {
     if (!is_token(name)) {
         throw std::invalid_argument("tern: '" + std::string(name) + "' is not a header name");
     }
-    if (!is_safe_value(value)) {
+    if (has_control(value)) {
         throw std::invalid_argument("tern: the value of header '" + std::string(name) +
-                                    "' has CR, LF or NUL");
+                                    "' has a control character");
     }
     if (iequals(name, "content-length") || iequals(name, "transfer-encoding") ||
         iequals(name, "date")) {
@@ -159,7 +159,9 @@ context& context::redirect(std::string_view location, int status) {
         throw std::invalid_argument("tern: redirect status " + std::to_string(status) +
                                     " is outside 300..399");
     }
-    if (!is_safe_value(location)) throw std::invalid_argument("tern: Location has CR, LF or NUL");
+    if (has_control(location)) {
+        throw std::invalid_argument("tern: Location has a control character");
+    }
     header("Location", location);
     ex_.res.status = status;
     ex_.res.content_type.clear();

@@ -136,14 +136,17 @@ public:
 
     /// The response status; 200 unless set.
     int status() const noexcept;
-    /// Sets the response status. Throws std::invalid_argument outside 100..999.
+    /// Sets the response status. Throws std::invalid_argument outside 200..999: a 1xx is
+    /// interim, never a final response.
     context& status(int code);
-    /// Sets the Content-Type of the response.
+    /// Sets the Content-Type of the response. Throws std::invalid_argument for a control
+    /// character (HTAB aside).
     context& content_type(std::string_view type);
     /// Sets response header `name` to `value`, replacing an earlier value of that name.
     /// Content-Length, Transfer-Encoding and Date are managed by tern and are refused with
     /// std::invalid_argument; so are names or values that would break the header block
-    /// (CR, LF, NUL, or a name that is not an RFC 9110 token).
+    /// (a control character other than HTAB in the value, RFC 9110 5.5, or a name that is
+    /// not an RFC 9110 token).
     context& header(std::string_view name, std::string_view value);
     /// The response body set so far.
     std::string_view result() const noexcept;
@@ -176,7 +179,8 @@ public:
     }
     /// Answers with a redirect to `location` (3xx `status`, 302 by default) and an empty
     /// body. In a before filter it also ends the request (as `skip_remaining`). Throws
-    /// std::invalid_argument for a status outside 300..399 or a location with CR, LF or NUL.
+    /// std::invalid_argument for a status outside 300..399 or a location with a control
+    /// character.
     context& redirect(std::string_view location, int status = 302);
     /// Adds a `Set-Cookie` for `name`=`value`. Throws std::invalid_argument for a name
     /// that is not a token, a value with characters a cookie may not carry (encode it

@@ -1,6 +1,6 @@
 #pragma once
 // Character classes of HTTP syntax: RFC 9110 5.6.2 tokens (method and header field names),
-// ASCII case folding and RFC 3986 HEXDIG (percent-encoding, IP literals).
+// field-value bytes (5.5), ASCII case folding and RFC 3986 HEXDIG (percent-encoding, IP literals).
 
 #include <string_view>
 
@@ -20,6 +20,17 @@ constexpr bool is_token(std::string_view s) noexcept {
         if (!is_tchar(c)) return false;
     }
     return true;
+}
+
+/// Whether `s` holds a byte a field value may not carry (RFC 9110 5.5): a control character
+/// (0x00-0x1F, DEL) other than HTAB. CR, LF and NUL would split or end the header block; the
+/// others make proxies refuse the message (nginx answers 502).
+constexpr bool has_control(std::string_view s) noexcept {
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u < 0x20 && c != '\t') || u == 0x7f) return true;
+    }
+    return false;
 }
 
 /// `c` with ASCII A-Z mapped to a-z; every other byte unchanged (header names, tokens and

@@ -17,11 +17,10 @@ namespace tern::detail {
 
 namespace {
 
-void decode_params(exchange& ex) {
-    auto& s = ex.scratch;
-    if (s.decoded.size() < s.params.size()) s.decoded.resize(s.params.size());
-    for (std::size_t i = 0; i < s.params.size(); ++i) {
-        url_decode(s.params[i].value, s.decoded[i], false);
+void decode_params(const std::vector<path_param>& params, std::vector<std::string>& decoded) {
+    if (decoded.size() < params.size()) decoded.resize(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        url_decode(params[i].value, decoded[i], false);
     }
 }
 
@@ -122,6 +121,26 @@ bool answer_static(const static_files& files, exchange& ex) {
     return true;
 }
 
+// Runs filter `h`; `matched` (when not null) is its pattern, whose parameters it reads
+// instead of the route's. False when it threw.
+bool run_filter(const pipeline& p, const handler& h, const path_pattern* matched, exchange& ex,
+                const char* stage) noexcept {
+    if (matched == nullptr) return run(p, h, ex, stage);
+    try {
+        auto& s = ex.scratch;
+        pattern_captures(*matched, ex.req.path, s.filter_params);
+        decode_params(s.filter_params, s.filter_decoded);
+    } catch (...) {
+        // Out of memory while capturing: answer, do not crash.
+        set_error(ex.res, 500, reason_phrase(500));
+        return false;
+    }
+    ex.filter_params = true;
+    const bool ok = run(p, h, ex, stage);
+    ex.filter_params = false;
+    return ok;
+}
+
 // The handler stage for a request `found` by the routes: the route's handler, a static
 // file, or tern's 404/405/OPTIONS answer.
 void answer(const pipeline& p, exchange& ex, const router::match& found) noexcept {
@@ -165,6 +184,25 @@ void answer(const pipeline& p, exchange& ex, const router::match& found) noexcep
     }
 }
 
+// Runs an error(status) handler. One that throws gives tern's own 500 (docs/errors.md):
+// the exception mappers are for filters and handlers, and a mapper's answer would in turn
+// need shaping. False when it threw.
+bool run_error_handler(const handler& h, exchange& ex) noexcept {
+    try {
+        context ctx(ex);
+        h(ctx);
+        return true;
+    } catch (const std::exception& e) {
+        log_failure(ex, "an error handler", e.what());
+    } catch (...) {
+        log_failure(ex, "an error handler", "a non-std exception");
+    }
+    ex.res.clear();  // nothing the failed handler set goes out
+    ex.app_body = false;
+    set_error(ex.res, 500, reason_phrase(500));
+    return false;
+}
+
 // The error(status) handler, or JSON rendering, for a response whose body tern made.
 void shape_error(const pipeline& p, exchange& ex) noexcept {
     auto& res = ex.res;
@@ -174,8 +212,8 @@ void shape_error(const pipeline& p, exchange& ex) noexcept {
         if (it != p.errors.end()) {
             // Keep tern's message in view (ctx.result()) for the handler to use or replace.
             if (res.body.empty()) set_error(res, res.status, reason_phrase(res.status));
-            run(p, it->second, ex, "an error handler");
-            if (ex.app_body) return;
+            // One that threw leaves tern's own 500, shaped below like any other.
+            if (run_error_handler(it->second, ex) && ex.app_body) return;
         }
     }
     // A handler set an error status without a body: say what the status means.
@@ -238,7 +276,9 @@ namespace {
     // Routed first, so that before filters see the route's path parameters.
     try {
         st.found = p.routes.find(ex.req.method, ex.req.path, ex.scratch.params);
-        if (st.found.result == router::outcome::found) decode_params(ex);
+        if (st.found.result == router::outcome::found) {
+            decode_params(ex.scratch.params, ex.scratch.decoded);
+        }
     } catch (...) {
         // Out of memory while building Allow or decoding: answer, do not crash.
         set_error(ex.res, 500, reason_phrase(500));
@@ -247,10 +287,10 @@ namespace {
         return;
     }
     if (!p.before.empty()) {
-        p.before.for_each_matching(ex.req.path, [&](const handler& h) {
+        p.before.for_each_matching(ex.req.path, [&](const handler& h, const path_pattern* m) {
             // A filter that threw has answered; one that set a result or asked to skip
             // has ended the request.
-            st.proceed = run(p, h, ex, "a before filter") && !ex.skip && !ex.app_body;
+            st.proceed = run_filter(p, h, m, ex, "a before filter") && !ex.skip && !ex.app_body;
             return st.proceed;
         });
     }
@@ -260,8 +300,8 @@ namespace {
                                              const dispatch_state& st) noexcept {
     if (st.done) return;
     if (!p.after.empty()) {
-        p.after.for_each_matching(ex.req.path, [&](const handler& h) {
-            run(p, h, ex, "an after filter");
+        p.after.for_each_matching(ex.req.path, [&](const handler& h, const path_pattern* m) {
+            run_filter(p, h, m, ex, "an after filter");
             return true;
         });
     }

@@ -105,7 +105,8 @@ void render_json_error(response& res) {
     // The message may carry bytes that are not UTF-8 (it can quote the request): replace
     // them rather than fail.
     res.body = problem.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    res.content_type = "application/json";
+    // RFC 9457 3: the media type of a problem details object, the one clients look for.
+    res.content_type = "application/problem+json";
 }
 
 }  // namespace tern::detail

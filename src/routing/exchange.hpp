@@ -29,7 +29,11 @@ struct form_part {
 struct exchange_scratch {
     std::vector<path_param> params;    ///< raw captures of the matched route
     std::vector<std::string> decoded;  ///< decoded values, parallel to `params`
-    bool parts_parsed = false;         ///< `parts` holds this request's multipart parts
+    /// The captures of the filter running now, when its pattern has parameters (a filter
+    /// reads its own pattern's parameters, whether or not a route matched).
+    std::vector<path_param> filter_params;
+    std::vector<std::string> filter_decoded;  ///< parallel to `filter_params`
+    bool parts_parsed = false;                ///< `parts` holds this request's multipart parts
     std::vector<form_part> parts;
 
     /// Forgets the previous request's caches (capacity kept).
@@ -48,6 +52,9 @@ struct exchange {
     bool app_body = false;
     /// A before filter asked to skip the rest of the before filters and the handler.
     bool skip = false;
+    /// `ctx.path_param` reads `scratch.filter_params` (a filter with parameters is running)
+    /// rather than the route's.
+    bool filter_params = false;
 };
 
 }  // namespace tern::detail

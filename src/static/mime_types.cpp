@@ -102,13 +102,6 @@ std::string lowercase(std::string_view s) {
     return out;
 }
 
-bool has_control(std::string_view s) noexcept {
-    return std::any_of(s.begin(), s.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return (u < 0x20 && c != '\t') || u == 0x7f;
-    });
-}
-
 }  // namespace
 
 mime_types::mime_types(const std::map<std::string, std::string>& extra) {

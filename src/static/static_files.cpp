@@ -1,5 +1,6 @@
 #include "static/static_files.hpp"
 
+#include "http/token.hpp"
 #include "static/file_response.hpp"
 #include "static/open_beneath.hpp"
 #include "static/path_resolver.hpp"
@@ -15,14 +16,6 @@
 namespace tern::detail {
 
 namespace {
-
-bool has_control(std::string_view s) noexcept {
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u < 0x20 && c != '\t') || u == 0x7f) return true;
-    }
-    return false;
-}
 
 std::string validated_prefix(const std::string& hosted_path) {
     std::string_view prefix = hosted_path;

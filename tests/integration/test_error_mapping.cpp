@@ -197,6 +197,41 @@ TEST_CASE("an error handler that throws falls back to a plain 500", "[wire][erro
     check_still_serving(server.port());
 }
 
+TEST_CASE("an error handler that throws gives a plain 500 even when a mapper would take it",
+          "[wire][errors]") {
+    // docs/errors.md: an error(status) handler that throws gives a plain 500; the app's
+    // exception mappers are for filters and handlers, not for the error shaping after them.
+    test_server server([](tern::app& app) {
+        app.exception<std::exception>(
+            [](std::exception&, tern::context& ctx) { ctx.status(418).text("mapped"); });
+        app.exception<tern::http_error>([](tern::http_error&, tern::context& ctx) {
+            ctx.status(418).text("mapped http_error");
+        });
+        app.error(404, [](tern::context&) { throw std::runtime_error("oops"); });
+        app.error(405, [](tern::context&) { throw tern::forbidden("no"); });
+        app.error(413, [](tern::context& ctx) {
+            ctx.header("X-Partial", "1");
+            throw std::runtime_error("late");
+        });
+        app.post("/only-post", [](tern::context& ctx) { ctx.text("posted"); });
+    });
+    auto r = fetch(server, get_request("/missing"));
+    INFO(describe(r));
+    CHECK(r.status == 500);
+    CHECK(r.body == "Internal Server Error");
+    r = fetch(server, get_request("/only-post"));
+    INFO(describe(r));
+    CHECK(r.status == 500);
+    CHECK(r.body == "Internal Server Error");
+    // A refusal from the connection (a body over the limit) takes the same path, and what
+    // the failed handler set does not go out.
+    r = expect_rejected(
+        server, "POST /only-post HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n", 500);
+    CHECK(r.body == "Internal Server Error");
+    CHECK_FALSE(r.header("X-Partial").has_value());
+    check_still_serving(server.port());
+}
+
 TEST_CASE("tern's error bodies are JSON for clients that prefer JSON, text otherwise",
           "[wire][errors]") {
     test_server server([](tern::app& app) {
@@ -207,7 +242,7 @@ TEST_CASE("tern's error bodies are JSON for clients that prefer JSON, text other
     });
     auto r = fetch(server, get_request("/nf", "Accept: application/json\r\n"));
     CHECK(r.status == 404);
-    CHECK(r.header("Content-Type") == "application/json");
+    CHECK(r.header("Content-Type") == "application/problem+json");
     CHECK(r.body == R"({"detail":"user \"7\" not found","status":404,"title":"Not Found"})");
     r = fetch(server, get_request("/missing", "Accept: application/json\r\n"));
     CHECK(r.body == R"({"status":404,"title":"Not Found"})");
@@ -216,7 +251,7 @@ TEST_CASE("tern's error bodies are JSON for clients that prefer JSON, text other
               get_request("/missing", "Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\n"));
     CHECK(r.header("Content-Type") == "text/plain; charset=utf-8");
     r = fetch(server, get_request("/missing", "Accept: text/plain;q=0.5, application/json\r\n"));
-    CHECK(r.header("Content-Type") == "application/json");
+    CHECK(r.header("Content-Type") == "application/problem+json");
     r = fetch(server, get_request("/missing", "Accept: application/json;q=0.1, text/plain\r\n"));
     CHECK(r.header("Content-Type") == "text/plain; charset=utf-8");
     // The weight is read as for Accept-Encoding: "q = 0" with spaces still refuses JSON.
@@ -224,7 +259,7 @@ TEST_CASE("tern's error bodies are JSON for clients that prefer JSON, text other
               get_request("/missing", "Accept: application/json; q = 0, text/plain;Q=0.5\r\n"));
     CHECK(r.header("Content-Type") == "text/plain; charset=utf-8");
     r = fetch(server, get_request("/missing", "Accept: application/problem+json\r\n"));
-    CHECK(r.header("Content-Type") == "application/json");
+    CHECK(r.header("Content-Type") == "application/problem+json");
     r = fetch(server, get_request("/missing"));
     CHECK(r.header("Content-Type") == "text/plain; charset=utf-8");
     // The application's own body is never rewritten.

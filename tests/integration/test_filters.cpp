@@ -143,3 +143,59 @@ TEST_CASE("filters cannot be added while running, bad filter patterns are refuse
     });
     CHECK_THROWS_AS(server.app().before([](tern::context&) {}), std::logic_error);
 }
+
+TEST_CASE("a filter reads its own pattern's path parameters whether or not a route matched",
+          "[wire][filters]") {
+    // Javalin gives a filter the parameters of its own pattern. A filter that reads them
+    // must not turn a 405, an automatic OPTIONS or a 404 into a 500.
+    test_server server([](tern::app& app) {
+        app.get("/items/{itemId}", [](tern::context& ctx) {
+            ctx.text("item " + std::string(ctx.path_param("itemId")));
+        });
+        app.before("/items/{id}",
+                   [](tern::context& ctx) { ctx.header("X-Before-Id", ctx.path_param("id")); });
+        app.after("/items/{id}",
+                  [](tern::context& ctx) { ctx.header("X-After-Id", ctx.path_param("id")); });
+        app.before("/shelves/{shelf}/*",
+                   [](tern::context& ctx) { ctx.header("X-Shelf", ctx.path_param("shelf")); });
+    });
+    // The route matched: the handler sees its own name, the filters theirs.
+    auto r = fetch(server, get_request("/items/5"));
+    INFO(describe(r));
+    CHECK(r.status == 200);
+    CHECK(r.body == "item 5");
+    CHECK(r.header("X-Before-Id") == "5");
+    CHECK(r.header("X-After-Id") == "5");
+    // The path exists for GET only: 405 + Allow, not 500.
+    r = fetch(server, body_request("POST", "/items/5", "x"));
+    INFO(describe(r));
+    CHECK(r.status == 405);
+    CHECK(r.header("Allow").has_value());
+    CHECK(r.header("X-Before-Id") == "5");
+    CHECK(r.header("X-After-Id") == "5");
+    // The automatic OPTIONS answer: 204 + Allow.
+    r = fetch(server, "OPTIONS /items/7 HTTP/1.1\r\nHost: x\r\n\r\n");
+    INFO(describe(r));
+    CHECK(r.status == 204);
+    CHECK(r.header("Allow").has_value());
+    CHECK(r.header("X-Before-Id") == "7");
+    // No route at all for the path: 404, and the filter still has its parameter, decoded.
+    r = fetch(server, get_request("/shelves/a%20b/c"));
+    INFO(describe(r));
+    CHECK(r.status == 404);
+    CHECK(r.header("X-Shelf") == "a b");
+}
+
+TEST_CASE("a parameter the filter's pattern does not have is still an error in the filter",
+          "[wire][filters]") {
+    test_server server([](tern::app& app) {
+        app.get("/items/{itemId}", [](tern::context& ctx) { ctx.text("item"); });
+        app.before("/items/{id}", [](tern::context& ctx) {
+            // The route's name is not the filter's: out_of_range, so a 500.
+            ctx.header("X-Route-Id", ctx.path_param("itemId"));
+        });
+    });
+    const auto r = fetch(server, get_request("/items/5"));
+    INFO(describe(r));
+    CHECK(r.status == 500);
+}

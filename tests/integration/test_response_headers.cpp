@@ -177,13 +177,21 @@ TEST_CASE("headers managed by tern or breaking the header block are refused by h
                 if (which == "date") ctx.header("Date", "Sun, 06 Nov 1994 08:49:37 GMT");
                 if (which == "crlf") ctx.header("X-Evil", "a\r\nX-Injected: 1");
                 if (which == "bad-name") ctx.header("Bad Name", "v");
+                // RFC 9110 5.5: no control character but HTAB in a field value (a proxy
+                // such as nginx answers 502 for a response that has one).
+                if (which == "vt") ctx.header("X-Evil", "a\x0b b");
+                if (which == "soh") ctx.header("X-Evil", "a\x01");
+                if (which == "del") ctx.header("X-Evil", "a\x7f");
+                if (which == "esc-type") ctx.content_type("text/plain\x1b");
+                if (which == "vt-location") ctx.redirect("/next\x0b");
                 ctx.text("accepted");
             } catch (const std::invalid_argument&) {
                 ctx.text("refused");
             }
         });
     });
-    for (const char* which : {"content-length", "transfer-encoding", "date", "crlf", "bad-name"}) {
+    for (const char* which : {"content-length", "transfer-encoding", "date", "crlf", "bad-name",
+                              "vt", "soh", "del", "esc-type", "vt-location"}) {
         const response r = fetch(server, get_request(std::string("/probe/") + which));
         INFO(which << " -> " << describe(r));
         CHECK(r.status == 200);
@@ -191,6 +199,16 @@ TEST_CASE("headers managed by tern or breaking the header block are refused by h
         CHECK_FALSE(r.header("X-Injected").has_value());
         check_common_headers(r);
     }
+}
+
+TEST_CASE("a header value with a tab is accepted", "[wire][headers]") {
+    test_server server([](tern::app& app) {
+        app.get("/", [](tern::context& ctx) { ctx.header("X-Tabbed", "a\tb").text("ok"); });
+    });
+    const response r = fetch(server, get_request("/"));
+    INFO(describe(r));
+    CHECK(r.status == 200);
+    CHECK(r.header("X-Tabbed") == "a\tb");
 }
 
 TEST_CASE("status() refuses codes outside 100..999", "[wire][headers]") {
@@ -211,4 +229,48 @@ TEST_CASE("status() refuses codes outside 100..999", "[wire][headers]") {
     const response r = fetch(server, get_request("/"));
     CHECK(r.status == 200);
     CHECK(r.body == "refused refused refused ");
+}
+
+TEST_CASE("status() refuses a 1xx code: a final response cannot be informational",
+          "[wire][headers]") {
+    test_server server([](tern::app& app) {
+        app.get("/probe", [](tern::context& ctx) {
+            std::string out;
+            for (int code : {100, 101, 103, 199}) {
+                try {
+                    ctx.status(code);
+                    out += "accepted ";
+                } catch (const std::invalid_argument&) {
+                    out += "refused ";
+                }
+            }
+            ctx.status(200).text(out);
+        });
+    });
+    const response r = fetch(server, get_request("/probe"));
+    CHECK(r.status == 200);
+    CHECK(r.body == "refused refused refused refused ");
+}
+
+TEST_CASE("a handler that sets 101 or 100 gets a 500 and the connection stays in step",
+          "[wire][headers]") {
+    test_server server([](tern::app& app) {
+        app.get("/switch", [](tern::context& ctx) { ctx.status(101); });
+        app.get("/continue", [](tern::context& ctx) { ctx.status(100).text("body"); });
+        app.get("/next", [](tern::context& ctx) { ctx.text("next"); });
+    });
+    raw_client c = server.client();
+    // Pipelined: were a 1xx sent as the final answer, the client would read it as interim
+    // and take the next response for this request, one step behind from then on.
+    c.send(get_request("/switch") + get_request("/continue") + get_request("/next"));
+    for (const char* target : {"/switch", "/continue"}) {
+        const response r = c.read_response();
+        INFO(target << " -> " << describe(r));
+        CHECK(r.status == 500);
+        check_common_headers(r);
+    }
+    const response next = c.read_response();
+    INFO(describe(next));
+    CHECK(next.status == 200);
+    CHECK(next.body == "next");
 }
