@@ -183,3 +183,29 @@ TEST_CASE("a head pipelined behind an answered request keeps its header deadline
     CHECK(r.status == 408);
     check_closed_and_still_serving(c, r, server.port());
 }
+
+TEST_CASE("a body pipelined behind a blocking handler is waited for by the body idle timeout",
+          "[wire][timeouts][blocking]") {
+    // The second request's head and part of its body wait unparsed while the blocking
+    // handler runs; they are parsed when it resumes, and the rest of the body comes after
+    // the header deadline has passed.
+    test_server server(
+        [](tern::app& app) {
+            routes(app);
+            app.get("/slow", tern::blocking([](tern::context& ctx) {
+                        std::this_thread::sleep_for(50ms);
+                        ctx.text("slow");
+                    }));
+        },
+        short_head_long_body());
+    raw_client c = server.client();
+    c.send(get_request("/slow") + "PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab");
+    const response first = c.read_response();
+    CHECK(first.status == 200);
+    CHECK(first.body == "slow");
+    CHECK_FALSE(c.answered_within(1000ms));
+    c.send("cd");
+    const response second = c.read_response();
+    CHECK(second.status == 200);
+    CHECK(second.body == "abcd");
+}
