@@ -440,11 +440,10 @@ void connection::after_write() {
         });
         return;
     }
+    // A request may be in progress: one whose headers were followed by 100 Continue, or a
+    // pipelined one that began in the last read. Its own deadline runs, not keep-alive.
     set_deadline(owner_.settings().keep_alive_timeout, deadline_kind::idle);
-    if (parser_.in_progress()) {
-        // A pipelined request began in the last read; its header deadline still runs.
-        set_deadline_at(head_started_ + owner_.settings().header_timeout, deadline_kind::header);
-    }
+    set_read_deadline();
     phase_ = phase::reading;
     read();
 }
