@@ -22,6 +22,8 @@ public:
                 return "more than one Host header";
             case error::bad_host:
                 return "invalid Host header";
+            case error::duplicate_content_type:
+                return "more than one Content-Type header";
             case error::bad_transfer_encoding:
                 return "Transfer-Encoding must end in chunked";
             case error::unknown_transfer_coding:

@@ -14,6 +14,7 @@ enum class error {
     missing_host,              ///< HTTP/1.1 request without Host (400)
     duplicate_host,            ///< more than one Host field (400)
     bad_host,                  ///< Host value that is not host[:port] (400)
+    duplicate_content_type,    ///< more than one Content-Type field (400)
     bad_transfer_encoding,     ///< Transfer-Encoding not ending in a single chunked (400)
     chunk_extension_too_long,  ///< over 4 KiB of chunk extensions in one request (400)
     unknown_transfer_coding,   ///< a coding other than chunked (501)

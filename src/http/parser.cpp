@@ -34,7 +34,10 @@ bool is_digits(std::string_view s) noexcept {
     return true;
 }
 
-// RFC 3986 3.2.2 reg-name: unreserved / pct-encoded / sub-delims.
+// RFC 3986 3.2.2 reg-name: unreserved / pct-encoded / sub-delims, except ','. A comma is
+// a valid sub-delim but no DNS name holds one, and "a,b" is what a recipient that combines
+// two Host lines into a list (RFC 9110 5.3) makes of them: refused, so it is never read as
+// one host here and as two elsewhere.
 bool is_reg_name(std::string_view s) noexcept {
     for (std::size_t i = 0; i < s.size(); ++i) {
         const char c = s[i];
@@ -52,7 +55,6 @@ bool is_reg_name(std::string_view s) noexcept {
             case ')':  // sub-delims
             case '*':
             case '+':
-            case ',':
             case ';':
             case '=':
                 continue;
@@ -115,10 +117,12 @@ struct request_parser::state {
     std::size_t head_base = 0;          // head bytes consumed by earlier llhttp_execute calls
     std::size_t line_end = 0;           // head offset where the request line ended
     bool line_done = false;
+    bool line_ok = false;  // the request line arrived whole and is a valid HTTP/1.x line
     std::size_t empty_lines = 0;
 
     std::size_t method_len = 0, target_len = 0;
     std::vector<field_span> fields;
+    std::size_t fields_done = 0;  // fields whose value is complete (a refusal keeps these)
     // Trailer fields (after a chunked body) are counted against the header limits and
     // dropped: the views built at the end of the head must not move.
     std::size_t trailer_bytes = 0, trailer_count = 0;
@@ -126,9 +130,10 @@ struct request_parser::state {
     bool in_value = false;
     // Fields that framing rules look at, noted as each field completes so the head is not
     // scanned again: how many Host fields and where the first is; whether Transfer-Encoding
-    // or Expect appeared (field index + 1, 0 for none).
-    std::size_t host_count = 0, host_field = 0, expect_field = 0;
+    // or Expect appeared; how many Content-Type fields.
+    std::size_t host_count = 0, host_field = 0, content_type_count = 0;
     bool has_transfer_encoding = false;
+    bool has_expect = false;
     bool expect_continue = false;
     bool continue_was_sent = false;
 
@@ -169,14 +174,17 @@ struct request_parser::state {
         head_base = 0;
         line_end = 0;
         line_done = false;
+        line_ok = false;
         empty_lines = 0;
         method_len = target_len = 0;
         fields.clear();
+        fields_done = 0;
         trailer_bytes = trailer_count = 0;
         extension_bytes = 0;
         in_value = false;
-        host_count = host_field = expect_field = 0;
+        host_count = host_field = content_type_count = 0;
         has_transfer_encoding = false;
+        has_expect = false;
         expect_continue = false;
         continue_was_sent = false;
     }
@@ -218,6 +226,7 @@ struct request_parser::state {
             return s.fail(detail::error::bad_request);
         }
         if (p->http_major != 1) return s.fail(detail::error::version_not_supported);
+        s.line_ok = true;
         return 0;
     }
 
@@ -272,15 +281,17 @@ struct request_parser::state {
         if (s.stage == phase::body) return 0;  // an empty value gets no on_header_value call
         auto& f = s.fields.back();
         if (f.value_len == 0) f.value_at = s.req.storage.size();
+        s.fields_done = s.fields.size();
         const std::string_view name(s.req.storage.data() + f.name_at, f.name_len);
         switch (name.size()) {
             case 4:
                 if (iequals(name, "host") && s.host_count++ == 0) s.host_field = s.fields.size();
                 break;
             case 6:
-                if (iequals(name, "expect") && s.expect_field == 0) {
-                    s.expect_field = s.fields.size();
-                }
+                if (iequals(name, "expect")) s.has_expect = true;
+                break;
+            case 12:
+                if (iequals(name, "content-type")) ++s.content_type_count;
                 break;
             case 17:
                 if (iequals(name, "transfer-encoding")) s.has_transfer_encoding = true;
@@ -294,7 +305,7 @@ struct request_parser::state {
     static int on_headers_complete(llhttp_t* p) {
         auto& s = of(p);
         s.stage = phase::body;
-        s.build_views();
+        s.build_views(s.fields.size());
         // llhttp takes "GET /" without a version as HTTP/0.9; tern speaks 1.x only.
         if (p->http_major == 0) return s.fail(detail::error::bad_request);
         // RFC 9112 3.2: no form of request-target carries a fragment; "*" is for OPTIONS.
@@ -312,6 +323,10 @@ struct request_parser::state {
         if (s.host_count == 1 && !is_valid_host(s.req.headers[s.host_field - 1].value)) {
             return s.fail(detail::error::bad_host);
         }
+        // RFC 9110 8.3: Content-Type is a singleton. Two of them leave the form reader (which
+        // takes the first) and anything in front (which may take the last) disagreeing
+        // about what the body is.
+        if (s.content_type_count > 1) return s.fail(detail::error::duplicate_content_type);
         if (s.has_transfer_encoding) {
             if (int rc = s.check_transfer_encoding(); rc != 0) return rc;
         }
@@ -320,12 +335,8 @@ struct request_parser::state {
         if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > s.limits.max_body_size) {
             return s.fail(detail::error::body_too_large);
         }
-        if (s.expect_field != 0) {
-            // RFC 9110 10.1.1: 100-continue is the only expectation defined.
-            if (!iequals(s.req.headers[s.expect_field - 1].value, "100-continue")) {
-                return s.fail(detail::error::unsupported_expectation);
-            }
-            s.expect_continue = has_body && p->http_minor == 1;
+        if (s.has_expect) {
+            if (int rc = s.check_expect(has_body); rc != 0) return rc;
         }
         return 0;
     }
@@ -380,7 +391,8 @@ struct request_parser::state {
 
     // ---- checks and views ------------------------------------------------------------
 
-    void build_views() {
+    // Views over the request line and the first `field_count` fields.
+    void build_views(std::size_t field_count) {
         const char* base = req.storage.data();
         req.method = {base, method_len};
         req.target = {base + method_len, target_len};
@@ -391,7 +403,8 @@ struct request_parser::state {
         req.version_minor = parser.http_minor;
         req.is_head = parser.method == HTTP_HEAD;
         req.headers.clear();
-        for (const auto& f : fields) {
+        for (std::size_t i = 0; i < field_count; ++i) {
+            const auto& f = fields[i];
             req.headers.push_back(
                 {{base + f.name_at, f.name_len}, trim_ows({base + f.value_at, f.value_len})});
         }
@@ -411,31 +424,61 @@ struct request_parser::state {
 
     // RFC 9112 6.1/6.3: chunked must be the final coding, once; HTTP/1.0 has no transfer
     // codings. tern decodes chunked only, so any other coding is 501 (RFC 9112 6.1).
+    // A field with no coding at all (empty, blank, "," alone) has no final chunked: the
+    // length is undetermined (6.3), and Content-Length must not be used instead. An empty
+    // list element anywhere ("chunked,", ", chunked") is refused too: RFC 9110 5.6.1.2 lets
+    // a recipient ignore "a reasonable number" of them, and for the one field that frames
+    // the body that number is zero, since peers that compare the value with "chunked"
+    // (nginx, Go) would not read such a body as chunked.
     int check_transfer_encoding() {
-        bool seen_any = false, chunked_last = false, other = false;
+        bool chunked_last = false, other = false;
         int chunked_count = 0;
         for (const auto& h : req.headers) {
             if (!iequals(h.name, "transfer-encoding")) continue;
             std::string_view list = h.value;
-            while (!list.empty()) {
+            while (true) {
                 const auto comma = list.find(',');
                 const auto coding = trim_ows(list.substr(0, comma));
-                list =
-                    comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
-                if (coding.empty()) continue;
-                seen_any = true;
+                if (coding.empty()) return fail(detail::error::bad_transfer_encoding);
                 chunked_last = iequals(coding, "chunked");
                 if (chunked_last) {
                     ++chunked_count;
                 } else {
                     other = true;
                 }
+                if (comma == std::string_view::npos) break;
+                list = list.substr(comma + 1);
             }
         }
-        if (!seen_any) return 0;
         if (parser.http_minor == 0) return fail(detail::error::bad_transfer_encoding);
         if (!chunked_last || chunked_count > 1) return fail(detail::error::bad_transfer_encoding);
         if (other) return fail(detail::error::unknown_transfer_coding);
+        return 0;
+    }
+
+    // RFC 9110 10.1.1: Expect is a list whose only defined member is 100-continue (any
+    // letter case). A member other than that is 417. Empty members are ignored (RFC 9110
+    // 5.6.1.2), so an empty, blank or comma-only Expect asks for nothing, as in Apache httpd;
+    // 100-continue named twice asks for one interim response.
+    int check_expect(bool has_body) {
+        bool wants_continue = false;
+        for (const auto& h : req.headers) {
+            if (!iequals(h.name, "expect")) continue;
+            std::string_view list = h.value;
+            while (!list.empty()) {
+                const auto comma = list.find(',');
+                const auto member = trim_ows(list.substr(0, comma));
+                list =
+                    comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+                if (member.empty()) continue;
+                if (!iequals(member, "100-continue")) {
+                    return fail(detail::error::unsupported_expectation);
+                }
+                wants_continue = true;
+            }
+        }
+        // HTTP/1.0 clients do not understand 1xx responses (RFC 9110 15.2).
+        expect_continue = wants_continue && has_body && parser.http_minor == 1;
         return 0;
     }
 
@@ -554,6 +597,18 @@ request_parser::result request_parser::feed(std::string_view data) {
 }
 
 request& request_parser::current() noexcept { return state_->req; }
+
+request& request_parser::parsed_so_far() {
+    auto& s = *state_;
+    if (s.stage == phase::head) {
+        if (s.line_ok) {
+            s.build_views(s.fields_done);
+        } else {
+            s.req.method = s.req.target = s.req.path = s.req.query = {};
+        }
+    }
+    return s.req;
+}
 
 void request_parser::next() noexcept { state_->reset_message(); }
 

@@ -46,6 +46,11 @@ public:
     result feed(std::string_view data);
     /// The request being parsed (complete after `event::request`).
     request& current() noexcept;
+    /// The request as far as it was parsed, for a refusal: once the headers are complete,
+    /// all of it; before that, the request line when it arrived whole and was a valid
+    /// HTTP/1.x line (method, target, version; else empty views), and the header fields
+    /// whose value was complete. Valid until the parser is fed or reset again.
+    request& parsed_so_far();
     /// Forgets the completed request and gets ready for the next one.
     void next() noexcept;
     /// Why parsing failed (after `event::error`).

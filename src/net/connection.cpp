@@ -161,14 +161,22 @@ void connection::consume_input() {
         write();
         return;
     }
+    set_read_deadline();
+    phase_ = phase::reading;
+    read();
+}
+
+void connection::set_read_deadline() {
+    // The deadline follows the request in progress, whatever ran before this read (a
+    // write of earlier responses or of 100 Continue, a deferred handler): its body's idle
+    // timeout once the headers are complete, else the header deadline from its first byte.
+    // Between requests the current deadline stands (keep-alive idle or first byte).
     const auto& cfg = owner_.settings();
     if (parser_.reading_body()) {
         set_deadline(cfg.body_idle_timeout, deadline_kind::body);
     } else if (parser_.in_progress()) {
         set_deadline_at(head_started_ + cfg.header_timeout, deadline_kind::header);
     }
-    phase_ = phase::reading;
-    read();
 }
 
 void connection::answer(request& req) {
@@ -266,10 +274,10 @@ bool connection::append_file(const file_body& f) {
 
 void connection::fail(std::error_code why) {
     owner_.count_request();
-    // The application may shape the error (app.error(status)); it sees the request head
-    // when that was complete, else an empty request.
-    thread_local request no_request;
-    request& req = parser_.reading_body() ? parser_.current() : no_request;
+    // The application may shape the error (app.error(status)) and the request logger sees
+    // it: both get what of the request was parsed (the request line once it arrived
+    // whole, and the header fields complete by then).
+    request& req = parser_.parsed_so_far();
     owner_.handler().handle_failure(req, status_of(static_cast<error>(why.value())), response_,
                                     remote_ip_);
     framing how;
@@ -432,11 +440,10 @@ void connection::after_write() {
         });
         return;
     }
+    // A request may be in progress: one whose headers were followed by 100 Continue, or a
+    // pipelined one that began in the last read. Its own deadline runs, not keep-alive.
     set_deadline(owner_.settings().keep_alive_timeout, deadline_kind::idle);
-    if (parser_.in_progress()) {
-        // A pipelined request began in the last read; its header deadline still runs.
-        set_deadline_at(head_started_ + owner_.settings().header_timeout, deadline_kind::header);
-    }
+    set_read_deadline();
     phase_ = phase::reading;
     read();
 }

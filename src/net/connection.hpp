@@ -68,6 +68,7 @@ private:
     ssize_t send_file_chunk(std::size_t n);
     void after_write();
     void linger();
+    void set_read_deadline();
     void set_deadline(clock::duration after, deadline_kind kind);
     void set_deadline_at(clock::time_point when, deadline_kind kind);
     void on_timer(std::error_code ec);

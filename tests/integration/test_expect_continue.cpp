@@ -98,3 +98,26 @@ TEST_CASE("an unknown expectation gets 417 and the connection closes", "[wire][e
     check_common_headers(r);
     check_closed_and_still_serving(c, r, server.port());
 }
+
+TEST_CASE("Expect: 100-continue named twice gets one 100 Continue", "[wire][expect]") {
+    test_server server(routes);
+    raw_client c = server.client();
+    c.send(
+        "PUT /echo HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
+        "Expect: 100-Continue\r\nContent-Length: 5\r\n\r\n");
+    CHECK(c.read_response().status == 100);
+    CHECK(c.buffered().empty());
+    c.send("hello");
+    const response r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == "hello");
+}
+
+TEST_CASE("an empty Expect asks for nothing: no 100 Continue, the body is read", "[wire][expect]") {
+    test_server server(routes);
+    raw_client c = server.client();
+    c.send("PUT /echo HTTP/1.1\r\nHost: localhost\r\nExpect:\r\nContent-Length: 5\r\n\r\nhello");
+    const response r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == "hello");
+}

@@ -198,3 +198,144 @@ TEST_CASE("a Transfer_Encoding look-alike leaves the body bytes to fail as a req
     check_closed_and_still_serving(c, second, t.server.port());
     CHECK(t.smuggled.load() == 0);
 }
+
+namespace {
+
+/// A POST /echo on HTTP/1.`minor` with `fields` and `tail` after the header block.
+std::string post_with(std::string_view fields, std::string_view tail, char minor = '1') {
+    std::string out = "POST /echo HTTP/1.";
+    out.push_back(minor);
+    out += "\r\nHost: x\r\n";
+    out += fields;
+    out += "\r\n";
+    out += tail;
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a framing or singleton field that is empty, blank, comma-only or repeated is refused",
+          "[wire][hardening][smuggling]") {
+    // The sweep of docs/security.md: each form of a field tern interprets that a peer could
+    // read differently. Where Content-Length is present the hidden request is its body;
+    // without it the hidden request follows the header block.
+    const std::string cl3 = "Content-Length: 3\r\n";
+    const std::string body = "abc" + hidden;
+    const wire_case c = GENERATE_COPY(values<wire_case>({
+        {"TE empty, with CL", post_with("Transfer-Encoding: \r\n" + cl3, body), 400},
+        {"TE with no value, with CL", post_with("Transfer-Encoding:\r\n" + cl3, body), 400},
+        {"TE blank, with CL", post_with("Transfer-Encoding:    \r\n" + cl3, body), 400},
+        {"TE comma, with CL", post_with("Transfer-Encoding: ,\r\n" + cl3, body), 400},
+        {"TE commas and spaces, with CL", post_with("Transfer-Encoding:  , ,\r\n" + cl3, body),
+         400},
+        {"CL, then TE empty", post_with(cl3 + "Transfer-Encoding:\r\n", body), 400},
+        {"TE empty, no CL", post_with("Transfer-Encoding:\r\n", hidden), 400},
+        {"TE blank, no CL", post_with("Transfer-Encoding:   \r\n", hidden), 400},
+        {"TE comma, no CL", post_with("Transfer-Encoding: ,\r\n", hidden), 400},
+        {"TE commas and spaces, no CL", post_with("Transfer-Encoding: , ,\r\n", hidden), 400},
+        {"TE empty, with CL, HTTP/1.0", post_with("Transfer-Encoding:\r\n" + cl3, body, '0'), 400},
+        {"TE comma, with CL, HTTP/1.0", post_with("Transfer-Encoding: ,\r\n" + cl3, body, '0'),
+         400},
+        {"TE blank, no CL, HTTP/1.0", post_with("Transfer-Encoding:  \r\n", hidden, '0'), 400},
+        {"TE chunked with a trailing comma",
+         post_with("Transfer-Encoding: chunked,\r\n", "0\r\n\r\n" + hidden), 400},
+        {"TE chunked after a leading comma",
+         post_with("Transfer-Encoding: , chunked\r\n", "0\r\n\r\n" + hidden), 400},
+        {"TE chunked, then an empty element",
+         post_with("Transfer-Encoding: chunked, ,\r\n", "0\r\n\r\n" + hidden), 400},
+        {"TE chunked, then an empty TE line",
+         post_with("Transfer-Encoding: chunked\r\nTransfer-Encoding:\r\n", "0\r\n\r\n" + hidden),
+         400},
+        {"an empty TE line, then TE chunked",
+         post_with("Transfer-Encoding:\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n" + hidden),
+         400},
+        {"TE chunked on two lines",
+         post_with("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+                   "0\r\n\r\n" + hidden),
+         400},
+        {"CL blank", post_with("Content-Length:   \r\n", hidden), 400},
+        {"CL comma", post_with("Content-Length: ,\r\n", hidden), 400},
+        {"CL commas and spaces", post_with("Content-Length:  , ,\r\n", hidden), 400},
+        {"CL with a trailing comma", post_with("Content-Length: 3,\r\n", body), 400},
+        {"CL, then an empty CL line", post_with(cl3 + "Content-Length:\r\n", body), 400},
+        {"an empty CL line, then CL", post_with("Content-Length:\r\n" + cl3, body), 400},
+        {"Host comma", "GET / HTTP/1.1\r\nHost: ,\r\n\r\n" + hidden, 400},
+        {"Host commas and spaces", "GET / HTTP/1.1\r\nHost:  , ,\r\n\r\n" + hidden, 400},
+        {"Host as a list without spaces", "GET / HTTP/1.1\r\nHost: a,b\r\n\r\n" + hidden, 400},
+        {"Host empty, twice", "GET / HTTP/1.1\r\nHost:\r\nHost:\r\n\r\n" + hidden, 400},
+        {"Host empty, twice, HTTP/1.0", "GET / HTTP/1.0\r\nHost:\r\nHost:\r\n\r\n" + hidden, 400},
+        {"Content-Type twice",
+         post_with("Content-Type: text/plain\r\nContent-Type: "
+                   "application/x-www-form-urlencoded\r\n" +
+                       hidden_length(),
+                   hidden),
+         400},
+        {"Content-Type twice, one empty",
+         post_with("Content-Type:\r\nContent-Type: text/plain\r\n" + hidden_length(), hidden), 400},
+        {"Expect 100-continue, then another expectation",
+         post_with("Expect: 100-continue\r\nExpect: magic\r\n" + hidden_length(), hidden), 417},
+        {"Expect with 100-continue and another member in one line",
+         post_with("Expect: 100-continue, magic\r\n" + hidden_length(), hidden), 417},
+    }));
+    smuggle_target t;
+    INFO("case: " << c.name);
+    expect_rejected(t.server, c.bytes, c.status);
+    CHECK(t.smuggled.load() == 0);
+}
+
+TEST_CASE("an empty, blank or comma-only field that does not frame the body is ignored",
+          "[wire][hardening][smuggling]") {
+    // A list with no members asks for nothing (RFC 9110 5.6.1.2): the request is served,
+    // framed by its Content-Length, and the connection keeps its default persistence.
+    const std::string field =
+        GENERATE(as<std::string>{},  //
+                 "Connection:", "Connection:   ", "Connection: ,", "Connection:  , ,",
+                 "Connection: ,\r\nConnection: ,", "Expect:", "Expect:   ", "Expect: ,",
+                 "Expect:  , ,", "Expect:\r\nExpect:", "Upgrade:", "Upgrade: ,",
+                 "Connection: upgrade\r\nUpgrade:", "Connection: upgrade\r\nUpgrade:  , ,",
+                 "TE:", "TE: ,", "TE:  , ,", "Cookie:", "Cookie: ;", "Cookie: ,",
+                 "Cookie:\r\nCookie:", "Content-Type:", "Content-Type:   ", "Content-Type: ,");
+    smuggle_target t;
+    INFO("field: " << field);
+    expect_one_legitimate_response(t, post_with(field + "\r\n" + hidden_length(), hidden), 200,
+                                   hidden);
+}
+
+TEST_CASE("an empty or blank Host is served like any request", "[wire][hardening][smuggling]") {
+    // RFC 9112 3.2: an empty Host is what a client sends when the target has no authority.
+    const std::string host = GENERATE(as<std::string>{}, "Host:", "Host: ", "Host:     ");
+    smuggle_target t;
+    INFO("field: " << host);
+    expect_one_legitimate_response(
+        t, "POST /echo HTTP/1.1\r\n" + host + "\r\n" + hidden_length() + "\r\n" + hidden, 200,
+        hidden);
+}
+
+TEST_CASE("Connection close wins over keep-alive, in either order, and nothing after it runs",
+          "[wire][hardening][smuggling]") {
+    const std::string fields =
+        GENERATE(as<std::string>{}, "Connection: keep-alive\r\nConnection: close\r\n",
+                 "Connection: close\r\nConnection: keep-alive\r\n",
+                 "Connection: keep-alive, close\r\n", "Connection: , close, ,\r\n");
+    smuggle_target t;
+    INFO("fields: " << fields);
+    raw_client c = t.server.client();
+    c.send("GET / HTTP/1.1\r\nHost: x\r\n" + fields + "\r\n" + hidden);
+    const response r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == "root");
+    check_closed_and_still_serving(c, r, t.server.port());
+    CHECK(t.smuggled.load() == 0);
+}
+
+TEST_CASE("an HTTP/1.0 request with an empty Connection list is answered and closed",
+          "[wire][hardening][smuggling]") {
+    smuggle_target t;
+    raw_client c = t.server.client();
+    c.send("GET / HTTP/1.0\r\nConnection: , ,\r\n\r\n" + hidden);
+    const std::string got = c.read_all_until_close();
+    CHECK(got.find("\r\n\r\nroot") != std::string::npos);
+    CHECK(got.find("smuggled") == std::string::npos);
+    CHECK(t.smuggled.load() == 0);
+    check_still_serving(t.server.port());
+}

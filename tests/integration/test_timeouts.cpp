@@ -108,3 +108,104 @@ TEST_CASE("a client that stops reading a large response is disconnected", "[wire
     CHECK(got.size() < (64u << 20));  // the body was cut short: the write was abandoned
     check_still_serving(server.port());
 }
+
+namespace {
+
+// A short header deadline and a long body idle timeout: a body that waits longer than the
+// first but not the second must be read.
+tern::config short_head_long_body() {
+    tern::config cfg = test_config();
+    cfg.header_timeout = 200ms;
+    cfg.body_idle_timeout = 5s;
+    return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("after 100 Continue the body is waited for by the body idle timeout, not the header one",
+          "[wire][timeouts][expect]") {
+    test_server server(routes, short_head_long_body());
+    raw_client c = server.client();
+    const bool chunked = GENERATE(false, true);
+    INFO((chunked ? "chunked" : "Content-Length"));
+    c.send(std::string("PUT /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n") +
+           (chunked ? "Transfer-Encoding: chunked\r\n" : "Content-Length: 10\r\n") + "\r\n");
+    REQUIRE(c.read_response().status == 100);
+    // Well past the header deadline, well inside the body idle timeout: nothing comes back.
+    CHECK_FALSE(c.answered_within(1000ms));
+    c.send(chunked ? "a\r\n0123456789\r\n0\r\n\r\n" : "0123456789");
+    const response r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == "0123456789");
+}
+
+TEST_CASE("after 100 Continue a body that never comes gets 408 and the close",
+          "[wire][timeouts][expect]") {
+    tern::config cfg = short_head_long_body();
+    cfg.body_idle_timeout = 1500ms;
+    test_server server(routes, cfg);
+    raw_client c = server.client();
+    c.send("PUT /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n");
+    REQUIRE(c.read_response().status == 100);
+    CHECK_FALSE(c.answered_within(700ms));  // the header deadline has long passed
+    const response r = c.read_response();
+    CHECK(r.status == 408);
+    check_closed_and_still_serving(c, r, server.port());
+}
+
+TEST_CASE("a body pipelined behind an answered request is waited for by the body idle timeout",
+          "[wire][timeouts]") {
+    // The first request is answered and written while the second's headers and part of its
+    // body are already in; the rest of that body comes after the header deadline has passed.
+    test_server server(routes, short_head_long_body());
+    raw_client c = server.client();
+    c.send(get_request("/") + "PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234");
+    const response first = c.read_response();
+    CHECK(first.status == 200);
+    CHECK(first.body == "ok");
+    CHECK_FALSE(c.answered_within(1000ms));
+    c.send("56789");
+    const response second = c.read_response();
+    CHECK(second.status == 200);
+    CHECK(second.body == "0123456789");
+}
+
+TEST_CASE("a head pipelined behind an answered request keeps its header deadline",
+          "[wire][timeouts]") {
+    // The transition back to reading must not give a half-sent head the keep-alive time.
+    tern::config cfg = short_head_long_body();
+    cfg.keep_alive_timeout = 60s;
+    test_server server(routes, cfg);
+    raw_client c = server.client();
+    c.send(get_request("/") + "GET / HTTP/1.1\r\nHost: x\r\n");
+    CHECK(c.read_response().status == 200);
+    const response r = c.read_response();
+    CHECK(r.status == 408);
+    check_closed_and_still_serving(c, r, server.port());
+}
+
+TEST_CASE("a body pipelined behind a blocking handler is waited for by the body idle timeout",
+          "[wire][timeouts][blocking]") {
+    // The second request's head and part of its body wait unparsed while the blocking
+    // handler runs; they are parsed when it resumes, and the rest of the body comes after
+    // the header deadline has passed.
+    test_server server(
+        [](tern::app& app) {
+            routes(app);
+            app.get("/slow", tern::blocking([](tern::context& ctx) {
+                        std::this_thread::sleep_for(50ms);
+                        ctx.text("slow");
+                    }));
+        },
+        short_head_long_body());
+    raw_client c = server.client();
+    c.send(get_request("/slow") + "PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab");
+    const response first = c.read_response();
+    CHECK(first.status == 200);
+    CHECK(first.body == "slow");
+    CHECK_FALSE(c.answered_within(1000ms));
+    c.send("cd");
+    const response second = c.read_response();
+    CHECK(second.status == 200);
+    CHECK(second.body == "abcd");
+}

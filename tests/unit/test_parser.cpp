@@ -450,3 +450,124 @@ TEST_CASE("a large body is freed once its request is done, small buffers are kep
     p.next();
     CHECK(p.current().body.capacity() == kept);  // steady traffic does not reallocate
 }
+
+TEST_CASE("a Transfer-Encoding with no coding, or with an empty list element, is refused",
+          "[parser]") {
+    // RFC 9112 6.3: a Transfer-Encoding whose final coding is not chunked leaves the length
+    // undetermined (400), with or without Content-Length, on HTTP/1.1 and 1.0 alike.
+    auto parse = [](const std::string& fields, const char* version = "HTTP/1.1") {
+        request_parser p(parser_limits{});
+        const auto r =
+            p.feed(std::string("POST / ") + version + "\r\nHost: h\r\n" + fields + "\r\nabc");
+        return r.what == event::error ? error_of(p) : error{};
+    };
+    for (const char* te : {"", " ", "  ", ",", " , ,", ",,", "chunked,", ", chunked", "chunked, ,",
+                           "gzip,, chunked"}) {
+        INFO("Transfer-Encoding: [" << te << "]");
+        const std::string field = std::string("Transfer-Encoding: ") + te + "\r\n";
+        CHECK(parse(field) == error::bad_transfer_encoding);
+        CHECK(parse(field, "HTTP/1.0") == error::bad_transfer_encoding);
+        // With Content-Length, llhttp may see the conflict first (a plain 400 then).
+        for (const char* version : {"HTTP/1.1", "HTTP/1.0"}) {
+            for (const auto& both :
+                 {field + "Content-Length: 3\r\n", "Content-Length: 3\r\n" + field}) {
+                const error e = parse(both, version);
+                CHECK(e != error{});
+                CHECK(tern::detail::status_of(e) == 400);
+            }
+        }
+    }
+    CHECK(parse("Transfer-Encoding: chunked\r\nTransfer-Encoding:\r\n") ==
+          error::bad_transfer_encoding);
+    CHECK(parse("Transfer-Encoding:\r\nTransfer-Encoding: chunked\r\n") ==
+          error::bad_transfer_encoding);
+}
+
+TEST_CASE("a Content-Length that is empty, blank or a bare list is refused", "[parser]") {
+    auto fails = [](const std::string& cl) {
+        request_parser p(parser_limits{});
+        return p.feed("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: " + cl + "\r\n\r\nabc").what ==
+               event::error;
+    };
+    for (const char* cl : {"", " ", ",", " , ,", "3,", ",3", "3, ,"}) {
+        INFO("Content-Length: [" << cl << "]");
+        CHECK(fails(cl));
+    }
+}
+
+TEST_CASE("Expect is a list: empty members are ignored, 100-continue is the only member",
+          "[parser]") {
+    auto parse = [](const std::string& fields) {
+        request_parser p(parser_limits{});
+        const auto r =
+            p.feed("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n" + fields + "\r\n");
+        if (r.what == event::error) return std::string("error");
+        return std::string(p.wants_continue() ? "continue" : "plain");
+    };
+    CHECK(parse("Expect:\r\n") == "plain");
+    CHECK(parse("Expect: \r\n") == "plain");
+    CHECK(parse("Expect: ,\r\n") == "plain");
+    CHECK(parse("Expect:  , ,\r\n") == "plain");
+    CHECK(parse("Expect: 100-continue\r\n") == "continue");
+    CHECK(parse("Expect: 100-CONTINUE\r\n") == "continue");
+    CHECK(parse("Expect: 100-continue,\r\n") == "continue");
+    CHECK(parse("Expect: 100-continue\r\nExpect: 100-continue\r\n") == "continue");
+    CHECK(parse("Expect: 100-continue, 100-continue\r\n") == "continue");
+    CHECK(parse("Expect:\r\nExpect: 100-continue\r\n") == "continue");
+    CHECK(parse("Expect: 100-continue\r\nExpect: magic\r\n") == "error");
+    CHECK(parse("Expect: magic\r\nExpect: 100-continue\r\n") == "error");
+    CHECK(parse("Expect: 100-continue, magic\r\n") == "error");
+    CHECK(parse("Expect: 100-continue;x=1\r\n") == "error");
+}
+
+TEST_CASE("Host may be empty or blank but not a list, and only once", "[parser]") {
+    auto parse = [](const std::string& fields) {
+        request_parser p(parser_limits{});
+        return p.feed("GET / HTTP/1.1\r\n" + fields + "\r\n").what == event::error ? error_of(p)
+                                                                                   : error{};
+    };
+    CHECK(parse("Host:\r\n") == error{});
+    CHECK(parse("Host:   \r\n") == error{});
+    CHECK(parse("Host: ,\r\n") == error::bad_host);
+    CHECK(parse("Host:  , ,\r\n") == error::bad_host);
+    CHECK(parse("Host: a,b\r\n") == error::bad_host);
+    CHECK(parse("Host:\r\nHost:\r\n") == error::duplicate_host);
+}
+
+TEST_CASE("Content-Type may appear once", "[parser]") {
+    request_parser p(parser_limits{});
+    REQUIRE(p.feed("POST / HTTP/1.1\r\nHost: h\r\nContent-Type: text/plain\r\n"
+                   "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n\r\n")
+                .what == event::error);
+    CHECK(error_of(p) == error::duplicate_content_type);
+}
+
+TEST_CASE("after a refusal past the request line, the line is kept for the logger", "[parser]") {
+    parser_limits limits;
+    limits.max_header_count = 2;
+    request_parser p(limits);
+    REQUIRE(p.feed("HEAD /a?b=1 HTTP/1.0\r\nHost: h\r\nUser-Agent: ua\r\nX: 1\r\n").what ==
+            event::error);
+    CHECK(error_of(p) == error::too_many_headers);
+    const auto& req = p.parsed_so_far();
+    CHECK(req.method == "HEAD");
+    CHECK(req.target == "/a?b=1");
+    CHECK(req.path == "/a");
+    CHECK(req.query == "b=1");
+    CHECK(req.version_minor == 0);
+    CHECK(req.is_head);
+    // The fields that arrived whole before the refusal.
+    REQUIRE(req.headers.size() == 2);
+    CHECK(req.header("user-agent") == std::string_view("ua"));
+
+    request_parser cut(parser_limits{});
+    REQUIRE(cut.feed("GET /x HTTP/1.1\r\nHost: h\r\nX-Half: abc").what == event::need_more);
+    const auto& partial = cut.parsed_so_far();
+    CHECK(partial.method == "GET");
+    CHECK(partial.path == "/x");
+    CHECK(partial.headers.size() == 1);  // X-Half's value may not be complete
+
+    request_parser line(parser_limits{});
+    REQUIRE(line.feed("GET /not-yet-a-whole-li").what == event::need_more);
+    CHECK(line.parsed_so_far().method.empty());
+}
