@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs clang-tidy (the checks in .clang-tidy) over libtern's sources and fails on any
+# finding. Builds nothing: it configures build-tidy/ for its compile_commands.json.
+#
+#   scripts/tidy.sh [file-regex]     default: every .cpp under src/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build=${TERN_TIDY_BUILD_DIR:-build-tidy}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF \
+    >/dev/null
+# run-clang-tidy exits non-zero when a file has a finding (WarningsAsErrors in .clang-tidy).
+run-clang-tidy-14 -p "$build" -quiet -j "$(nproc)" "${1:-$PWD/src/.*\.cpp$}"
+echo "tidy: no findings"

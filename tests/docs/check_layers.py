@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Checks that every #include in src/ and include/tern/ follows the layer table in
+docs/architecture.md (the section "Which folder may include which").
+
+Each table row names a folder and what its files may include: other folders of src/
+(`routing`, `http`, ...) and public headers (`tern/config.hpp`, `tern/*` for all of them).
+A folder may always include its own files, the standard library and the system and
+third-party headers the build gives it (their own rules, such as "asio only in src/net",
+are listed in the same table under `third-party`). Exits 1 and names each include that the
+table does not allow; exits 2 when the table itself cannot be read.
+"""
+
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "architecture.md"
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+# Headers of the libraries tern builds on, by the first component of their path (or their
+# whole name when they have no folder).
+THIRD_PARTY = {"asio": "asio", "asio.hpp": "asio", "llhttp.h": "llhttp", "fmt": "fmt",
+               "nlohmann": "nlohmann_json", "zlib.h": "zlib"}
+
+
+def read_table():
+    text = DOC.read_text()
+    start = text.find("## Which folder may include which")
+    if start < 0:
+        sys.exit("check_layers: docs/architecture.md has no 'Which folder may include which'")
+    rules = {}
+    for line in text[start:].splitlines()[1:]:
+        if line.startswith("## "):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].startswith("`"):
+            continue
+        folder = cells[0].strip("`")
+        allowed = set(re.findall(r"`([^`]+)`", cells[1]))
+        third = set(re.findall(r"`([^`]+)`", cells[2]))
+        rules[folder] = (allowed, third)
+    if not rules:
+        sys.exit("check_layers: the layer table in docs/architecture.md is empty")
+    return rules
+
+
+def folder_of(path):
+    rel = path.relative_to(ROOT)
+    if rel.parts[0] == "include":
+        return "include/tern"
+    return "/".join(rel.parts[:2]) if len(rel.parts) > 2 else "src"
+
+
+def allowed(include, folder, rules, own_dir):
+    allowed_here, third_here = rules[folder]
+    head = include.split("/")[0]
+    if include.startswith("tern/"):
+        return include in allowed_here or "tern/*" in allowed_here
+    if head in THIRD_PARTY or include in THIRD_PARTY:
+        return (THIRD_PARTY.get(head) or THIRD_PARTY[include]) in third_here
+    if "/" in include and (ROOT / "src" / head).is_dir():
+        return head == own_dir or head in allowed_here
+    return True  # the standard library or a system header (<sys/stat.h>, <unistd.h>)
+
+
+def main():
+    rules = read_table()
+    faults = []
+    files = sorted(p for d in ("src", "include/tern") for p in (ROOT / d).rglob("*")
+                   if p.suffix in (".hpp", ".cpp", ".h"))
+    for path in files:
+        folder = folder_of(path)
+        if folder not in rules:
+            faults.append(f"{path.relative_to(ROOT)}: its folder {folder} is not in the table")
+            continue
+        own_dir = folder.split("/")[-1] if folder.startswith("src/") else None
+        for include in INCLUDE.findall(path.read_text()):
+            if not allowed(include, folder, rules, own_dir):
+                faults.append(f"{path.relative_to(ROOT)}: {folder} may not include <{include}>")
+    for f in faults:
+        print(f)
+    if faults:
+        print(f"check_layers: {len(faults)} include(s) break the table in docs/architecture.md")
+        return 1
+    print(f"check_layers: {len(files)} files follow the layer table")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
