@@ -248,6 +248,12 @@ app& app::blocking_threads(unsigned n) {
     return *this;
 }
 
+app& app::max_blocking_queue(std::size_t n) {
+    impl_->require_not_started("max_blocking_queue");
+    impl_->settings.max_blocking_queue = at_least(n, 1, "max_blocking_queue");
+    return *this;
+}
+
 app& app::threads(unsigned n) {
     impl_->require_not_started("threads");
     impl_->settings.threads = n;

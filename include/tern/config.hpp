@@ -69,6 +69,10 @@ struct config {
     /// server when some route has one. At most this many such handlers run at once; the
     /// others wait in order.
     unsigned blocking_threads = 16;
+    /// Requests waiting for a blocking-pool thread (not running yet), across all threads; one
+    /// more is answered 503 + Retry-After: 1 (through app.error(503)) and the connection
+    /// stays open. Must be at least 1.
+    std::size_t max_blocking_queue = 256;
 
     /// Open connections across all threads; one more is answered 503 + Retry-After and closed.
     std::size_t max_concurrent_connections = 10000;
