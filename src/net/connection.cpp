@@ -78,12 +78,13 @@ void connection::stop_when_idle() {
 void connection::close() noexcept {
     if (phase_ == phase::closed) return;
     phase_ = phase::closed;
+    // Work not started for a request that can no longer be answered never runs. Taken back
+    // before the socket closes, so that it is gone once the client sees the close.
+    take_back(false);
     std::error_code ignored;
     timer_.cancel();
     socket_.close(ignored);
     owner_.forget(this);
-    // Work not started for a request nobody can be answered on any more never runs.
-    take_back(false);
 }
 
 // ---- reading -----------------------------------------------------------------------------
