@@ -2,10 +2,12 @@
 
 #include "blocking_pool.hpp"
 #include "http/methods.hpp"
+#include "http/status.hpp"
 #include "net/request_handler.hpp"
 #include "net/server.hpp"
 #include "routing/blocking.hpp"
 #include "routing/dispatch.hpp"
+#include "routing/errors.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
 #include "web/cors.hpp"
@@ -44,6 +46,24 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
             detail::dispatch_end(self->pipeline, self->ex, self->st);
         });
     }
+
+    // Over max_blocking_queue: answered on the connection's thread without the handler.
+    void refuse() noexcept {
+        resume([self = shared_from_this()] { self->answer_unavailable(); });
+    }
+
+    // On the connection's thread, in place of the handler (the queue is full, or the server
+    // stops before the handler started): 503 + Retry-After: 1, then the rest of the chain,
+    // so error handlers, CORS and the logger see it as any other tern error.
+    void answer_unavailable() noexcept {
+        try {
+            detail::set_error(ex.res, 503, detail::reason_phrase(503));
+            ex.res.fields.emplace_back("Retry-After", "1");
+        } catch (...) {
+            // Out of memory: the status alone still says it.
+        }
+        detail::dispatch_end(pipeline, ex, st);
+    }
 };
 
 }  // namespace
@@ -68,6 +88,23 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     // Runs tern::blocking handlers; made at start() when some route has one, reset after
     // the workers are joined (they wait for every handler they handed to it).
     std::unique_ptr<detail::blocking_pool> pool;
+    // A stop that returned while blocking handlers still ran (past drain_timeout): the
+    // server, whose loops wait for those handlers' answers, and their pool. settle() waits
+    // for them and lets them go.
+    std::shared_ptr<detail::server> retired_server;
+    std::unique_ptr<detail::blocking_pool> retired_pool;
+
+    void settle() {
+        std::shared_ptr<detail::server> s;
+        std::unique_ptr<detail::blocking_pool> p;
+        {
+            std::lock_guard lock(server_mutex);
+            s = std::move(retired_server);
+            p = std::move(retired_pool);
+        }
+        if (s) s->join();  // each loop ends once the handlers it waits for have returned
+        p.reset();         // idle now: joins its threads
+    }
 
     bool on_own_pool_thread() const {
         std::lock_guard lock(server_mutex);  // the pool is made and reset under it
@@ -106,12 +143,25 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
                 // Out of memory: answered below, on this thread, as any other route.
             }
             if (job) {
-                job->resume = later.defer();
+                auto* p = pool.get();
+                const auto ticket = p->new_ticket();
+                // The connection takes the job back (never run) when its client leaves or
+                // the server stops before a pool thread has picked it up.
+                job->resume = later.defer(
+                    [p, ticket,
+                     weak = std::weak_ptr<blocking_job>(job)]() -> std::function<void()> {
+                        auto held = weak.lock();
+                        if (!held || !p->cancel(ticket)) return {};
+                        return [held] { held->answer_unavailable(); };
+                    });
+                bool queued = false;
                 try {
-                    pool->submit([job] { job->run(); });
+                    queued = p->submit(ticket, [job] { job->run(); });
                 } catch (...) {
                     job->run();  // could not queue it: run it here rather than never
+                    return;
                 }
+                if (!queued) job->refuse();
                 return;
             }
         }
@@ -125,7 +175,10 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         detail::dispatch_failure(pipeline, ex, status);
     }
 
-    void require_not_started(const char* what) const {
+    // Setters first wait for blocking handlers that outlived the last stop: they still use
+    // the routes and settings.
+    void require_not_started(const char* what) {
+        settle();
         if (running()) {
             throw std::logic_error(std::string("tern: ") + what +
                                    " must be set before the server starts");
@@ -149,7 +202,10 @@ app::app() : app(tern::config{}) {}
 
 app::app(tern::config settings) : impl_(std::make_unique<impl>(std::move(settings))) {}
 
-app::~app() { stop(); }
+app::~app() {
+    stop();
+    impl_->settle();  // blocking handlers that outlived drain_timeout use this app
+}
 
 // ---- routes ------------------------------------------------------------------------------
 
@@ -248,6 +304,12 @@ app& app::blocking_threads(unsigned n) {
     return *this;
 }
 
+app& app::max_blocking_queue(std::size_t n) {
+    impl_->require_not_started("max_blocking_queue");
+    impl_->settings.max_blocking_queue = at_least(n, 1, "max_blocking_queue");
+    return *this;
+}
+
 app& app::threads(unsigned n) {
     impl_->require_not_started("threads");
     impl_->settings.threads = n;
@@ -332,6 +394,7 @@ void app::listen(const std::string& host, std::uint16_t port) {
 }
 
 void app::start(const std::string& host, std::uint16_t port) {
+    impl_->settle();
     std::lock_guard lock(impl_->server_mutex);
     if (impl_->server) throw std::logic_error("tern: the server is already running");
     // Checks the directories now, so a missing one is an error at start, not a 404 later.
@@ -342,7 +405,8 @@ void app::start(const std::string& host, std::uint16_t port) {
     p.cors = cfg.cors ? std::make_unique<detail::cors_policy>(*cfg.cors) : nullptr;
     p.compression = cfg.compression;
     if (impl_->has_blocking_routes && !impl_->pool) {
-        impl_->pool = std::make_unique<detail::blocking_pool>(cfg.blocking_threads);
+        impl_->pool =
+            std::make_unique<detail::blocking_pool>(cfg.blocking_threads, cfg.max_blocking_queue);
     }
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
     try {
@@ -362,15 +426,25 @@ void app::stop() {
     // workers wait for it); the thread that owns the app (in listen(), a later stop(), or
     // the destructor) finishes the stop.
     if (s->on_worker_thread() || impl_->on_own_pool_thread()) return;
+    bool handlers_left = false;
     {
         std::lock_guard lock(impl_->join_mutex);
-        s->join();
+        // The connections are closed after at most about drain_timeout; a blocking handler
+        // cannot be interrupted, so one still running then is left to return on its own.
+        handlers_left = s->wait_drained();
+        if (!handlers_left) s->join();
     }
     std::lock_guard lock(impl_->server_mutex);
-    // Stopped: settings and routes may change and start() may run again.
+    // Stopped: settings and routes may change and start() may run again (both first wait
+    // for the handlers left running: settle()).
     if (impl_->server == s) {
         impl_->server.reset();
-        impl_->pool.reset();  // idle now: the workers waited for every blocking handler
+        if (handlers_left) {
+            impl_->retired_server = s;
+            impl_->retired_pool = std::move(impl_->pool);
+        } else {
+            impl_->pool.reset();  // idle now: the workers waited for every blocking handler
+        }
     }
 }
 

@@ -8,7 +8,8 @@ namespace {
 thread_local const blocking_pool* current_pool = nullptr;
 }  // namespace
 
-blocking_pool::blocking_pool(unsigned threads) {
+blocking_pool::blocking_pool(unsigned threads, std::size_t max_waiting)
+    : max_waiting_(std::max<std::size_t>(max_waiting, 1)) {
     try {
         threads_.reserve(std::max(threads, 1u));
         for (unsigned i = 0; i < std::max(threads, 1u); ++i) {
@@ -31,12 +32,29 @@ void blocking_pool::join_all() noexcept {
     for (auto& t : threads_) t.join();
 }
 
-void blocking_pool::submit(std::function<void()> job) {
+bool blocking_pool::submit(ticket id, std::function<void()> job) {
     {
         std::lock_guard lock(mutex_);
-        jobs_.push_back(std::move(job));
+        if (jobs_.size() >= max_waiting_) return false;
+        jobs_.emplace_back(id, std::move(job));
     }
     ready_.notify_one();
+    return true;
+}
+
+bool blocking_pool::cancel(ticket id) noexcept {
+    std::function<void()> taken;  // destroyed after the lock is released
+    {
+        std::lock_guard lock(mutex_);
+        // At most max_waiting_ entries; cancelling is the rare path (a client that left, a
+        // stop), so a linear search keeps the common path free of an index.
+        const auto it = std::find_if(jobs_.begin(), jobs_.end(),
+                                     [id](const auto& entry) { return entry.first == id; });
+        if (it == jobs_.end()) return false;
+        taken = std::move(it->second);
+        jobs_.erase(it);
+    }
+    return true;
 }
 
 bool blocking_pool::on_pool_thread() const noexcept { return current_pool == this; }
@@ -49,7 +67,7 @@ void blocking_pool::run() {
             std::unique_lock lock(mutex_);
             ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
             if (jobs_.empty()) return;  // stopping, and nothing left to run
-            job = std::move(jobs_.front());
+            job = std::move(jobs_.front().second);
             jobs_.pop_front();
         }
         job();

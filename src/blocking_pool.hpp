@@ -1,26 +1,42 @@
 #pragma once
-// The threads blocking handlers run on: a fixed pool with one queue, in arrival order.
+// The threads blocking handlers run on: a fixed pool with one bounded queue, in arrival
+// order. A job that has not started can be taken back out of the queue.
 
+#include <atomic>
 #include <condition_variable>
+#include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace tern::detail {
 
 class blocking_pool {
 public:
-    /// Starts `threads` threads (at least one).
-    explicit blocking_pool(unsigned threads);
+    /// Identifies a queued job (never 0).
+    using ticket = std::uint64_t;
+
+    /// Starts `threads` threads (at least one); at most `max_waiting` jobs (at least one)
+    /// wait for a thread at a time.
+    blocking_pool(unsigned threads, std::size_t max_waiting);
     /// Runs every job already queued, then joins the threads.
     ~blocking_pool();
     blocking_pool(const blocking_pool&) = delete;
     blocking_pool& operator=(const blocking_pool&) = delete;
 
-    /// Queues `job` (from any thread). A job must not throw.
-    void submit(std::function<void()> job);
+    /// A new ticket for `submit` (any thread).
+    ticket new_ticket() noexcept { return next_ticket_.fetch_add(1, std::memory_order_relaxed); }
+    /// Queues `job` under `id` (from any thread). False, and `job` is not queued, when
+    /// `max_waiting` jobs already wait. A job must not throw.
+    bool submit(ticket id, std::function<void()> job);
+    /// Takes the job `id` back out of the queue (from any thread): true when it was still
+    /// waiting, and then it never runs (it is destroyed on the calling thread); false when a
+    /// thread has taken it (it runs or has run) or it was never queued.
+    bool cancel(ticket id) noexcept;
     /// Whether the calling thread is one of this pool's.
     bool on_pool_thread() const noexcept;
 
@@ -30,7 +46,9 @@ private:
 
     std::mutex mutex_;
     std::condition_variable ready_;
-    std::deque<std::function<void()>> jobs_;
+    std::deque<std::pair<ticket, std::function<void()>>> jobs_;  // waiting, in arrival order
+    std::size_t max_waiting_;
+    std::atomic<ticket> next_ticket_{1};
     bool stopping_ = false;
     std::vector<std::thread> threads_;
 };

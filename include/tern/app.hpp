@@ -162,6 +162,9 @@ public:
     app& threads(unsigned n);
     /// Threads of the pool for `tern::blocking` handlers. Throws std::invalid_argument for 0.
     app& blocking_threads(unsigned n);
+    /// Requests that may wait for a blocking-pool thread (default 256); one more gets 503 +
+    /// Retry-After: 1. Throws std::invalid_argument for 0.
+    app& max_blocking_queue(std::size_t n);
     /// Limit on open connections. Throws std::invalid_argument for 0.
     app& max_concurrent_connections(std::size_t n);
     /// Limit on request body bytes. 0 refuses every non-empty body.

@@ -67,8 +67,12 @@ struct config {
     unsigned threads = 0;
     /// Threads of the pool that runs blocking handlers (`tern::blocking`), started with the
     /// server when some route has one. At most this many such handlers run at once; the
-    /// others wait in order.
+    /// others wait in order (up to max_blocking_queue).
     unsigned blocking_threads = 16;
+    /// Requests waiting for a blocking-pool thread (not running yet), across all threads; one
+    /// more is answered 503 + Retry-After: 1 (through app.error(503)) and the connection
+    /// stays open. Must be at least 1.
+    std::size_t max_blocking_queue = 256;
 
     /// Open connections across all threads; one more is answered 503 + Retry-After and closed.
     std::size_t max_concurrent_connections = 10000;
@@ -99,7 +103,9 @@ struct config {
     std::chrono::milliseconds keep_alive_timeout{60'000};
     /// Longest a response write may make no progress (a client that stopped reading); then close.
     std::chrono::milliseconds write_timeout{20'000};
-    /// How long `stop()` lets in-flight requests finish before their connections are closed.
+    /// How long `stop()` lets in-flight requests finish (running `tern::blocking` handlers
+    /// included) before their connections are closed; then `stop()` returns even while a
+    /// blocking handler still runs (its result is discarded).
     std::chrono::milliseconds drain_timeout{10'000};
 
     /// Bytes of one uploaded file in a multipart/form-data body; more is answered 413. The

@@ -68,6 +68,9 @@ void connection::reject() {
 
 void connection::stop_when_idle() {
     if (phase_ == phase::reading && !parser_.in_progress()) close();
+    // A request waiting for a blocking handler that has not started is answered now (503);
+    // one whose handler runs is answered when it returns.
+    if (phase_ == phase::waiting) take_back(true);
     // Otherwise the request in progress is answered with Connection: close (answer() sees
     // the worker stopping) and the connection closes after that write.
 }
@@ -75,6 +78,9 @@ void connection::stop_when_idle() {
 void connection::close() noexcept {
     if (phase_ == phase::closed) return;
     phase_ = phase::closed;
+    // Work not started for a request that can no longer be answered never runs. Taken back
+    // before the socket closes, so that it is gone once the client sees the close.
+    take_back(false);
     std::error_code ignored;
     timer_.cancel();
     socket_.close(ignored);
@@ -187,8 +193,9 @@ void connection::answer(request& req) {
     if (!deferred_) finish_answer(req);
 }
 
-answer_later::resume_fn connection::defer() {
+answer_later::resume_fn connection::defer(withdraw_fn withdraw) {
     deferred_ = true;
+    withdraw_ = std::move(withdraw);
     owner_.expect_posted();
     worker& owner = owner_;
     return [&owner, self = shared_from_this()](std::function<void()> on_connection) mutable {
@@ -205,10 +212,80 @@ void connection::wait_for_resume() {
     phase_ = phase::waiting;
     deadline_ = clock::time_point::max();
     deadline_kind_ = deadline_kind::none;
+    // During a stop, work that has not started is not started any more: 503 now.
+    if (owner_.stopping() && take_back(true)) return;
+    watch_for_departure();
+}
+
+// Takes the deferred request's work back if it has not started: `answer_now` answers the
+// request in its place (503, through the app's error shaping); otherwise it is dropped.
+// False when there is nothing to take back or the work has started (its resume will come).
+bool connection::take_back(bool answer_now) noexcept {
+    if (!withdraw_) return false;
+    // The work holds this connection: dropping it must not end the connection inside one
+    // of its own calls, so the last reference is let go on a later turn of the loop.
+    auto self = shared_from_this();
+    bool taken = false;
+    try {
+        auto instead = std::exchange(withdraw_, nullptr)();
+        if (instead) {
+            taken = true;
+            owner_.unexpect_posted();  // its resume never comes
+            if (answer_now) resume(std::move(instead));
+        }
+    } catch (...) {
+        close();  // out of memory: the connection cannot be answered
+    }
+    asio::post(socket_.get_executor(), [self = std::move(self)] {});
+    return taken;
+}
+
+// Nothing is read while a request waits for its blocking handler, but a client that closes
+// or resets its connection meanwhile must not keep its work queued and its connection
+// counted: a peek at the socket (without taking its bytes) tells. The client's FIN may have
+// come with the request, so look once before waiting for readability.
+void connection::watch_for_departure() {
+    char byte = 0;
+    std::error_code ec;
+    do {
+        socket_.receive(asio::buffer(&byte, 1), asio::socket_base::message_peek, ec);
+    } while (ec == asio::error::interrupted);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        watching_ = true;
+        socket_.async_wait(asio::socket_base::wait_read,
+                           [self = shared_from_this(), round = watch_round_](std::error_code e) {
+                               if (round != self->watch_round_ || self->phase_ != phase::waiting) {
+                                   return;  // stale: the request resumed meanwhile
+                               }
+                               self->watching_ = false;
+                               if (e) {
+                                   self->close();
+                               } else {
+                                   self->watch_for_departure();
+                               }
+                           });
+        return;
+    }
+    // More bytes behind the request: the client is there (and is not watched further; the
+    // bytes wait in the kernel until the request resumes).
+    if (!ec) return;
+    // End of input or an error (a reset): the client has gone. A client that only shut down
+    // its sending side is treated the same, as nginx does by default (docs/threading.md).
+    close();
+}
+
+void connection::stop_watching() noexcept {
+    if (!watching_) return;
+    watching_ = false;
+    ++watch_round_;
+    std::error_code ignored;
+    socket_.cancel(ignored);  // the only operation outstanding while waiting is the watch
 }
 
 void connection::resume(std::function<void()> on_connection) {
-    // Closed meanwhile (the stop's drain deadline): nobody to answer.
+    withdraw_ = nullptr;  // done: there is nothing left to take back
+    stop_watching();
+    // Closed meanwhile (the client left, the stop's drain deadline): nobody to answer.
     if (phase_ == phase::closed) return;
     if (phase_ == phase::writing) {
         parked_resume_ = std::move(on_connection);  // after_write comes back here

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -56,9 +57,12 @@ private:
     void consume_input();
     void answer(request& req);
     void finish_answer(request& req);
-    resume_fn defer() override;
+    resume_fn defer(withdraw_fn withdraw) override;
     void resume(std::function<void()> on_connection);
     void wait_for_resume();
+    bool take_back(bool answer_now) noexcept;
+    void watch_for_departure();
+    void stop_watching() noexcept;
     void fail(std::error_code why);
     void write();
     void write_some();
@@ -96,6 +100,12 @@ private:
     // A resume that arrived while earlier responses were still being written: after_write
     // runs it.
     std::function<void()> parked_resume_;
+    // Takes the deferred request's work back while it has not started (answer_later).
+    withdraw_fn withdraw_;
+    // While a request waits, a wait for readability tells whether the client left; a
+    // round number tells a stale wake-up (from an earlier wait) from the current one.
+    bool watching_ = false;
+    std::uint32_t watch_round_ = 0;
     std::size_t served_ = 0;
     clock::time_point head_started_{};
 

@@ -16,11 +16,17 @@ public:
     /// What the application calls once, from any thread, when it is done: `on_connection`
     /// then runs on the connection's thread, before the response is written.
     using resume_fn = std::function<void(std::function<void()> on_connection)>;
+    /// What the connection may call, on its own thread and at most once, while it waits: it
+    /// takes the work back if it has not started. Then it returns what to run on the
+    /// connection, in place of the resume (which never comes), to answer the request now;
+    /// when the work has started it returns an empty function (and the resume comes).
+    using withdraw_fn = std::function<std::function<void()>()>;
 
     /// Called during handle(), on the connection's thread: the connection reads and answers
-    /// nothing more until the returned function is called. The request and the response
-    /// passed to handle() stay valid and untouched by the connection until then.
-    virtual resume_fn defer() = 0;
+    /// nothing more until the returned function is called, or until it withdraws the work
+    /// (the client left, the server stops). The request and the response passed to handle()
+    /// stay valid and untouched by the connection until then.
+    virtual resume_fn defer(withdraw_fn withdraw) = 0;
 
 protected:
     ~answer_later() = default;

@@ -129,6 +129,13 @@ void server::wait_for_stop_signal() {
     s.waiting = false;
 }
 
+bool server::wait_drained() {
+    auto& s = *impl_;
+    std::unique_lock lock(s.shared.drain_mutex);
+    s.shared.drained_cv.wait(lock, [&] { return s.shared.drained_workers >= s.workers.size(); });
+    return s.shared.stragglers;
+}
+
 void server::join() {
     for (auto& t : impl_->threads) {
         if (t.joinable()) t.join();

@@ -29,6 +29,11 @@ public:
     void begin_stop() noexcept;
     /// Blocks until SIGINT or SIGTERM arrives or `begin_stop` is called, then begins the stop.
     void wait_for_stop_signal();
+    /// After `begin_stop`: waits until every worker has closed its connections (the drain,
+    /// at most about drain_timeout). True when some worker still waits for a blocking
+    /// handler that outlived the drain: its thread ends when the handler returns. Not from a
+    /// worker thread.
+    bool wait_drained();
     /// Waits for every worker thread to finish. Not from a worker thread.
     void join();
     /// The counters of every worker, summed.

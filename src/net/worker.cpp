@@ -55,6 +55,7 @@ void worker::run() {
     for (;;) {
         try {
             io_context_.run();
+            report_drained();  // in case the loop ended some other way
             return;
         } catch (const std::exception& e) {
             // Handlers never throw by design; if one does, log it and keep the loop alive.
@@ -85,6 +86,17 @@ void worker::expect_posted() {
     if (!waiting_for_messages_) wait_for_messages();  // stopped already: listen again
 }
 
+void worker::unexpect_posted() noexcept {
+    --expected_posts_;
+    // After a stop the loop ends once nothing is left: stop listening for a post that will
+    // not come.
+    if (draining_ && expected_posts_ == 0 && waiting_for_messages_) {
+        std::error_code ignored;
+        wake_.cancel(ignored);
+    }
+    check_drained();
+}
+
 void worker::wait_for_messages() {
     if (waiting_for_messages_) return;  // one wait at a time: each would run on_messages
     waiting_for_messages_ = true;
@@ -112,6 +124,7 @@ void worker::on_messages() {
         }
     }
     if (stop_posted_.load(std::memory_order_acquire)) stop();
+    check_drained();
     // After a stop the loop ends once nothing is left: no connection, no timer, and no
     // deferred request still to come back.
     if (!draining_ || expected_posts_ > 0) wait_for_messages();
@@ -121,7 +134,29 @@ void worker::forget(connection* c) noexcept {
     if (connections_.erase(c) != 0) {
         shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
     }
-    if (draining_ && connections_.empty()) drain_timer_.cancel();
+    check_drained();
+}
+
+void worker::check_drained() noexcept {
+    // The drain is over when no connection is left and no blocking handler is still to
+    // answer (even one whose client has gone: the stop lets it finish too), or at the drain
+    // deadline, whichever comes first.
+    if (!draining_ || !connections_.empty() || expected_posts_ > 0) return;
+    drain_timer_.cancel();
+    report_drained();
+}
+
+void worker::report_drained() noexcept {
+    if (reported_drained_) return;
+    reported_drained_ = true;
+    {
+        std::lock_guard lock(shared_.drain_mutex);
+        ++shared_.drained_workers;
+        // A blocking handler still to answer (it outlived the drain): this loop runs until
+        // it does, but the stop need not wait for it.
+        if (expected_posts_ > 0) shared_.stragglers = true;
+    }
+    shared_.drained_cv.notify_all();
 }
 
 void worker::add_stats(server_stats& into) const noexcept {
@@ -169,11 +204,17 @@ void worker::stop() {
     // Copy: closing a connection removes it from the list.
     const std::vector<connection*> open(connections_.begin(), connections_.end());
     for (auto* c : open) c->stop_when_idle();
-    if (connections_.empty()) return;
+    if (connections_.empty() && expected_posts_ == 0) {
+        report_drained();
+        return;
+    }
     drain_timer_.expires_after(shared_.settings.drain_timeout);
     drain_timer_.async_wait([this](std::error_code) {
         const std::vector<connection*> left(connections_.begin(), connections_.end());
         for (auto* c : left) c->close();
+        // A blocking handler still running now is not waited for: it cannot be
+        // interrupted, and this loop runs on until its answer has come back (into nothing).
+        report_drained();
     });
 }
 

@@ -15,6 +15,7 @@
 #include <asio/steady_timer.hpp>
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <unordered_set>
@@ -32,6 +33,12 @@ struct shared_state {
     request_handler& handler;
     std::atomic<std::size_t> open_connections{0};
     std::atomic<bool> stopping{false};
+    // The drain: each worker reports once, when it has no connection left after a stop.
+    // `stragglers`: some worker still waits then for a blocking handler's answer.
+    std::mutex drain_mutex{};
+    std::condition_variable drained_cv{};
+    std::size_t drained_workers = 0;
+    bool stragglers = false;
 };
 
 /// An event loop with its acceptor and connections.
@@ -56,6 +63,9 @@ public:
     /// On the worker's thread: a `post()` will come (a request was deferred). The loop
     /// keeps running, even after a stop, until it has arrived.
     void expect_posted();
+    /// On the worker's thread: the `post()` an `expect_posted()` announced will not come
+    /// (the deferred work was taken back before it started).
+    void unexpect_posted() noexcept;
 
     // For connections, on the worker's thread.
     const config& settings() const noexcept { return shared_.settings; }
@@ -76,6 +86,8 @@ private:
     void wait_for_messages();
     void on_messages();
     void stop();
+    void check_drained() noexcept;
+    void report_drained() noexcept;
 
     // Written by the worker's thread only, read by any: a relaxed load and store (a plain
     // increment, no locked instruction) keeps reads well-defined without a shared counter.
@@ -101,6 +113,7 @@ private:
     asio::steady_timer drain_timer_{io_context_};
     asio::steady_timer accept_retry_{io_context_};
     bool draining_ = false;
+    bool reported_drained_ = false;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};
 };
 
