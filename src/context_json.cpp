@@ -1,0 +1,29 @@
+// The part of tern::context that checks a request body before body_as parses it as JSON.
+
+#include <tern/context.hpp>
+#include <tern/http_error.hpp>
+
+#include "http/request.hpp"
+#include "routing/exchange.hpp"
+#include "web/json_depth.hpp"
+
+#include <string>
+
+namespace tern {
+
+std::string_view context::json_body() const {
+    const std::string_view text = ex_.req.body;
+    if (text.size() > ex_.max_json_size) {
+        throw content_too_large("JSON request body larger than max_json_size (" +
+                                std::to_string(ex_.max_json_size) + " bytes)");
+    }
+    // Before any document exists: nlohmann_json copies and serializes recursively, so a
+    // tree as deep as the body allows would overflow the stack later (issue 13).
+    if (!detail::json_depth_within(text, ex_.max_json_depth)) {
+        throw bad_request("JSON nesting deeper than max_json_depth (" +
+                          std::to_string(ex_.max_json_depth) + ")");
+    }
+    return text;
+}
+
+}  // namespace tern
