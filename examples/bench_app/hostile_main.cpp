@@ -3,7 +3,7 @@
 //   POST /json    -> the body parsed with body_as<tern::json> and sent back with ctx.json
 //   POST /todo    -> body_as of a small struct (rest_api's POST /api/todos), 201
 //   POST /upload  -> a multipart/form-data body split into files; their count and bytes
-//   GET /         -> 200 "ok"
+//   GET /         -> 200 "Hello, World!" (what bench/lib waits for)
 //
 //   bench_hostile_app [port] [threads]   (defaults: 8080, 1; listens on 127.0.0.1)
 
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
 
     tern::app app;
     app.threads(threads);
-    app.get("/", [](tern::context& ctx) { ctx.text("ok"); });
+    app.get("/", [](tern::context& ctx) { ctx.text("Hello, World!"); });
     app.post("/json", [](tern::context& ctx) { ctx.json(ctx.body_as<tern::json>()); });
     app.post("/todo", [](tern::context& ctx) {
         const auto in = ctx.body_as<todo_input>();
