@@ -17,6 +17,12 @@ std::string_view context::json_body() const {
         throw content_too_large("JSON request body larger than max_json_size (" +
                                 std::to_string(ex_.max_json_size) + " bytes)");
     }
+    // JSON text never holds a raw NUL (RFC 8259 2, 7), and nlohmann_json's lexer takes one
+    // for the end of input: "[1]\0<anything>" would be read as [1] and the rest ignored.
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+        throw bad_request("malformed JSON in the request body: a NUL byte at offset " +
+                          std::to_string(nul));
+    }
     // Before any document exists: nlohmann_json copies and serializes recursively, so a
     // tree as deep as the body allows would overflow the stack later (issue 13).
     if (!detail::json_depth_within(text, ex_.max_json_depth)) {

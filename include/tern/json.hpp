@@ -47,7 +47,8 @@ struct json_support<json_tag> {
         nlohmann::json document;
         try {
             document = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {
+            // parse_error, and out_of_range for a number no double holds ("1e999").
             throw bad_request(
                 std::string("malformed JSON in the request body: ").append(message_of(e.what())));
         }

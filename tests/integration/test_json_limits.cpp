@@ -111,6 +111,23 @@ TEST_CASE("a JSON body over max_json_size gets 413 naming the limit; at the limi
     CHECK(c.read_response().body == "alive");
 }
 
+TEST_CASE("a number no double can hold is a 400, not a 500", "[wire][json]") {
+    // Found by fuzz_json: nlohmann_json throws out_of_range, not parse_error, for it.
+    test_server server(routes);
+    const response r = fetch(server, body_request("POST", "/echo", "[1.5e3000]"));
+    CHECK(r.status == 400);
+    CHECK(r.body.rfind("malformed JSON in the request body: ", 0) == 0);
+    CHECK(r.body.find("number overflow") != std::string::npos);
+}
+
+TEST_CASE("a NUL byte in a JSON body is a 400, not the end of the document", "[wire][json]") {
+    // nlohmann_json stops reading at a NUL and would parse this as [1] (found by fuzz_json).
+    test_server server(routes);
+    const response r = fetch(server, body_request("POST", "/echo", std::string("[1]\0[2]", 7)));
+    CHECK(r.status == 400);
+    CHECK(r.body == "malformed JSON in the request body: a NUL byte at offset 3");
+}
+
 TEST_CASE("max_json_depth and max_json_size setters refuse meaningless values",
           "[wire][json][limits]") {
     tern::app app;
