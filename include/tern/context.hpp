@@ -168,9 +168,9 @@ public:
     /// `Content-Type: application/json`.
     context& json_text(std::string document);
     /// The request body parsed as JSON into a T (with the user's `from_json`). Malformed
-    /// JSON, or JSON of the wrong shape for T, throws http_error 400 saying what is wrong; a
-    /// body over `config::max_json_size` 413, nesting deeper than `config::max_json_depth`
-    /// 400 (both checked before parsing). Needs <tern/json.hpp>.
+    /// JSON (a NUL byte included), or JSON of the wrong shape for T, throws http_error 400
+    /// saying what is wrong; a body over `config::max_json_size` 413, nesting deeper than
+    /// `config::max_json_depth` 400 (both checked before parsing). Needs <tern/json.hpp>.
     template <class T, class Tag = detail::json_tag>
     T body_as() const {
         return detail::json_support<Tag>::template parse<T>(json_body());
