@@ -90,7 +90,7 @@ TEST_CASE("a body nested exactly max_json_depth deep is accepted, one deeper is 
     CHECK(r.body == "JSON nesting deeper than max_json_depth (40)");
 }
 
-TEST_CASE("a JSON body over max_json_size gets 413 naming the limit; at the limit it is parsed",
+TEST_CASE("a JSON body over max_json_size gets 413 naming the limit, one at the limit is parsed",
           "[wire][json][limits]") {
     tern::config cfg = test_config();
     cfg.max_json_size = 64;
