@@ -4,7 +4,8 @@
 #
 #   scripts/fuzz.sh [seconds=60]
 #
-# The parser harness gets half the time, the router and forms harnesses a quarter each. Seeds come
+# The parser harness gets 40% of the time, the router, forms and json harnesses 20% each
+# (at least 5 s in all, so each gets a second: libFuzzer reads 0 as no limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
 # only read. New inputs, crash files and logs go to the build directory
@@ -14,8 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
-if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 2 ]; then
-    echo "fuzz.sh: the time must be a whole number of seconds, at least 2 (got '$seconds')" >&2
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 5 ]; then
+    echo "fuzz.sh: the time must be a whole number of seconds, at least 5 (got '$seconds')" >&2
     exit 2
 fi
 build=${TERN_FUZZ_BUILD_DIR:-build-fuzz}
@@ -24,14 +25,15 @@ h2o_corpus=${TERN_H2O_CORPUS:-../shared/corpus/h2o-http1}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DTERN_BUILD_FUZZERS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
-cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms
+cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms fuzz_json
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-parser_time=$((seconds / 2))
-router_time=$((seconds / 4))
-forms_time=$((seconds - parser_time - router_time))
+parser_time=$((seconds * 2 / 5))
+router_time=$((seconds / 5))
+forms_time=$((seconds / 5))
+json_time=$((seconds - parser_time - router_time - forms_time))
 failed=0
 summary=()
 
@@ -67,6 +69,7 @@ run_fuzzer() {
 run_fuzzer parser "$parser_time" "$h2o_corpus"
 run_fuzzer router "$router_time"
 run_fuzzer forms "$forms_time"
+run_fuzzer json "$json_time"
 
 echo
 for line in "${summary[@]}"; do echo "$line"; done

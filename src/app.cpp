@@ -37,6 +37,8 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
           st(std::move(s)) {
         ex.app_body = from.app_body;
         ex.skip = from.skip;
+        ex.max_json_size = from.max_json_size;
+        ex.max_json_depth = from.max_json_depth;
     }
 
     // On a pool thread: the handler; then the rest of the chain on the connection's thread.
@@ -129,6 +131,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     void handle(detail::request& req, detail::response& res, std::string_view remote_ip,
                 detail::answer_later& later) noexcept override {
         detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
+        ex.max_json_size = settings.max_json_size;
+        ex.max_json_depth = settings.max_json_depth;
         if (!pool) {
             detail::dispatch(pipeline, ex);  // no blocking route: the whole chain here
             return;
@@ -172,6 +176,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     void handle_failure(detail::request& req, int status, detail::response& res,
                         std::string_view remote_ip) noexcept override {
         detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
+        ex.max_json_size = settings.max_json_size;
+        ex.max_json_depth = settings.max_json_depth;
         detail::dispatch_failure(pipeline, ex, status);
     }
 
@@ -361,6 +367,18 @@ app& app::max_requests_per_connection(std::size_t n) {
 app& app::max_upload_file_size(std::size_t bytes) {
     impl_->require_not_started("max_upload_file_size");
     impl_->settings.max_upload_file_size = bytes;
+    return *this;
+}
+
+app& app::max_json_size(std::size_t bytes) {
+    impl_->require_not_started("max_json_size");
+    impl_->settings.max_json_size = at_least(bytes, 1, "max_json_size");
+    return *this;
+}
+
+app& app::max_json_depth(std::size_t n) {
+    impl_->require_not_started("max_json_depth");
+    impl_->settings.max_json_depth = at_least(n, 1, "max_json_depth");
     return *this;
 }
 

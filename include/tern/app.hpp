@@ -181,6 +181,12 @@ public:
     app& max_requests_per_connection(std::size_t n);
     /// Limit on the bytes of one uploaded file in a multipart/form-data body (413 over it).
     app& max_upload_file_size(std::size_t bytes);
+    /// Limit on a request body `body_as` parses as JSON (413 over it). Throws
+    /// std::invalid_argument for 0.
+    app& max_json_size(std::size_t bytes);
+    /// Limit on the nesting of a JSON body `body_as` parses (400 deeper). Throws
+    /// std::invalid_argument for 0.
+    app& max_json_depth(std::size_t n);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.

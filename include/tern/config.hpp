@@ -111,6 +111,12 @@ struct config {
     /// Bytes of one uploaded file in a multipart/form-data body; more is answered 413. The
     /// whole body is bounded by max_body_size.
     std::size_t max_upload_file_size = 10 * 1024 * 1024;
+    /// Bytes of a request body that `body_as` parses as JSON; more is answered 413 (the
+    /// connection stays open). Bounds the parsed document's memory (docs/limits.md).
+    std::size_t max_json_size = 1024 * 1024;
+    /// Nesting of arrays and objects in a body that `body_as` parses, checked before the
+    /// document is built; deeper is answered 400 naming this limit.
+    std::size_t max_json_depth = 512;
 
     /// Directories served as static files, in the order they are tried.
     std::vector<static_files_config> static_files;

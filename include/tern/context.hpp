@@ -171,11 +171,12 @@ public:
     /// `Content-Type: application/json`.
     context& json_text(std::string document);
     /// The request body parsed as JSON into a T (with the user's `from_json`). Malformed
-    /// JSON, or JSON of the wrong shape for T, throws http_error 400 saying what is wrong.
-    /// Needs <tern/json.hpp>.
+    /// JSON (a NUL byte included), or JSON of the wrong shape for T, throws http_error 400
+    /// saying what is wrong; a body over `config::max_json_size` 413, nesting deeper than
+    /// `config::max_json_depth` 400 (both checked before parsing). Needs <tern/json.hpp>.
     template <class T, class Tag = detail::json_tag>
     T body_as() const {
-        return detail::json_support<Tag>::template parse<T>(body());
+        return detail::json_support<Tag>::template parse<T>(json_body());
     }
     /// Answers with a redirect to `location` (3xx `status`, 302 by default) and an empty
     /// body. In a before filter it also ends the request (as `skip_remaining`). Throws
@@ -203,6 +204,8 @@ private:
         if (auto value = detail::convert_param<T>(text)) return std::move(*value);
         throw_bad_param(kind, name, text, detail::param_type_name<T>());
     }
+    // The body for body_as, after the max_json_size and max_json_depth checks (which throw).
+    std::string_view json_body() const;
     [[noreturn]] static void throw_bad_param(const char* kind, std::string_view name,
                                              std::string_view text, const char* expected);
 

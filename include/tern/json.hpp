@@ -26,10 +26,17 @@ struct json_support<json_tag> {
     using initializer_list = nlohmann::json::initializer_list_t;
 
     /// `value` as compact JSON text; a value that cannot be represented (e.g. invalid UTF-8
-    /// in a string) throws, which becomes a 500 like any handler exception.
+    /// in a string) throws, which becomes a 500 like any handler exception. A document
+    /// (json or ordered_json) is serialized where it is: copying it would cost its size in
+    /// memory and, being recursive, stack as deep as the document.
     template <class T>
     static std::string dump(const T& value) {
-        return nlohmann::json(value).dump();
+        if constexpr (std::is_same_v<T, nlohmann::json> ||
+                      std::is_same_v<T, nlohmann::ordered_json>) {
+            return value.dump();
+        } else {
+            return nlohmann::json(value).dump();
+        }
     }
     /// A JSON literal as compact text.
     static std::string dump(initializer_list init) { return nlohmann::json(init).dump(); }
@@ -40,7 +47,8 @@ struct json_support<json_tag> {
         nlohmann::json document;
         try {
             document = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {
+            // parse_error, and out_of_range for a number no double holds ("1e999").
             throw bad_request(
                 std::string("malformed JSON in the request body: ").append(message_of(e.what())));
         }

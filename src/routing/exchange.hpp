@@ -47,6 +47,8 @@ struct exchange {
     std::string_view remote_ip;
     exchange_scratch& scratch;
     std::size_t max_upload_file_size = 0;
+    std::size_t max_json_size = 0;   ///< config::max_json_size, for body_as
+    std::size_t max_json_depth = 0;  ///< config::max_json_depth, for body_as
     /// The application set the body (result/text/html/json/redirect): error handlers and
     /// tern's JSON error rendering leave such a response alone.
     bool app_body = false;

@@ -3,9 +3,9 @@
 #include "http/request.hpp"
 #include "http/token.hpp"
 #include "static/header_values.hpp"
+#include "web/linear_search.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <utility>
 
 namespace tern::detail {
@@ -263,16 +263,11 @@ multipart_status parse_multipart(std::string_view body, std::string_view boundar
 
     // Every delimiter but possibly the first is CRLF "--" boundary (RFC 2046 5.1.1). One
     // searcher serves every look-up, and each starts where the previous part ended, so the
-    // body is scanned once.
+    // body is scanned once, in time linear in its size whatever the boundary (issue 13).
     std::string delimiter = "\r\n--";
     delimiter.append(boundary);
-    const std::boyer_moore_horspool_searcher searcher(delimiter.begin(), delimiter.end());
-    const char* const body_end = body.data() + body.size();
-    auto find_delimiter = [&](std::size_t from) {
-        const char* found = std::search(body.data() + from, body_end, searcher);
-        return found == body_end ? std::string_view::npos
-                                 : static_cast<std::size_t>(found - body.data());
-    };
+    const linear_searcher searcher(delimiter);
+    auto find_delimiter = [&](std::size_t from) { return searcher.find(body, from); };
 
     // `pos` is just past the "--" boundary of the delimiter last read.
     std::size_t pos = 0;

@@ -33,6 +33,13 @@ app.max_body_size(1024 * 1024);
 }
 }  // namespace docs_limits
 
+namespace docs_json {
+void snippets(tern::app& app) {
+app.max_json_size(256 * 1024)   // bytes of a body body_as parses; 413 over it (default 1 MiB)
+   .max_json_depth(64);         // nesting of arrays and objects; 400 deeper (default 512)
+}
+}  // namespace docs_json
+
 namespace docs_routing {
 void snippets(tern::app& app, const tern::handler& h) {
 app.get("/", h);                       // exact: hash-table lookup

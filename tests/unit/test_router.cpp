@@ -4,48 +4,18 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "routing/router.hpp"
+#include "support/allocation_counter.hpp"
 
 using tern::detail::path_param;
 using tern::detail::router;
 using outcome = router::outcome;
 
-// Counts global allocations so a test can prove a route hit allocates nothing. Replacing
-// the global operator new is the only portable way to observe that. Every non-aligned form
-// is replaced, so no allocation made here is ever freed by another allocator (ASan checks).
-namespace {
-std::atomic<long> allocations{0};
-
-void* counted_alloc(std::size_t size) noexcept {
-    ++allocations;
-    return std::malloc(size == 0 ? 1 : size);
-}
-}  // namespace
-
-void* operator new(std::size_t size) {
-    if (void* p = counted_alloc(size)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return counted_alloc(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-    return counted_alloc(size);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+using tern_test::allocation_count;
 
 namespace {
 
@@ -137,11 +107,11 @@ TEST_CASE("a route hit allocates nothing once the params vector has capacity", "
     std::vector<path_param> params;
     params.reserve(8);
 
-    const long before = allocations.load();
+    const long before = allocation_count();
     const router::match a = r.find("GET", "/plain/text/", params);
     const router::match b = r.find("GET", "/users/7/posts/9", params);
     const router::match c = r.find("HEAD", "/files/x/a/b/c", params);
-    const long after = allocations.load();
+    const long after = allocation_count();
 
     CHECK(after == before);
     CHECK(id_of(a) == 1);
