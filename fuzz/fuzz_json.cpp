@@ -1,4 +1,4 @@
-// libFuzzer harness for the JSON body path (include/tern/json.hpp, src/context_json.cpp,
+// libFuzzer harness for the JSON body path (include/tern/json.hpp, src/pipeline/context_json.cpp,
 // src/web/json_depth.hpp): `ctx.body_as<T>()` and `ctx.json(...)` on bodies a client
 // controls completely.
 //
@@ -13,7 +13,7 @@
 
 #include "http/request.hpp"
 #include "http/response.hpp"
-#include "routing/exchange.hpp"
+#include "pipeline/exchange.hpp"
 #include "web/json_depth.hpp"
 
 #include <tern/context.hpp>

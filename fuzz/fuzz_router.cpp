@@ -9,8 +9,8 @@
 
 #include "http/request.hpp"
 #include "http/response.hpp"
-#include "routing/dispatch.hpp"
-#include "routing/exchange.hpp"
+#include "pipeline/dispatch.hpp"
+#include "pipeline/exchange.hpp"
 #include "routing/path_pattern.hpp"
 #include "routing/router.hpp"
 

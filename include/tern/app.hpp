@@ -4,6 +4,7 @@
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>
+#include <tern/detail/exception_mapper.hpp>
 #include <tern/export.hpp>
 #include <tern/http_error.hpp>
 #include <tern/stats.hpp>
@@ -33,22 +34,6 @@ class group;
 ///
 ///     app.get("/report", tern::blocking([](tern::context& ctx) { ctx.text(slow_query()); }));
 TERN_API handler blocking(handler h);
-
-namespace detail {
-/// One `app::exception<E>` mapper, type-erased. Built by the template; not for users.
-struct exception_mapper {
-    const std::type_info* type = nullptr;  ///< typeid(E)
-    bool for_http_error = false;           ///< E is http_error or derives from it
-    /// Rethrows the exception being handled; when it is an E, calls the user's function and
-    /// returns true, otherwise returns false.
-    std::function<bool(context&)> handle;
-    /// Throws a null E*, so that `catches_pointer` of another mapper can tell whether E
-    /// derives from that mapper's type.
-    std::function<void()> throw_pointer;
-    /// Rethrows the exception being handled; true when it is a pointer convertible to E*.
-    std::function<bool()> catches_pointer;
-};
-}  // namespace detail
 
 /// An HTTP/1.1 server. Register routes and settings, then `listen` (blocks) or `start`
 /// (returns). Routes and settings are fixed once the server starts: changing them then
@@ -217,7 +202,7 @@ public:
 private:
     friend class tern::group;
     app& add_exception_mapper(detail::exception_mapper m);
-    app& add_filter(bool before, std::vector<std::string> patterns, handler h);
+    app& add_filter(bool before, const std::vector<std::string>& patterns, handler h);
 
     struct impl;
     std::unique_ptr<impl> impl_;

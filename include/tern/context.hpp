@@ -5,6 +5,8 @@
 #include <tern/cookie.hpp>
 #include <tern/detail/convert.hpp>
 #include <tern/export.hpp>
+#include <tern/handler.hpp>
+#include <tern/header_field.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -28,12 +30,6 @@ struct json_support {
     static_assert(sizeof(Tag*) == 0, "tern: include <tern/json.hpp> to use ctx.json and body_as");
 };
 }  // namespace detail
-
-/// One request header field. The views stay valid until the handler chain returns.
-struct header_field {
-    std::string_view name;   ///< As the client sent it (compare case-insensitively).
-    std::string_view value;  ///< Without surrounding whitespace.
-};
 
 /// A file from a multipart/form-data request (see `context::uploaded_file`).
 struct uploaded_file {
@@ -211,12 +207,5 @@ private:
 
     detail::exchange& ex_;
 };
-
-/// A request handler: reads the request from the context and sets the response.
-using handler = std::function<void(context&)>;
-
-/// Called once per request after the response is final (see `app::request_logger`) with
-/// the time the handler chain took.
-using log_handler = std::function<void(const context&, std::chrono::nanoseconds)>;
 
 }  // namespace tern

@@ -1,6 +1,7 @@
 #include "http/parser.hpp"
 
 #include "http/error.hpp"
+#include "http/header_values.hpp"
 #include "http/token.hpp"
 
 #include <llhttp.h>
@@ -22,8 +23,6 @@ constexpr std::size_t max_chunk_extension_bytes = 4096;
 struct field_span {
     std::size_t name_at = 0, name_len = 0, value_at = 0, value_len = 0;
 };
-
-bool is_ows(char c) noexcept { return c == ' ' || c == '\t'; }
 
 bool is_hex(char c) noexcept { return hex_value(c) >= 0; }
 
@@ -94,12 +93,6 @@ bool is_valid_host(std::string_view host) noexcept {
         if (!is_reg_name(host)) return false;
     }
     return is_digits(port);
-}
-
-std::string_view trim_ows(std::string_view s) noexcept {
-    while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
-    while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
-    return s;
 }
 
 }  // namespace
@@ -433,22 +426,23 @@ struct request_parser::state {
     int check_transfer_encoding() {
         bool chunked_last = false, other = false;
         int chunked_count = 0;
+        bool empty_element = false;
         for (const auto& h : req.headers) {
             if (!iequals(h.name, "transfer-encoding")) continue;
-            std::string_view list = h.value;
-            while (true) {
-                const auto comma = list.find(',');
-                const auto coding = trim_ows(list.substr(0, comma));
-                if (coding.empty()) return fail(detail::error::bad_transfer_encoding);
+            for_each_element(h.value, [&](std::string_view coding) {
+                if (coding.empty()) {
+                    empty_element = true;
+                    return false;
+                }
                 chunked_last = iequals(coding, "chunked");
                 if (chunked_last) {
                     ++chunked_count;
                 } else {
                     other = true;
                 }
-                if (comma == std::string_view::npos) break;
-                list = list.substr(comma + 1);
-            }
+                return true;
+            });
+            if (empty_element) return fail(detail::error::bad_transfer_encoding);
         }
         if (parser.http_minor == 0) return fail(detail::error::bad_transfer_encoding);
         if (!chunked_last || chunked_count > 1) return fail(detail::error::bad_transfer_encoding);
@@ -461,22 +455,15 @@ struct request_parser::state {
     // 5.6.1.2), so an empty, blank or comma-only Expect asks for nothing, as in Apache httpd;
     // 100-continue named twice asks for one interim response.
     int check_expect(bool has_body) {
-        bool wants_continue = false;
-        for (const auto& h : req.headers) {
-            if (!iequals(h.name, "expect")) continue;
-            std::string_view list = h.value;
-            while (!list.empty()) {
-                const auto comma = list.find(',');
-                const auto member = trim_ows(list.substr(0, comma));
-                list =
-                    comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
-                if (member.empty()) continue;
-                if (!iequals(member, "100-continue")) {
-                    return fail(detail::error::unsupported_expectation);
-                }
+        bool wants_continue = false, other = false;
+        for_each_member(req.headers, "expect", [&](std::string_view member) {
+            if (iequals(member, "100-continue")) {
                 wants_continue = true;
+            } else {
+                other = true;
             }
-        }
+        });
+        if (other) return fail(detail::error::unsupported_expectation);
         // HTTP/1.0 clients do not understand 1xx responses (RFC 9110 15.2).
         expect_continue = wants_continue && has_body && parser.http_minor == 1;
         return 0;

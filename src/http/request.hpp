@@ -2,7 +2,7 @@
 // One parsed request. Its strings view a per-connection buffer that is reused (capacity
 // kept, up to a bound) from request to request, so steady-state parsing does not allocate.
 
-#include <tern/context.hpp>
+#include <tern/header_field.hpp>
 
 #include <cstdint>
 #include <optional>

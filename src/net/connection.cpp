@@ -29,7 +29,7 @@ constexpr std::chrono::milliseconds reject_write_timeout(2000);
 // File bodies up to this size are read into the output buffer and go out with the headers
 // (and with the other responses of a pipelined batch) in one send; larger ones are streamed
 // with sendfile(2) after the headers.
-constexpr std::uint64_t inline_file_bytes = 16 * 1024;
+constexpr std::uint64_t inline_file_bytes = std::uint64_t{16} * 1024;
 // Responses to pipelined requests are written once they pass this size; the requests still
 // in the read buffer are parsed after the write. The output buffer then stays near the size
 // it keeps between requests (retained_buffer_capacity).
@@ -482,7 +482,7 @@ ssize_t connection::send_file_chunk(std::size_t n) {
     }
 #endif
     // Portable path: read a piece and send what the socket takes now.
-    file_buf_.resize(std::min<std::size_t>(n, 64 * 1024));
+    file_buf_.resize(std::min<std::size_t>(n, std::size_t{64} * 1024));
     const ssize_t got =
         ::pread(f.file.get(), file_buf_.data(), file_buf_.size(), static_cast<off_t>(f.offset));
     if (got <= 0) {

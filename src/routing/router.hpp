@@ -2,7 +2,7 @@
 /// @file router.hpp
 /// The route table: which handler answers a method and a path.
 
-#include <tern/context.hpp>
+#include <tern/handler.hpp>
 
 #include <cstddef>
 #include <functional>

@@ -1,6 +1,6 @@
 #include "static/byte_ranges.hpp"
 
-#include "static/header_values.hpp"
+#include "http/header_values.hpp"
 
 #include <limits>
 

@@ -1,9 +1,9 @@
 #include "static/file_response.hpp"
 
+#include "http/accept_encoding.hpp"
 #include "http/date.hpp"
-#include "static/accept_encoding.hpp"
+#include "http/header_values.hpp"
 #include "static/byte_ranges.hpp"
-#include "static/header_values.hpp"
 #include "static/validators.hpp"
 
 #include <fcntl.h>

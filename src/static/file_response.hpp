@@ -6,7 +6,7 @@
 #include "static/open_beneath.hpp"
 #include "static/static_result.hpp"
 
-#include <tern/context.hpp>
+#include <tern/header_field.hpp>
 
 #include <span>
 #include <string_view>

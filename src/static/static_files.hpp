@@ -8,7 +8,7 @@
 #include "static/static_result.hpp"
 
 #include <tern/config.hpp>
-#include <tern/context.hpp>
+#include <tern/header_field.hpp>
 
 #include <span>
 #include <string>

@@ -1,7 +1,7 @@
 #include "static/validators.hpp"
 
-#include "static/header_values.hpp"
-#include "static/http_date_parse.hpp"
+#include "http/header_values.hpp"
+#include "http/http_date_parse.hpp"
 
 #include <charconv>
 #include <cstdint>

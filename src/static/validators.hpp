@@ -3,7 +3,7 @@
 // (RFC 9110 8.8 and 13): If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since,
 // If-Range.
 
-#include <tern/context.hpp>
+#include <tern/header_field.hpp>
 
 #include <sys/stat.h>
 

@@ -1,8 +1,8 @@
 #include "web/compression.hpp"
 
+#include "http/accept_encoding.hpp"
+#include "http/header_values.hpp"
 #include "http/request.hpp"
-#include "static/accept_encoding.hpp"
-#include "static/header_values.hpp"
 
 #define ZLIB_CONST  // next_in points to const bytes
 #include <zlib.h>
@@ -43,12 +43,7 @@ struct deflate_stream {
 };
 
 bool member_is(std::string_view list, std::string_view token) noexcept {
-    while (!list.empty()) {
-        const std::size_t comma = list.find(',');
-        if (iequals(trim_ows(list.substr(0, comma)), token)) return true;
-        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
-    }
-    return false;
+    return !for_each_element(list, [&](std::string_view m) { return !iequals(m, token); });
 }
 
 bool body_allowed(int status) noexcept {

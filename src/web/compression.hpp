@@ -5,7 +5,7 @@
 #include "http/response.hpp"
 
 #include <tern/config.hpp>
-#include <tern/context.hpp>
+#include <tern/header_field.hpp>
 
 #include <span>
 #include <string>

@@ -1,8 +1,8 @@
 #include "web/cookies.hpp"
 
 #include "http/date.hpp"
+#include "http/header_values.hpp"
 #include "http/token.hpp"
-#include "static/header_values.hpp"
 
 #include <algorithm>
 #include <ctime>

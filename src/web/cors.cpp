@@ -1,7 +1,7 @@
 #include "web/cors.hpp"
 
+#include "http/header_values.hpp"
 #include "http/token.hpp"
-#include "static/header_values.hpp"
 #include "web/compression.hpp"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #include "web/multipart.hpp"
 
+#include "http/header_values.hpp"
 #include "http/request.hpp"
 #include "http/token.hpp"
-#include "static/header_values.hpp"
 #include "web/linear_search.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Validators and conditional requests: ETag, Last-Modified, 304 for If-None-Match and
 // If-Modified-Since, 412 for If-Match and If-Unmodified-Since, and HTTP-date parsing.
 
-#include "static/http_date_parse.hpp"
+#include "http/http_date_parse.hpp"
 #include "static/validators.hpp"
 #include "test_static_fixture.hpp"
 

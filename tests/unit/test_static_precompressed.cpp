@@ -2,8 +2,8 @@
 // Content-Encoding, Vary, the original's Content-Type, their own ETag, and ranges over
 // the encoded bytes.
 
-#include "static/accept_encoding.hpp"
-#include "static/header_values.hpp"
+#include "http/accept_encoding.hpp"
+#include "http/header_values.hpp"
 #include "test_static_fixture.hpp"
 
 using namespace static_test;

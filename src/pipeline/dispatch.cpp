@@ -1,7 +1,7 @@
-#include "routing/dispatch.hpp"
+#include "pipeline/dispatch.hpp"
 
 #include "http/status.hpp"
-#include "routing/blocking.hpp"
+#include "pipeline/blocking.hpp"
 #include "routing/url_decode.hpp"
 #include "web/compression.hpp"
 

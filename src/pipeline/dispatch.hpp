@@ -4,9 +4,9 @@
 // compression, the request logger. Transport-free: a parsed request in, a filled response
 // out.
 
-#include "routing/errors.hpp"
-#include "routing/exchange.hpp"
-#include "routing/filters.hpp"
+#include "pipeline/errors.hpp"
+#include "pipeline/exchange.hpp"
+#include "pipeline/filters.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
 #include "web/cors.hpp"

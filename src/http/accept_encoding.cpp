@@ -1,6 +1,6 @@
-#include "static/accept_encoding.hpp"
+#include "http/accept_encoding.hpp"
 
-#include "static/header_values.hpp"
+#include "http/header_values.hpp"
 
 namespace tern::detail {
 

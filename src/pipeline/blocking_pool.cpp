@@ -1,4 +1,4 @@
-#include "blocking_pool.hpp"
+#include "pipeline/blocking_pool.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "routing/errors.hpp"
+#include "pipeline/errors.hpp"
 
+#include "http/header_values.hpp"
 #include "http/status.hpp"
-#include "static/header_values.hpp"
 
 #include <nlohmann/json.hpp>
 

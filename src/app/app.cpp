@@ -1,13 +1,13 @@
 #include <tern/app.hpp>
 
-#include "blocking_pool.hpp"
 #include "http/methods.hpp"
 #include "http/status.hpp"
 #include "net/request_handler.hpp"
 #include "net/server.hpp"
-#include "routing/blocking.hpp"
-#include "routing/dispatch.hpp"
-#include "routing/errors.hpp"
+#include "pipeline/blocking.hpp"
+#include "pipeline/blocking_pool.hpp"
+#include "pipeline/dispatch.hpp"
+#include "pipeline/errors.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
 #include "web/cors.hpp"
@@ -30,11 +30,12 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
     detail::dispatch_state st;
     detail::answer_later::resume_fn resume;
 
-    blocking_job(const detail::pipeline& p, const detail::exchange& from, detail::dispatch_state s)
+    blocking_job(const detail::pipeline& p, const detail::exchange& from,
+                 const detail::dispatch_state& s)
         : pipeline(p),
           scratch(from.scratch),
           ex{from.req, from.res, from.remote_ip, scratch, from.max_upload_file_size},
-          st(std::move(s)) {
+          st(s) {
         ex.app_body = from.app_body;
         ex.skip = from.skip;
         ex.max_json_size = from.max_json_size;
@@ -142,7 +143,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         if (detail::runs_blocking(st)) {
             std::shared_ptr<blocking_job> job;
             try {
-                job = std::make_shared<blocking_job>(pipeline, ex, std::move(st));
+                // A copy of the state, not a move: when this throws, st answers below.
+                job = std::make_shared<blocking_job>(pipeline, ex, st);
             } catch (...) {
                 // Out of memory: answered below, on this thread, as any other route.
             }
@@ -256,7 +258,7 @@ app& app::after(std::string_view pattern, handler h) {
     return add_filter(false, {std::string(pattern)}, std::move(h));
 }
 
-app& app::add_filter(bool before, std::vector<std::string> patterns, handler h) {
+app& app::add_filter(bool before, const std::vector<std::string>& patterns, handler h) {
     impl_->require_not_started("filters");
     (before ? impl_->pipeline.before : impl_->pipeline.after).add(patterns, std::move(h));
     return *this;

@@ -4,7 +4,7 @@
 #include <tern/http_error.hpp>
 
 #include "http/request.hpp"
-#include "routing/exchange.hpp"
+#include "pipeline/exchange.hpp"
 #include "web/json_depth.hpp"
 
 #include <string>

@@ -3,10 +3,10 @@
 #include <tern/context.hpp>
 #include <tern/http_error.hpp>
 
+#include "http/header_values.hpp"
 #include "http/request.hpp"
-#include "routing/exchange.hpp"
+#include "pipeline/exchange.hpp"
 #include "routing/url_decode.hpp"
-#include "static/header_values.hpp"
 #include "web/cookies.hpp"
 #include "web/multipart.hpp"
 

@@ -2,7 +2,7 @@
 #include <tern/http_error.hpp>
 
 #include "http/token.hpp"
-#include "routing/exchange.hpp"
+#include "pipeline/exchange.hpp"
 #include "routing/url_decode.hpp"
 
 #include <stdexcept>

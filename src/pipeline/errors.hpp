@@ -6,8 +6,8 @@
 #include "http/request.hpp"
 #include "http/response.hpp"
 
-#include <tern/app.hpp>
 #include <tern/context.hpp>
+#include <tern/detail/exception_mapper.hpp>
 
 #include <span>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "static/http_date_parse.hpp"
+#include "http/http_date_parse.hpp"
 
 #include "http/date.hpp"
 
@@ -76,7 +76,8 @@ std::optional<std::time_t> to_time(int year, int month0, int day, int h, int m, 
     }
     const long long days =
         days_from_civil(year, static_cast<unsigned>(month0 + 1), static_cast<unsigned>(day));
-    const long long t = days * 86400 + h * 3600 + m * 60 + (s == 60 ? 59 : s);
+    const long long t = days * 86400 + static_cast<long long>(h) * 3600 +
+                        static_cast<long long>(m) * 60 + (s == 60 ? 59 : s);
     return static_cast<std::time_t>(t);
 }
 

@@ -1,4 +1,4 @@
-#include "static/header_values.hpp"
+#include "http/header_values.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "routing/filters.hpp"
+#include "pipeline/filters.hpp"
 
 #include <stdexcept>
 

@@ -4,7 +4,7 @@
 
 #include "http/request.hpp"
 
-#include <tern/context.hpp>
+#include <tern/header_field.hpp>
 
 #include <optional>
 #include <span>
@@ -41,20 +41,32 @@ bool has_field(std::span<const header_field> headers, std::string_view name) noe
 std::optional<std::string_view> single_field(std::span<const header_field> headers,
                                              std::string_view name) noexcept;
 
+/// Calls `fn(element)` for each OWS-trimmed element of the comma-separated list `value`,
+/// empty ones included ("a,,b" gives "a", "", "b"; "" gives one empty element), while `fn`
+/// returns true. False when `fn` stopped it. For the fields where an empty element is an
+/// error rather than nothing (Transfer-Encoding).
+template <class Fn>
+bool for_each_element(std::string_view value, Fn&& fn) {
+    for (;;) {
+        const std::size_t comma = value.find(',');
+        if (!fn(trim_ows(value.substr(0, comma)))) return false;
+        if (comma == std::string_view::npos) return true;
+        value.remove_prefix(comma + 1);
+    }
+}
+
 /// Calls `fn(member)` for each non-empty, OWS-trimmed member of the comma-separated list
-/// formed by every field named `name`, in order. Not for lists whose members may quote a
-/// comma (entity tags have their own reader).
+/// formed by every field named `name`, in order (RFC 9110 5.6.1.2: empty elements are
+/// ignored). Not for lists whose members may quote a comma (entity tags have their own
+/// reader).
 template <class Fn>
 void for_each_member(std::span<const header_field> headers, std::string_view name, Fn&& fn) {
     for (const auto& h : headers) {
         if (!iequals(h.name, name)) continue;
-        std::string_view rest = h.value;
-        while (!rest.empty()) {
-            const std::size_t comma = rest.find(',');
-            const std::string_view member = trim_ows(rest.substr(0, comma));
-            rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        for_each_element(h.value, [&](std::string_view member) {
             if (!member.empty()) fn(member);
-        }
+            return true;
+        });
     }
 }
 

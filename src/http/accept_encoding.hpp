@@ -1,7 +1,7 @@
 #pragma once
 // Which precompressed variant a client accepts, from Accept-Encoding (RFC 9110 12.5.3).
 
-#include <tern/context.hpp>
+#include <tern/header_field.hpp>
 
 #include <span>
 #include <string_view>
