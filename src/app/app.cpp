@@ -1,5 +1,6 @@
 #include <tern/app.hpp>
 
+#include "app/config_check.hpp"
 #include "http/methods.hpp"
 #include "http/status.hpp"
 #include "net/request_handler.hpp"
@@ -192,23 +193,25 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
                                    " must be set before the server starts");
         }
     }
-};
 
-namespace {
-
-std::size_t at_least(std::size_t value, std::size_t minimum, const char* name) {
-    if (value < minimum) {
-        throw std::invalid_argument(std::string("tern: ") + name + " must be at least " +
-                                    std::to_string(minimum));
+    // A setter: `change` applied to a copy of the settings, which must pass the one check
+    // of a config (app(config) and start() use it too); a refused value changes nothing.
+    template <class Change>
+    void update(const char* what, Change&& change) {
+        require_not_started(what);
+        tern::config next = settings;
+        change(next);
+        detail::check_config(next);
+        settings = std::move(next);
     }
-    return value;
-}
-
-}  // namespace
+};
 
 app::app() : app(tern::config{}) {}
 
-app::app(tern::config settings) : impl_(std::make_unique<impl>(std::move(settings))) {}
+app::app(tern::config settings) {
+    detail::check_config(settings);
+    impl_ = std::make_unique<impl>(std::move(settings));
+}
 
 app::~app() {
     stop();
@@ -288,99 +291,81 @@ app& app::request_logger(log_handler fn) {
 }
 
 app& app::cors(cors_config settings) {
-    impl_->require_not_started("cors");
-    detail::cors_policy check(settings);  // refuses a bad configuration now, not at start
-    impl_->settings.cors = std::move(settings);
+    impl_->update("cors", [&](tern::config& c) { c.cors = std::move(settings); });
     return *this;
 }
 
 app& app::compression(compression_config settings) {
-    impl_->require_not_started("compression");
-    if (settings.level < 1 || settings.level > 9) {
-        throw std::invalid_argument("tern: compression level must be 1..9");
-    }
-    impl_->settings.compression = settings;
+    impl_->update("compression", [&](tern::config& c) { c.compression = settings; });
     return *this;
 }
 
 // ---- settings ----------------------------------------------------------------------------
 
 app& app::blocking_threads(unsigned n) {
-    impl_->require_not_started("blocking_threads");
-    if (n == 0) throw std::invalid_argument("tern: blocking_threads must be at least 1");
-    impl_->settings.blocking_threads = n;
+    impl_->update("blocking_threads", [&](tern::config& c) { c.blocking_threads = n; });
     return *this;
 }
 
 app& app::max_blocking_queue(std::size_t n) {
-    impl_->require_not_started("max_blocking_queue");
-    impl_->settings.max_blocking_queue = at_least(n, 1, "max_blocking_queue");
+    impl_->update("max_blocking_queue", [&](tern::config& c) { c.max_blocking_queue = n; });
     return *this;
 }
 
 app& app::threads(unsigned n) {
-    impl_->require_not_started("threads");
-    impl_->settings.threads = n;
+    impl_->update("threads", [&](tern::config& c) { c.threads = n; });
     return *this;
 }
 
 app& app::max_concurrent_connections(std::size_t n) {
-    impl_->require_not_started("max_concurrent_connections");
-    impl_->settings.max_concurrent_connections = at_least(n, 1, "max_concurrent_connections");
+    impl_->update("max_concurrent_connections",
+                  [&](tern::config& c) { c.max_concurrent_connections = n; });
     return *this;
 }
 
 app& app::max_body_size(std::size_t bytes) {
-    impl_->require_not_started("max_body_size");
-    impl_->settings.max_body_size = bytes;
+    impl_->update("max_body_size", [&](tern::config& c) { c.max_body_size = bytes; });
     return *this;
 }
 
 app& app::max_header_count(std::size_t n) {
-    impl_->require_not_started("max_header_count");
-    impl_->settings.max_header_count = at_least(n, 1, "max_header_count");
+    impl_->update("max_header_count", [&](tern::config& c) { c.max_header_count = n; });
     return *this;
 }
 
 app& app::max_header_size(std::size_t bytes) {
-    impl_->require_not_started("max_header_size");
-    impl_->settings.max_header_size = at_least(bytes, 1, "max_header_size");
+    impl_->update("max_header_size", [&](tern::config& c) { c.max_header_size = bytes; });
     return *this;
 }
 
 app& app::max_line_size(std::size_t bytes) {
-    impl_->require_not_started("max_line_size");
-    impl_->settings.max_line_size = at_least(bytes, 16, "max_line_size");
+    impl_->update("max_line_size", [&](tern::config& c) { c.max_line_size = bytes; });
     return *this;
 }
 
 app& app::max_empty_lines(std::size_t n) {
-    impl_->require_not_started("max_empty_lines");
-    impl_->settings.max_empty_lines = n;
+    impl_->update("max_empty_lines", [&](tern::config& c) { c.max_empty_lines = n; });
     return *this;
 }
 
 app& app::max_requests_per_connection(std::size_t n) {
-    impl_->require_not_started("max_requests_per_connection");
-    impl_->settings.max_requests_per_connection = n;
+    impl_->update("max_requests_per_connection",
+                  [&](tern::config& c) { c.max_requests_per_connection = n; });
     return *this;
 }
 
 app& app::max_upload_file_size(std::size_t bytes) {
-    impl_->require_not_started("max_upload_file_size");
-    impl_->settings.max_upload_file_size = bytes;
+    impl_->update("max_upload_file_size", [&](tern::config& c) { c.max_upload_file_size = bytes; });
     return *this;
 }
 
 app& app::max_json_size(std::size_t bytes) {
-    impl_->require_not_started("max_json_size");
-    impl_->settings.max_json_size = at_least(bytes, 1, "max_json_size");
+    impl_->update("max_json_size", [&](tern::config& c) { c.max_json_size = bytes; });
     return *this;
 }
 
 app& app::max_json_depth(std::size_t n) {
-    impl_->require_not_started("max_json_depth");
-    impl_->settings.max_json_depth = at_least(n, 1, "max_json_depth");
+    impl_->update("max_json_depth", [&](tern::config& c) { c.max_json_depth = n; });
     return *this;
 }
 
@@ -391,13 +376,8 @@ app& app::static_files(std::string directory) {
 }
 
 app& app::static_files(static_files_config files) {
-    impl_->require_not_started("static_files");
-    if (files.directory.empty())
-        throw std::invalid_argument("tern: static_files needs a directory");
-    if (files.hosted_path.empty() || files.hosted_path.front() != '/') {
-        throw std::invalid_argument("tern: static_files hosted_path must begin with '/'");
-    }
-    impl_->settings.static_files.push_back(std::move(files));
+    impl_->update("static_files",
+                  [&](tern::config& c) { c.static_files.push_back(std::move(files)); });
     return *this;
 }
 
@@ -417,6 +397,7 @@ void app::start(const std::string& host, std::uint16_t port) {
     impl_->settle();
     std::lock_guard lock(impl_->server_mutex);
     if (impl_->server) throw std::logic_error("tern: the server is already running");
+    detail::check_config(impl_->settings);
     // Checks the directories now, so a missing one is an error at start, not a 404 later.
     const auto& cfg = impl_->settings;
     auto& p = impl_->pipeline;

@@ -251,3 +251,59 @@ TEST_CASE("a default app has the default settings, app(config) keeps the given o
     CHECK(configured.settings().max_body_size == 123);
     CHECK(configured.settings().keep_alive_timeout == std::chrono::milliseconds(4321));
 }
+
+TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
+          "[wire][lifecycle]") {
+    tern::config bad;
+    bad.max_line_size = 0;
+    bad.max_header_count = 0;
+    bad.compression = tern::compression_config{.level = 42};
+    bad.header_timeout = std::chrono::milliseconds(-1);
+    tern::static_files_config files;
+    files.hosted_path = "assets";
+    files.directory = "public";
+    bad.static_files.push_back(files);
+    std::string message;
+    try {
+        tern::app app(bad);
+    } catch (const std::invalid_argument& e) {
+        message = e.what();
+    }
+    INFO(message);
+    CHECK(message.find("max_line_size must be at least 16") != std::string::npos);
+    CHECK(message.find("max_header_count must be at least 1") != std::string::npos);
+    CHECK(message.find("compression level must be 1..9") != std::string::npos);
+    CHECK(message.find("header_timeout must not be negative") != std::string::npos);
+    CHECK(message.find("hosted_path must begin with '/'") != std::string::npos);
+
+    // One bad field, one message; and the setter says the same thing.
+    tern::config one;
+    one.max_json_depth = 0;
+    std::string from_config, from_setter;
+    try {
+        tern::app app(one);
+    } catch (const std::invalid_argument& e) {
+        from_config = e.what();
+    }
+    tern::app fine;
+    try {
+        fine.max_json_depth(0);
+    } catch (const std::invalid_argument& e) {
+        from_setter = e.what();
+    }
+    CHECK(from_config == "tern: max_json_depth must be at least 1");
+    CHECK(from_setter == from_config);
+    CHECK_NOTHROW(tern::app(tern::config{}));
+}
+
+TEST_CASE("a cors setting that the cors() setter refuses is refused in a config too",
+          "[wire][lifecycle]") {
+    tern::config bad;
+    tern::cors_config cors;
+    cors.allowed_origins = {"*"};
+    cors.allow_credentials = true;
+    bad.cors = cors;
+    CHECK_THROWS_AS(tern::app(bad), std::invalid_argument);
+    tern::app app;
+    CHECK_THROWS_AS(app.cors(*bad.cors), std::invalid_argument);
+}

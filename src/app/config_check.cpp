@@ -1,0 +1,73 @@
+#include "app/config_check.hpp"
+
+#include "web/cors.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <string_view>
+
+namespace tern::detail {
+
+namespace {
+
+void at_least(std::vector<std::string>& faults, std::size_t value, std::size_t minimum,
+              std::string_view name) {
+    if (value < minimum) {
+        faults.push_back(std::string(name) + " must be at least " + std::to_string(minimum));
+    }
+}
+
+void not_negative(std::vector<std::string>& faults, std::chrono::milliseconds value,
+                  std::string_view name) {
+    if (value.count() < 0) faults.push_back(std::string(name) + " must not be negative");
+}
+
+}  // namespace
+
+std::vector<std::string> config_faults(const config& c) {
+    std::vector<std::string> faults;
+    at_least(faults, c.blocking_threads, 1, "blocking_threads");
+    at_least(faults, c.max_blocking_queue, 1, "max_blocking_queue");
+    at_least(faults, c.max_concurrent_connections, 1, "max_concurrent_connections");
+    at_least(faults, c.max_header_count, 1, "max_header_count");
+    at_least(faults, c.max_header_size, 1, "max_header_size");
+    at_least(faults, c.max_line_size, 16, "max_line_size");
+    not_negative(faults, c.first_byte_timeout, "first_byte_timeout");
+    not_negative(faults, c.header_timeout, "header_timeout");
+    not_negative(faults, c.body_idle_timeout, "body_idle_timeout");
+    not_negative(faults, c.keep_alive_timeout, "keep_alive_timeout");
+    not_negative(faults, c.write_timeout, "write_timeout");
+    not_negative(faults, c.drain_timeout, "drain_timeout");
+    at_least(faults, c.max_json_size, 1, "max_json_size");
+    at_least(faults, c.max_json_depth, 1, "max_json_depth");
+    for (const auto& files : c.static_files) {
+        if (files.directory.empty()) faults.emplace_back("static_files needs a directory");
+        if (files.hosted_path.empty() || files.hosted_path.front() != '/') {
+            faults.emplace_back("static_files hosted_path must begin with '/'");
+        }
+    }
+    if (c.cors) {
+        try {
+            const cors_policy check(*c.cors);
+        } catch (const std::invalid_argument& e) {
+            faults.emplace_back(e.what());
+        }
+    }
+    if (c.compression && (c.compression->level < 1 || c.compression->level > 9)) {
+        faults.emplace_back("compression level must be 1..9");
+    }
+    return faults;
+}
+
+void check_config(const config& c) {
+    const auto faults = config_faults(c);
+    if (faults.empty()) return;
+    std::string message = "tern: ";
+    for (std::size_t i = 0; i < faults.size(); ++i) {
+        if (i > 0) message += "; ";
+        message += faults[i];
+    }
+    throw std::invalid_argument(message);
+}
+
+}  // namespace tern::detail
