@@ -43,7 +43,7 @@ bool prefers_json(std::span<const header_field> headers) noexcept;
 
 /// Rewrites the plain-text error body `set_error` made as an RFC 9457-style JSON document:
 /// {"status":404,"title":"Not Found","detail":"<message>"} with Content-Type
-/// application/json ("detail" omitted when the message is the reason phrase).
+/// application/problem+json ("detail" omitted when the message is the reason phrase).
 void render_json_error(response& res);
 
 }  // namespace tern::detail
