@@ -133,7 +133,7 @@ TEST_CASE("pipeline: tern's errors are text, or problem+json for a JSON client",
     CHECK(wrong.field("Allow").has_value());
 }
 
-TEST_CASE("pipeline: an error handler reshapes tern's error; one that throws gives tern's 500",
+TEST_CASE("pipeline: an error handler reshapes tern's error, one that throws gives tern's 500",
           "[pipeline]") {
     pipeline p;
     p.errors.emplace(404,

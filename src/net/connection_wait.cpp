@@ -1,0 +1,125 @@
+// A connection whose request waits for work done elsewhere (a blocking handler): deferring
+// it, watching the client meanwhile, taking the work back when the client leaves or the
+// server stops, and resuming on the connection's thread.
+
+#include "net/connection.hpp"
+
+#include "net/worker.hpp"
+
+#include <asio/post.hpp>
+
+#include <utility>
+
+namespace tern::detail {
+
+answer_later::resume_fn connection::defer(withdraw_fn withdraw) {
+    deferred_ = true;
+    withdraw_ = std::move(withdraw);
+    owner_.expect_posted();
+    worker& owner = owner_;
+    return [&owner, self = shared_from_this()](std::function<void()> on_connection) mutable {
+        // Any thread. The worker outlives its connections' deferred requests (its loop runs
+        // until every expected post has come back). The reference to this connection moves
+        // on to the loop, so the connection is never destroyed on the calling thread.
+        owner.post([self = std::move(self), fn = std::move(on_connection)]() mutable {
+            self->resume(std::move(fn));
+        });
+    };
+}
+
+void connection::wait_for_resume() {
+    phase_ = phase::waiting;
+    deadline_ = clock::time_point::max();
+    deadline_kind_ = deadline_kind::none;
+    // During a stop, work that has not started is not started any more: 503 now.
+    if (owner_.stopping() && take_back(true)) return;
+    watch_for_departure();
+}
+
+// Takes the deferred request's work back if it has not started: `answer_now` answers the
+// request in its place (503, through the app's error shaping); otherwise it is dropped.
+// False when there is nothing to take back or the work has started (its resume will come).
+bool connection::take_back(bool answer_now) noexcept {
+    if (!withdraw_) return false;
+    // The work holds this connection: dropping it must not end the connection inside one
+    // of its own calls, so the last reference is let go on a later turn of the loop.
+    auto self = shared_from_this();
+    bool taken = false;
+    try {
+        auto instead = std::exchange(withdraw_, nullptr)();
+        if (instead) {
+            taken = true;
+            owner_.unexpect_posted();  // its resume never comes
+            if (answer_now) resume(std::move(instead));
+        }
+    } catch (...) {
+        close();  // out of memory: the connection cannot be answered
+    }
+    asio::post(socket_.get_executor(), [self = std::move(self)] {});
+    return taken;
+}
+
+// Nothing is read while a request waits for its blocking handler, but a client that closes
+// or resets its connection meanwhile must not keep its work queued and its connection
+// counted: a peek at the socket (without taking its bytes) tells. The client's FIN may have
+// come with the request, so look once before waiting for readability.
+void connection::watch_for_departure() {
+    char byte = 0;
+    std::error_code ec;
+    do {
+        socket_.receive(asio::buffer(&byte, 1), asio::socket_base::message_peek, ec);
+    } while (ec == asio::error::interrupted);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        watching_ = true;
+        socket_.async_wait(asio::socket_base::wait_read,
+                           [self = shared_from_this(), round = watch_round_](std::error_code e) {
+                               if (round != self->watch_round_ || self->phase_ != phase::waiting) {
+                                   return;  // stale: the request resumed meanwhile
+                               }
+                               self->watching_ = false;
+                               if (e) {
+                                   self->close();
+                               } else {
+                                   self->watch_for_departure();
+                               }
+                           });
+        return;
+    }
+    // More bytes behind the request: the client is there (and is not watched further; the
+    // bytes wait in the kernel until the request resumes).
+    if (!ec) return;
+    // End of input or an error (a reset): the client has gone. A client that only shut down
+    // its sending side is treated the same, as nginx does by default (docs/threading.md).
+    close();
+}
+
+void connection::stop_watching() noexcept {
+    if (!watching_) return;
+    watching_ = false;
+    ++watch_round_;
+    std::error_code ignored;
+    socket_.cancel(ignored);  // the only operation outstanding while waiting is the watch
+}
+
+void connection::resume(std::function<void()> on_connection) {
+    withdraw_ = nullptr;  // done: there is nothing left to take back
+    stop_watching();
+    // Closed meanwhile (the client left, the stop's drain deadline): nobody to answer.
+    if (phase_ == phase::closed) return;
+    if (phase_ == phase::writing) {
+        parked_resume_ = std::move(on_connection);  // after_write comes back here
+        return;
+    }
+    deferred_ = false;
+    try {
+        on_connection();
+        finish_answer(parser_.current());
+        parser_.next();
+        phase_ = phase::writing;  // as after a write: consume_input goes on with what is left
+        consume_input();
+    } catch (...) {
+        close();  // out of memory: the connection cannot be answered
+    }
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,195 @@
+// The write side of a connection: gathered writes of the output buffer, file bodies with
+// sendfile(2), what follows a write (the next read, a resumed request, the close), and the
+// linger after an error response. The read side is in connection.cpp.
+
+#include "net/connection.hpp"
+
+#include "net/worker.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/sendfile.h>
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+namespace tern::detail {
+
+namespace {
+
+// How long a closing connection keeps reading (and discarding) after its last response, so
+// the client reads that response instead of a reset (RFC 9112 9.6).
+constexpr auto linger_time = std::chrono::seconds(2);
+
+}  // namespace
+
+void connection::write() {
+    phase_ = phase::writing;
+    owner_.count_write();
+    written_ = 0;
+    if (out_.empty()) {
+        send_file();
+        return;
+    }
+    write_some();
+}
+
+void connection::write_some() {
+    // First a plain non-blocking send: the socket buffer almost always takes a batch of
+    // responses whole, and then no asynchronous operation (with its allocation, queueing
+    // and completion dispatch) is needed at all.
+    std::error_code sent;
+    while (written_ < out_.size()) {
+        const std::size_t n =
+            socket_.write_some(asio::buffer(out_.data() + written_, out_.size() - written_), sent);
+        if (sent) break;
+        written_ += n;
+    }
+    if (sent != asio::error::would_block && sent != asio::error::try_again) {
+        on_write(sent);  // all written, or the connection failed
+        return;
+    }
+    // The client is not reading fast enough: wait for room. The write deadline is on
+    // progress, not on the whole response: each completed piece moves it on, so a slow
+    // reader of a large response is served and a stalled one is not.
+    set_deadline(write_timeout_, deadline_kind::write);
+    auto self = shared_from_this();
+    socket_.async_write_some(
+        asio::buffer(out_.data() + written_, out_.size() - written_),
+        [self](std::error_code ec, std::size_t n) {
+            self->written_ += n;
+            if (!ec && self->written_ < self->out_.size() && self->phase_ == phase::writing) {
+                self->write_some();
+                return;
+            }
+            self->on_write(ec);
+        });
+}
+
+void connection::on_write(std::error_code ec) {
+    if (phase_ == phase::closed) return;
+    if (ec) {
+        close();
+        return;
+    }
+    clear_buffer(out_);
+    if (pending_file_.file) {
+        send_file();
+        return;
+    }
+    after_write();
+}
+
+void connection::send_file() {
+    // sendfile(2) moves the file to the socket in the kernel: memory stays flat however large
+    // the file. A turn sends at most file_turn_bytes before yielding, so one fast reader of a
+    // large file cannot starve the other connections of this thread.
+    constexpr std::uint64_t file_turn_bytes = 1 << 20;
+    auto& f = pending_file_;
+    std::uint64_t this_turn = 0;
+    while (f.length > 0) {
+        if (this_turn >= file_turn_bytes) {
+            asio::post(socket_.get_executor(), [self = shared_from_this()] {
+                if (self->phase_ == phase::writing) self->send_file();
+            });
+            return;
+        }
+        const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(f.length, 1 << 20));
+        const ssize_t n = send_file_chunk(chunk);
+        if (n > 0) {
+            const auto sent = static_cast<std::uint64_t>(n);
+            f.offset += sent;
+            f.length -= sent;
+            this_turn += sent;
+            set_deadline(write_timeout_, deadline_kind::write);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            set_deadline(write_timeout_, deadline_kind::write);
+            socket_.async_wait(asio::socket_base::wait_write,
+                               [self = shared_from_this()](std::error_code ec) {
+                                   if (self->phase_ != phase::writing) return;
+                                   if (ec) {
+                                       self->close();
+                                       return;
+                                   }
+                                   self->send_file();
+                               });
+            return;
+        }
+        // The file shrank under us or the socket failed: the promised Content-Length can no
+        // longer be kept, so the connection ends here.
+        close();
+        return;
+    }
+    pending_file_ = file_body{};
+    after_write();
+}
+
+ssize_t connection::send_file_chunk(std::size_t n) {
+    auto& f = pending_file_;
+#if defined(__linux__)
+    if (!sendfile_unsupported_) {
+        auto offset = static_cast<off_t>(f.offset);
+        const ssize_t sent = ::sendfile(socket_.native_handle(), f.file.get(), &offset, n);
+        if (sent >= 0 || (errno != EINVAL && errno != ENOSYS)) return sent;
+        sendfile_unsupported_ = true;  // e.g. a file system without sendfile support
+    }
+#endif
+    // Portable path: read a piece and send what the socket takes now.
+    file_buf_.resize(std::min<std::size_t>(n, std::size_t{64} * 1024));
+    const ssize_t got =
+        ::pread(f.file.get(), file_buf_.data(), file_buf_.size(), static_cast<off_t>(f.offset));
+    if (got <= 0) {
+        if (got == 0) errno = EIO;
+        return -1;
+    }
+    return ::send(socket_.native_handle(), file_buf_.data(), static_cast<std::size_t>(got),
+                  MSG_NOSIGNAL);
+}
+
+void connection::after_write() {
+    if (close_after_write_) {
+        linger();
+        return;
+    }
+    if (deferred_) {
+        // The responses before a deferred request are out; it is still being answered.
+        wait_for_resume();
+        if (parked_resume_) resume(std::exchange(parked_resume_, nullptr));
+        return;
+    }
+    if (owner_.stopping()) {
+        close();  // answered everything that had arrived; the server is going away
+        return;
+    }
+    if (!input_.empty()) {
+        // Pipelined requests that waited behind a file body. Posted, not called: writes
+        // complete synchronously, and a pipeline of many file requests must not nest
+        // consume_input -> write -> after_write calls one inside the other.
+        asio::post(socket_.get_executor(), [self = shared_from_this()] {
+            if (self->phase_ == phase::writing) self->consume_input();
+        });
+        return;
+    }
+    // A request may be in progress: one whose headers were followed by 100 Continue, or a
+    // pipelined one that began in the last read. Its own deadline runs, not keep-alive.
+    set_deadline(owner_.settings().keep_alive_timeout, deadline_kind::idle);
+    set_read_deadline();
+    phase_ = phase::reading;
+    read();
+}
+
+void connection::linger() {
+    std::error_code ignored;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    set_deadline(linger_time, deadline_kind::linger);
+    phase_ = phase::lingering;
+    read();
+}
+
+}  // namespace tern::detail
