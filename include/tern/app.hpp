@@ -99,30 +99,7 @@ public:
         static_assert(std::is_class_v<E>, "tern: exception<E> maps class types");
         static_assert(std::is_invocable_v<const F&, E&, context&>,
                       "tern: an exception mapper is callable as fn(E&, tern::context&)");
-        detail::exception_mapper m;
-        m.type = &typeid(E);
-        m.for_http_error = std::is_base_of_v<http_error, E>;
-        m.handle = [fn = std::move(fn)](context& ctx) -> bool {
-            try {
-                throw;
-            } catch (E& e) {
-                fn(e, ctx);
-                return true;
-            } catch (...) {
-                return false;
-            }
-        };
-        m.throw_pointer = [] { throw static_cast<E*>(nullptr); };
-        m.catches_pointer = []() -> bool {
-            try {
-                throw;
-            } catch (E*) {
-                return true;
-            } catch (...) {
-                return false;
-            }
-        };
-        return add_exception_mapper(std::move(m));
+        return add_exception_mapper(detail::make_exception_mapper<E>(std::move(fn)));
     }
     /// Runs `h` to shape every response with `status` whose body tern made: 404 and 405
     /// from routing, a thrown http_error, limits such as 413 and 431, or a status the

@@ -15,7 +15,6 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <typeinfo>
 
 using namespace tern::detail;
 
@@ -50,35 +49,6 @@ std::string get(std::string_view target, std::string_view extra = "") {
     return "GET " + std::string(target) + " HTTP/1.1\r\nHost: x\r\n" + std::string(extra) + "\r\n";
 }
 
-// What app::exception<E> builds, for one exception type.
-template <class E, class F>
-tern::detail::exception_mapper mapper_for(F fn) {
-    tern::detail::exception_mapper m;
-    m.type = &typeid(E);
-    m.for_http_error = std::is_base_of_v<tern::http_error, E>;
-    m.handle = [fn](tern::context& ctx) -> bool {
-        try {
-            throw;
-        } catch (E& e) {
-            fn(e, ctx);
-            return true;
-        } catch (...) {
-            return false;
-        }
-    };
-    m.throw_pointer = [] { throw static_cast<E*>(nullptr); };
-    m.catches_pointer = []() -> bool {
-        try {
-            throw;
-        } catch (E*) {
-            return true;
-        } catch (...) {
-            return false;
-        }
-    };
-    return m;
-}
-
 }  // namespace
 
 TEST_CASE("pipeline: before filters, the handler and after filters run in order", "[pipeline]") {
@@ -105,9 +75,9 @@ TEST_CASE("pipeline: before filters, the handler and after filters run in order"
 TEST_CASE("pipeline: a thrown exception goes to the most derived mapper", "[pipeline]") {
     pipeline p;
     p.routes.add("GET", "/boom", [](tern::context&) { throw std::out_of_range("deep"); });
-    p.exceptions.add(mapper_for<std::exception>(
+    p.exceptions.add(make_exception_mapper<std::exception>(
         [](std::exception&, tern::context& ctx) { ctx.status(500).text("base"); }));
-    p.exceptions.add(mapper_for<std::logic_error>(
+    p.exceptions.add(make_exception_mapper<std::logic_error>(
         [](std::logic_error& e, tern::context& ctx) { ctx.status(409).text(e.what()); }));
     exchange_run run(p, get("/boom"));
     CHECK(run.res().status == 409);
