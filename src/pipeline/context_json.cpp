@@ -24,7 +24,7 @@ std::string_view context::json_body() const {
                           std::to_string(nul));
     }
     // Before any document exists: nlohmann_json copies and serializes recursively, so a
-    // tree as deep as the body allows would overflow the stack later (issue 13).
+    // tree as deep as the body allows would overflow the stack later.
     if (!detail::json_depth_within(text, ex_.max_json_depth)) {
         throw bad_request("JSON nesting deeper than max_json_depth (" +
                           std::to_string(ex_.max_json_depth) + ")");
