@@ -2,6 +2,8 @@
 
 #include "http/token.hpp"
 
+#include <array>
+
 namespace tern::detail {
 
 namespace {
@@ -19,35 +21,25 @@ bool is_digits(std::string_view s) noexcept {
 // a valid sub-delim but no DNS name holds one, and "a,b" is what a recipient that combines
 // two Host lines into a list (RFC 9110 5.3) makes of them: refused, so it is never read as
 // one host here and as two elsewhere.
+// unreserved / sub-delims but ',' (a byte table: the check runs on every request's Host).
+constexpr std::array<bool, 256> reg_name_bytes = [] {
+    std::array<bool, 256> t{};
+    for (int c = 'a'; c <= 'z'; ++c) t[static_cast<unsigned char>(c)] = true;
+    for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<unsigned char>(c)] = true;
+    for (int c = '0'; c <= '9'; ++c) t[static_cast<unsigned char>(c)] = true;
+    for (const char c : std::string_view("-._~!$&'()*+;=")) t[static_cast<unsigned char>(c)] = true;
+    return t;
+}();
+
 bool is_reg_name(std::string_view s) noexcept {
     for (std::size_t i = 0; i < s.size(); ++i) {
         const char c = s[i];
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) continue;
-        switch (c) {
-            case '-':
-            case '.':
-            case '_':
-            case '~':  // unreserved
-            case '!':
-            case '$':
-            case '&':
-            case '\'':
-            case '(':
-            case ')':  // sub-delims
-            case '*':
-            case '+':
-            case ';':
-            case '=':
-                continue;
-            case '%':
-                if (i + 2 < s.size() && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
-                    i += 2;
-                    continue;
-                }
-                return false;
-            default:
-                return false;
+        if (reg_name_bytes[static_cast<unsigned char>(c)]) continue;
+        if (c == '%' && i + 2 < s.size() && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
+            i += 2;
+            continue;
         }
+        return false;
     }
     return true;
 }
