@@ -38,13 +38,6 @@ bool match_segments(const path_pattern& pattern, std::string_view path, Capture&
     return pos == path.size() + 1;  // every path segment consumed
 }
 
-bool captures_params(const path_pattern& pattern) noexcept {
-    for (const auto& seg : pattern.segments()) {
-        if (seg.kind == segment_kind::param || seg.kind == segment_kind::tail_param) return true;
-    }
-    return false;
-}
-
 }  // namespace
 
 bool pattern_matches(const path_pattern& pattern, std::string_view path) noexcept {
@@ -74,7 +67,7 @@ bool filter_list::applies(const filter& f, std::string_view path,
     if (f.patterns.empty()) return true;
     for (const auto& p : f.patterns) {
         if (pattern_matches(p, path)) {
-            capturing = captures_params(p) ? &p : nullptr;
+            capturing = p.captures() ? &p : nullptr;
             return true;
         }
     }

@@ -108,6 +108,9 @@ path_pattern::path_pattern(std::string_view pattern) : text_(pattern) {
         if (parsed.kind != segment_kind::literal) {
             all_literal_ = false;
         }
+        if (parsed.kind == segment_kind::param || parsed.kind == segment_kind::tail_param) {
+            captures_ = true;
+        }
         segments_.push_back(std::move(parsed));
         if (last) {
             break;

@@ -65,6 +65,8 @@ public:
     const std::vector<pattern_segment>& segments() const noexcept { return segments_; }
     /// True when every segment is a literal, so the pattern matches exactly one path.
     bool is_static() const noexcept { return all_literal_; }
+    /// True when some segment is captured (`{name}` or `<name>`).
+    bool captures() const noexcept { return captures_; }
     /// The one path a static pattern matches, trailing slash removed (`/` for the root).
     /// Only meaningful when `is_static()`.
     std::string static_path() const;
@@ -73,6 +75,7 @@ private:
     std::string text_;
     std::vector<pattern_segment> segments_;
     bool all_literal_ = true;
+    bool captures_ = false;
 };
 
 /// `path` with one trailing slash removed, so `/users/` and `/users` route alike; `/` stays
