@@ -5,6 +5,9 @@
 #   scripts/install-deps.sh          build + test dependencies
 #   scripts/install-deps.sh --bench  also the benchmark peers (nginx)
 #
+# chromium: the browser tests (tests/browser/) drive headless Chromium over its DevTools
+# protocol to check that a real page updates; they skip (exit 77) when it is missing.
+#
 # llhttp: tern needs >= 9.2 (8.x accepts "\r\n\rX" as the end of headers and obs-fold,
 # both request-smuggling vectors). Debian 12 ships 8.1, so on such a system the two
 # llhttp packages are fetched from the Debian 13 (trixie) suite through a private apt
@@ -29,7 +32,8 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libasio-dev libfmt-dev
           nlohmann-json3-dev catch2 curl python3 wrk clang clang-format-14 clang-tidy-14
           libclang-rt-14-dev valgrind
-          strace)
+          strace
+          chromium)
 [ "$want_bench" -eq 1 ] && packages+=(nginx)
 
 missing=()
