@@ -7,6 +7,7 @@
 #include <tern/detail/exception_mapper.hpp>
 #include <tern/export.hpp>
 #include <tern/http_error.hpp>
+#include <tern/sse.hpp>
 #include <tern/stats.hpp>
 
 #include <cstdint>
@@ -68,6 +69,9 @@ public:
     app& head(std::string_view pattern, handler h);
     /// Adds a handler for OPTIONS requests, overriding the automatic 204 + Allow.
     app& options(std::string_view pattern, handler h);
+    /// Serves Server-Sent Events at `pattern` (GET): `h` is called once per connecting client
+    /// with the request's context and the client's handle (docs/sse.md).
+    app& sse(std::string_view pattern, sse_handler h);
     /// Adds a handler for `method` (an RFC 9110 token, e.g. "PROPFIND"), case-sensitive.
     /// Throws std::invalid_argument for an empty or malformed method.
     app& add(std::string_view method, std::string_view pattern, handler h);
@@ -149,6 +153,14 @@ public:
     /// Limit on the nesting of a JSON body `body_as` parses (400 deeper). Throws
     /// std::invalid_argument for 0.
     app& max_json_depth(std::size_t n);
+    /// Bytes a streamed body may queue before `write` returns false (see
+    /// `config::stream_buffer_size`). Throws std::invalid_argument for 0.
+    app& stream_buffer_size(std::size_t bytes);
+    /// Bytes a stream may queue at most before it is cut off (see `config::max_stream_buffer`).
+    /// Throws std::invalid_argument below `stream_buffer_size`.
+    app& max_stream_buffer(std::size_t bytes);
+    /// Silence after which an SSE stream sends a keep-alive comment; 0: never.
+    app& sse_keep_alive(std::chrono::milliseconds interval);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.

@@ -118,6 +118,17 @@ struct config {
     /// document is built; deeper is answered 400 naming this limit.
     std::size_t max_json_depth = 512;
 
+    /// Bytes a streamed body (`ctx.stream()`, SSE) may queue for a client before `write`
+    /// returns false (backpressure: wait for `on_writable`). Per stream.
+    std::size_t stream_buffer_size = 64 * 1024;
+    /// Bytes a stream may queue at most: a producer that writes past it (ignoring the
+    /// false) has its stream cut off, so a client that stops reading costs at most this.
+    /// At least `stream_buffer_size`.
+    std::size_t max_stream_buffer = 1024 * 1024;
+    /// Silence after which an SSE stream sends a comment (`:`), so proxies keep it open and
+    /// a client that left is noticed; 0 turns it off.
+    std::chrono::milliseconds sse_keep_alive{15'000};
+
     /// Directories served as static files, in the order they are tried.
     std::vector<static_files_config> static_files;
     /// CORS answers and headers; unset: none.

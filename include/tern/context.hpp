@@ -3,10 +3,12 @@
 /// The request and response of one exchange, as a handler sees them.
 
 #include <tern/cookie.hpp>
+#include <tern/deferred.hpp>
 #include <tern/detail/convert.hpp>
 #include <tern/export.hpp>
 #include <tern/handler.hpp>
 #include <tern/header_field.hpp>
+#include <tern/stream.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -22,6 +24,7 @@ namespace tern {
 
 namespace detail {
 struct exchange;
+struct context_access;
 /// The tag the JSON members of context default to.
 struct json_tag;
 /// Specialized by <tern/json.hpp>; using the JSON members of context without it is an error.
@@ -46,10 +49,12 @@ struct uploaded_file {
 /// sent: `result`, `text` and `html` replace the body (the last call wins) and the
 /// response is written once, after the handler returns. Setters return `*this`.
 /// A context lives only for the duration of the handler chain; do not keep references.
+/// A response that outlives the handler: `defer()` (complete it later, from any thread) and
+/// `stream()` (a body written in pieces), docs/async.md and docs/streaming.md.
 class TERN_API context {
 public:
     /// Built by the server for each request; not for users.
-    explicit context(detail::exchange& ex) noexcept : ex_(ex) {}
+    explicit context(detail::exchange& ex) noexcept : ex_(&ex) {}
     context(const context&) = delete;
     context& operator=(const context&) = delete;
 
@@ -190,11 +195,24 @@ public:
     /// In a before filter: skip the remaining before filters and the handler (after
     /// filters still run). Elsewhere it has no effect.
     void skip_remaining() noexcept;
+    /// Takes the response over: the handler may return before it is complete. Complete it
+    /// later, from any thread, with the returned handle (see `tern::deferred`); this context
+    /// goes on working until the handler returns, on the same response. Only in a route
+    /// handler running on the event loop: elsewhere (filters, error handlers, the request
+    /// logger, a `tern::blocking` handler, a second call) it throws std::logic_error.
+    tern::deferred defer();
+    /// Streams the body: the head (status, headers set before or after this call) goes out
+    /// once the handler chain has finished, then what is written to the returned stream,
+    /// from any thread, as it is written (see `tern::response_stream`). A body set later
+    /// (`result`, `text`...) replaces the stream, which then reports `closed()`.
+    tern::response_stream stream();
     /// Bytes of the response body as it will be sent (a file's length for static files;
     /// after compression in a request logger).
     std::uint64_t response_length() const noexcept;
 
 private:
+    friend struct detail::context_access;  // the pipeline's own handlers (SSE routes)
+
     template <class T>
     T converted(const char* kind, std::string_view name, std::string_view text) const {
         if (auto value = detail::convert_param<T>(text)) return std::move(*value);
@@ -205,7 +223,7 @@ private:
     [[noreturn]] static void throw_bad_param(const char* kind, std::string_view name,
                                              std::string_view text, const char* expected);
 
-    detail::exchange& ex_;
+    detail::exchange* ex_;
 };
 
 }  // namespace tern

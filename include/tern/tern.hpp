@@ -6,6 +6,9 @@
 #include <tern/app.hpp>
 #include <tern/config.hpp>
 #include <tern/context.hpp>
+#include <tern/deferred.hpp>
 #include <tern/http_error.hpp>
+#include <tern/sse.hpp>
 #include <tern/stats.hpp>
+#include <tern/stream.hpp>
 #include <tern/version.hpp>

@@ -9,6 +9,7 @@
 #include "pipeline/blocking_pool.hpp"
 #include "pipeline/dispatch.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/sse_route.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
 #include "web/cors.hpp"
@@ -41,6 +42,9 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
         ex.skip = from.skip;
         ex.max_json_size = from.max_json_size;
         ex.max_json_depth = from.max_json_depth;
+        ex.stream_buffer_size = from.stream_buffer_size;
+        ex.max_stream_buffer = from.max_stream_buffer;
+        ex.sse_keep_alive = from.sse_keep_alive;
     }
 
     // On a pool thread: the handler; then the rest of the chain on the connection's thread.
@@ -135,6 +139,10 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
         ex.max_json_size = settings.max_json_size;
         ex.max_json_depth = settings.max_json_depth;
+        ex.port = &later;
+        ex.stream_buffer_size = settings.stream_buffer_size;
+        ex.max_stream_buffer = settings.max_stream_buffer;
+        ex.sse_keep_alive = settings.sse_keep_alive;
         if (!pool) {
             detail::dispatch(pipeline, ex);  // no blocking route: the whole chain here
             return;
@@ -228,6 +236,11 @@ app& app::del(std::string_view pattern, handler h) { return add("DELETE", patter
 app& app::head(std::string_view pattern, handler h) { return add("HEAD", pattern, std::move(h)); }
 app& app::options(std::string_view pattern, handler h) {
     return add("OPTIONS", pattern, std::move(h));
+}
+
+app& app::sse(std::string_view pattern, sse_handler h) {
+    if (!h) throw std::invalid_argument("tern: empty SSE handler for " + std::string(pattern));
+    return add("GET", pattern, detail::sse_route(std::move(h)));
 }
 
 app& app::add(std::string_view method, std::string_view pattern, handler h) {
@@ -366,6 +379,21 @@ app& app::max_json_size(std::size_t bytes) {
 
 app& app::max_json_depth(std::size_t n) {
     impl_->update("max_json_depth", [&](tern::config& c) { c.max_json_depth = n; });
+    return *this;
+}
+
+app& app::stream_buffer_size(std::size_t bytes) {
+    impl_->update("stream_buffer_size", [&](tern::config& c) { c.stream_buffer_size = bytes; });
+    return *this;
+}
+
+app& app::max_stream_buffer(std::size_t bytes) {
+    impl_->update("max_stream_buffer", [&](tern::config& c) { c.max_stream_buffer = bytes; });
+    return *this;
+}
+
+app& app::sse_keep_alive(std::chrono::milliseconds interval) {
+    impl_->update("sse_keep_alive", [&](tern::config& c) { c.sse_keep_alive = interval; });
     return *this;
 }
 

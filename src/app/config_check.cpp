@@ -40,6 +40,9 @@ std::vector<std::string> config_faults(const config& c) {
     not_negative(faults, c.drain_timeout, "drain_timeout");
     at_least(faults, c.max_json_size, 1, "max_json_size");
     at_least(faults, c.max_json_depth, 1, "max_json_depth");
+    at_least(faults, c.stream_buffer_size, 1, "stream_buffer_size");
+    at_least(faults, c.max_stream_buffer, c.stream_buffer_size, "max_stream_buffer");
+    not_negative(faults, c.sse_keep_alive, "sse_keep_alive");
     for (const auto& files : c.static_files) {
         if (files.directory.empty()) faults.emplace_back("static_files needs a directory");
         if (files.hosted_path.empty() || files.hosted_path.front() != '/') {

@@ -35,6 +35,13 @@ struct request {
     void clear() noexcept;
 };
 
+/// Makes `to` a copy of `from` whose views point into `to`'s own storage: for a request that
+/// outlives the connection's per-request buffers (a held response).
+void copy_request(const request& from, request& to);
+/// A view into `from`'s storage moved to the same place in `to`'s (after copy_request); a
+/// view elsewhere (static text) is returned as it is.
+std::string_view rebase(std::string_view v, const request& from, const request& to) noexcept;
+
 /// ASCII case-insensitive equality, for header names and tokens (RFC 9110 5.1).
 bool iequals(std::string_view a, std::string_view b) noexcept;
 

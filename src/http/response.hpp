@@ -6,11 +6,14 @@
 #include "http/file_handle.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace tern::detail {
+
+class body_source;  // http/exchange_port.hpp
 
 /// A body sent from an open file: `length` bytes from `offset`.
 struct file_body {
@@ -28,6 +31,9 @@ struct response {
     std::string body;
     file_body file;      ///< when `file.file` is set, the body comes from it, not `body`
     bool close = false;  ///< the handler layer asks for the connection to close after this
+    /// When set, the body is streamed from it after the head (no Content-Length): chunked
+    /// on HTTP/1.1, close-delimited on HTTP/1.0. `body` and `file` are unused then.
+    std::shared_ptr<body_source> source;
 
     void clear() noexcept {
         status = 200;
@@ -36,6 +42,7 @@ struct response {
         clear_buffer(body);
         file = file_body{};
         close = false;
+        source.reset();
     }
 };
 

@@ -91,31 +91,38 @@ void write_response(std::string& out, const response& res, const framing& how) {
     constexpr auto content_type = "Content-Type: "sv;
     constexpr auto content_length = "Content-Length: "sv;
     const status_line head(res.status);
+    constexpr auto chunked = "Transfer-Encoding: chunked\r\n"sv;
     const bool bodyless = status_forbids_body(res.status);
-    const bool typed =
-        !bodyless && !res.content_type.empty() && (!res.body.empty() || res.file.length != 0);
+    const bool streamed = res.source != nullptr;
+    const bool typed = !bodyless && !res.content_type.empty() &&
+                       (streamed || !res.body.empty() || res.file.length != 0);
     const std::uint64_t length = res.file.file ? res.file.length : res.body.size();
     const std::size_t length_digits = decimal_length(length);
     const std::string_view connection = how.close            ? "Connection: close\r\n"sv
                                         : how.keep_alive_1_0 ? "Connection: keep-alive\r\n"sv
                                                              : ""sv;
     // A file body is sent by the connection after these bytes.
-    const bool with_body = !bodyless && !how.omit_body && !res.file.file;
+    const bool with_body = !bodyless && !how.omit_body && !res.file.file && !streamed;
+    // A streamed body's length is not known: chunks, or the close (HTTP/1.0).
+    const bool sized = !bodyless && !streamed;
+    const bool chunk_field = !bodyless && streamed && how.chunked;
 
     std::size_t size = head.size() + connection.size() + crlf.size();
     if (typed) size += content_type.size() + res.content_type.size() + crlf.size();
-    if (!bodyless) size += content_length.size() + length_digits + crlf.size();
+    if (sized) size += content_length.size() + length_digits + crlf.size();
+    if (chunk_field) size += chunked.size();
     for (const auto& [name, value] : res.fields) size += name.size() + value.size() + 4;
     if (with_body) size += res.body.size();
 
     filler f = grow(out, size);
     head.put(f);
     if (typed) f << content_type << res.content_type << crlf;
-    if (!bodyless) {
+    if (sized) {
         f << content_length;
         f.number(length, length_digits);
         f << crlf;
     }
+    if (chunk_field) f << chunked;
     f << connection;
     for (const auto& [name, value] : res.fields) f << name << ": "sv << value << crlf;
     f << crlf;
@@ -123,6 +130,36 @@ void write_response(std::string& out, const response& res, const framing& how) {
 }
 
 void write_continue(std::string& out) { out.append("HTTP/1.1 100 Continue\r\n\r\n"); }
+
+namespace {
+// A chunk-size line reserved before the data: eight hex digits (leading zeros are allowed,
+// RFC 9112 7.1: chunk-size = 1*HEXDIG) and CRLF, so the size can be filled in afterwards.
+constexpr std::size_t chunk_size_line = 10;
+}  // namespace
+
+std::size_t begin_chunk(std::string& out) {
+    const std::size_t at = out.size();
+    out.resize(at + chunk_size_line);
+    return at;
+}
+
+void end_chunk(std::string& out, std::size_t at) {
+    const std::size_t data = out.size() - at - chunk_size_line;
+    if (data == 0) {
+        out.resize(at);  // an empty chunk would end the body
+        return;
+    }
+    constexpr char hex[] = "0123456789abcdef";
+    char* p = out.data() + at;
+    for (int i = 7; i >= 0; --i) {
+        p[i] = hex[(data >> (4 * (7 - i))) & 0xf];
+    }
+    p[8] = '\r';
+    p[9] = '\n';
+    out.append("\r\n");
+}
+
+void write_last_chunk(std::string& out) { out.append("0\r\n\r\n"); }
 
 void write_error_response(std::string& out, int status, std::string_view extra) {
     constexpr auto fields = "Content-Type: text/plain; charset=utf-8\r\nContent-Length: "sv;

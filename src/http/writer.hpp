@@ -14,6 +14,9 @@ struct framing {
     bool omit_body = false;       ///< HEAD: headers (with Content-Length) but no body bytes
     bool close = false;           ///< send `Connection: close` (the connection closes after it)
     bool keep_alive_1_0 = false;  ///< HTTP/1.0 client that asked for keep-alive: say so
+    /// A streamed body (`res.source`) is sent in chunks: `Transfer-Encoding: chunked`. When
+    /// false, a streamed body is delimited by the close (HTTP/1.0; `close` must be set).
+    bool chunked = false;
 };
 
 /// Appends `res` to `out` as an HTTP/1.1 response with Date, Content-Length (except where
@@ -22,8 +25,20 @@ struct framing {
 /// Content-Length is written and the caller sends the file after these bytes.
 void write_response(std::string& out, const response& res, const framing& how);
 
+/// A streamed response (`res.source` set) gets no Content-Length and no body here: the
+/// caller sends the body after the head, framed as `how.chunked` says.
+///
 /// Appends the interim `HTTP/1.1 100 Continue` response.
 void write_continue(std::string& out);
+
+/// Chunked framing of a streamed body (RFC 9112 7.1), filled in place: `begin_chunk`
+/// reserves a chunk-size line at the end of `out` and returns where; the caller appends the
+/// chunk's data; `end_chunk` writes the size (or takes the reservation back when nothing was
+/// appended) and the CRLF after the data.
+std::size_t begin_chunk(std::string& out);
+void end_chunk(std::string& out, std::size_t at);
+/// Appends the last chunk (`0`) and the empty trailer section that end a chunked body.
+void write_last_chunk(std::string& out);
 
 /// Appends a complete plain-text error response with `Connection: close`, for requests that
 /// could not be parsed (no handler ran). `extra` is inserted verbatim as header lines, each

@@ -2,6 +2,7 @@
 
 #include "http/buffers.hpp"
 #include "http/error.hpp"
+#include "http/status.hpp"
 #include "http/writer.hpp"
 #include "net/worker.hpp"
 
@@ -62,6 +63,9 @@ void connection::stop_when_idle() {
     // A request waiting for a blocking handler that has not started is answered now (503);
     // one whose handler runs is answered when it returns.
     if (phase_ == phase::waiting) take_back(true);
+    // An endless stream (SSE) ends now; its clients reconnect elsewhere. Another stream runs
+    // on until the drain deadline, like any request in progress.
+    if (stream_ && stream_->end_on_stop() && phase_ == phase::streaming) pull_stream();
     // Otherwise the request in progress is answered with Connection: close (answer() sees
     // the worker stopping) and the connection closes after that write.
 }
@@ -72,6 +76,9 @@ void connection::close() noexcept {
     // Work not started for a request that can no longer be answered never runs. Taken back
     // before the socket closes, so that it is gone once the client sees the close.
     take_back(false);
+    // A held response or a streamed body is told that nothing more reaches the client.
+    if (auto link = std::exchange(held_, nullptr)) link->abandon();
+    end_stream();
     std::error_code ignored;
     timer_.cancel();
     socket_.close(ignored);
@@ -109,6 +116,7 @@ void connection::on_read(std::error_code ec, std::size_t n) {
             return;
         case phase::writing:
         case phase::waiting:
+        case phase::streaming:
         case phase::closed:
             return;
     }
@@ -125,7 +133,7 @@ void connection::consume_input() {
     // pass the batch budget (a few bytes of requests can ask for many large responses): the
     // rest of the input waits in read_buf_ (no read happens until it is consumed) and is
     // parsed after the write. Nothing after a closing request is processed.
-    while (!input_.empty() && !close_after_write_ && !pending_file_.file &&
+    while (!input_.empty() && !close_after_write_ && !pending_file_.file && !stream_ &&
            out_.size() <= batch_budget_bytes) {
         const bool was_idle = !parser_.in_progress();
         const auto r = parser_.feed(input_);
@@ -154,7 +162,7 @@ void connection::consume_input() {
         write_continue(out_);
         parser_.continue_sent();
     }
-    if (!out_.empty() || pending_file_.file) {
+    if (!out_.empty() || pending_file_.file || stream_) {
         write();
         return;
     }
@@ -192,6 +200,26 @@ void connection::finish_answer(request& req) {
     how.omit_body = req.is_head;
     how.close = close;
     how.keep_alive_1_0 = !close && req.version_minor == 0;
+    if (response_.source) {
+        // A streamed body: chunks on HTTP/1.1; on HTTP/1.0 the close ends it. A HEAD, 204 or
+        // 304 gets the head alone, and the source is told at once that nothing is sent.
+        const bool body = !req.is_head && !status_forbids_body(response_.status);
+        how.chunked = req.version_minor != 0;
+        if (body && !how.chunked) {
+            how.close = true;
+            how.keep_alive_1_0 = false;
+        }
+        write_response(out_, response_, how);
+        stream_ = std::move(response_.source);
+        response_.clear();
+        if (how.close) close_after_write_ = true;
+        if (body) {
+            start_stream(how.chunked);
+        } else {
+            end_stream();
+        }
+        return;
+    }
     const std::size_t head_at = out_.size();
     write_response(out_, response_, how);
     if (response_.file.file && !req.is_head && response_.file.length != 0) {
@@ -293,6 +321,11 @@ void connection::on_deadline() {
         case deadline_kind::write:
         case deadline_kind::linger:
             close();
+            return;
+        case deadline_kind::stream_idle:
+            if (phase_ != phase::streaming || !stream_) return;
+            stream_->on_idle();  // e.g. an SSE keep-alive comment
+            pull_stream();
             return;
     }
 }

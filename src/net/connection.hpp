@@ -2,6 +2,7 @@
 // One client connection: read → parse → answer → write, with a single deadline that follows
 // the connection's phase (header deadline, body idle, keep-alive idle, write, linger).
 
+#include "http/exchange_port.hpp"
 #include "http/parser.hpp"
 #include "http/response.hpp"
 #include "net/request_handler.hpp"
@@ -25,7 +26,9 @@ class worker;
 /// A connection owned by the completion handlers that hold it (shared_ptr) and listed by
 /// its worker for stop and limits. It never leaves its worker's thread; only while a request
 /// is deferred (answer_later) does another thread use that request and its response, and
-/// the connection touches neither until the request resumes.
+/// the connection touches neither until the request resumes. A held response (`hold`) and a
+/// streamed body (`response::source`) reach it only through its worker's door, on its
+/// thread (docs/architecture.md, "Responses that outlive the handler").
 class connection final : public std::enable_shared_from_this<connection>, private answer_later {
 public:
     using clock = std::chrono::steady_clock;
@@ -46,10 +49,11 @@ public:
     void close() noexcept;
 
 private:
-    // waiting: a request was deferred (a blocking handler runs elsewhere); nothing is read
-    // or answered until it resumes.
-    enum class phase { reading, writing, waiting, lingering, closed };
-    enum class deadline_kind { none, idle, header, body, write, linger };
+    // waiting: a request was deferred (a blocking handler runs elsewhere, or the response
+    // is held); nothing is read or answered until it resumes. streaming: a streamed body's
+    // source has nothing to send now; wake() or the idle deadline goes on.
+    enum class phase { reading, writing, waiting, streaming, lingering, closed };
+    enum class deadline_kind { none, idle, header, body, write, linger, stream_idle };
 
     void read();
     void on_read(std::error_code ec, std::size_t n);
@@ -58,11 +62,22 @@ private:
     void answer(request& req);
     void finish_answer(request& req);
     resume_fn defer(withdraw_fn withdraw) override;
+    // exchange_port (through answer_later)
+    std::shared_ptr<loop_door> door() override;
+    void hold(std::shared_ptr<held_link> link) override;
+    void finish(response&& res) override;
+    void wake() override;
+    // The streamed body (connection_stream.cpp).
+    void start_stream(bool chunked);
+    void pull_stream();
+    void end_stream() noexcept;
+    void wait_for_stream();
     void resume(std::function<void()> on_connection);
     void wait_for_resume();
     bool take_back(bool answer_now) noexcept;
     void watch_for_departure();
     void stop_watching() noexcept;
+    bool watch_applies() const noexcept;
     void fail(std::error_code why);
     void write();
     void write_some();
@@ -106,6 +121,11 @@ private:
     // round number tells a stale wake-up (from an earlier wait) from the current one.
     bool watching_ = false;
     std::uint32_t watch_round_ = 0;
+    // A held response (hold): told when the request can no longer be answered.
+    std::shared_ptr<held_link> held_;
+    // The streamed body being sent, and how: chunks (HTTP/1.1) or up to the close.
+    std::shared_ptr<body_source> stream_;
+    bool stream_chunked_ = false;
     std::size_t served_ = 0;
     clock::time_point head_started_{};
 

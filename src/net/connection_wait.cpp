@@ -73,7 +73,7 @@ void connection::watch_for_departure() {
         watching_ = true;
         socket_.async_wait(asio::socket_base::wait_read,
                            [self = shared_from_this(), round = watch_round_](std::error_code e) {
-                               if (round != self->watch_round_ || self->phase_ != phase::waiting) {
+                               if (round != self->watch_round_ || !self->watch_applies()) {
                                    return;  // stale: the request resumed meanwhile
                                }
                                self->watching_ = false;
@@ -91,6 +91,24 @@ void connection::watch_for_departure() {
     // End of input or an error (a reset): the client has gone. A client that only shut down
     // its sending side is treated the same, as nginx does by default (docs/threading.md).
     close();
+}
+
+// A deferred request, or a streamed body (whose writes may be in progress meanwhile).
+bool connection::watch_applies() const noexcept {
+    return phase_ == phase::waiting || (stream_ && phase_ != phase::closed);
+}
+
+void connection::hold(std::shared_ptr<held_link> link) {
+    held_ = std::move(link);
+    deferred_ = true;  // consume_input waits (wait_for_resume) once earlier responses are out
+}
+
+void connection::finish(response&& res) {
+    held_.reset();
+    if (phase_ == phase::closed) return;
+    // Nothing uses response_ while a request is held (the application has its own).
+    response_ = std::move(res);
+    resume([] {});
 }
 
 void connection::stop_watching() noexcept {

@@ -6,6 +6,8 @@
 
 #include "net/worker.hpp"
 
+#include <asio/post.hpp>
+
 #include <sys/socket.h>
 #include <unistd.h>
 #if defined(__linux__)
@@ -78,6 +80,14 @@ void connection::on_write(std::error_code ec) {
     clear_buffer(out_);
     if (pending_file_.file) {
         send_file();
+        return;
+    }
+    if (stream_) {
+        // The next piece of a streamed body. Posted, not called: writes complete
+        // synchronously, and a producer that keeps up must not nest pull -> write -> pull.
+        asio::post(socket_.get_executor(), [self = shared_from_this()] {
+            if (self->phase_ == phase::writing && self->stream_) self->pull_stream();
+        });
         return;
     }
     after_write();

@@ -1,6 +1,7 @@
 #pragma once
 // The one call the network layer makes upward: answer a complete request.
 
+#include "http/exchange_port.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 
@@ -10,8 +11,9 @@
 namespace tern::detail {
 
 /// Given to request_handler::handle by the connection: lets the application finish a
-/// request on another thread (a blocking handler) instead of before handle() returns.
-class answer_later {
+/// request on another thread (a blocking handler) instead of before handle() returns; as an
+/// exchange_port, it also takes held responses and streamed bodies.
+class answer_later : public exchange_port {
 public:
     /// What the application calls once, from any thread, when it is done: `on_connection`
     /// then runs on the connection's thread, before the response is written.

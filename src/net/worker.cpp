@@ -35,9 +35,16 @@ worker::worker(shared_state& shared) : shared_(shared) {
     wake_.assign(read_end.get());
     read_end.release();
     wake_write_ = write_end.release();
+    door_ = std::make_shared<worker_door>(wake_write_);
 }
 
-worker::~worker() { ::close(wake_write_); }
+worker::~worker() {
+    // Nothing writes to the pipe once the door is shut (run() shuts it when the loop ends;
+    // here for a worker whose loop never ran).
+    auto left = door_->shut();
+    left.clear();
+    ::close(wake_write_);
+}
 
 void worker::bind(const asio::ip::tcp::endpoint& endpoint) {
     acceptor_.open(endpoint.protocol());
@@ -56,6 +63,10 @@ void worker::run() {
         try {
             io_context_.run();
             report_drained();  // in case the loop ended some other way
+            // Work posted for connections that are gone (a held response completed late)
+            // is dropped here, on this thread; later posts are refused.
+            auto left = door_->shut();
+            left.clear();
             return;
         } catch (const std::exception& e) {
             // Handlers never throw by design; if one does, log it and keep the loop alive.
@@ -73,12 +84,13 @@ void worker::post_stop() {
 }
 
 void worker::post(std::function<void()> fn) {
-    // The byte is written under the lock: the loop cannot take `fn` (and so cannot finish,
-    // and this worker cannot be destroyed) before this call has stopped touching it.
-    std::lock_guard lock(inbox_mutex_);
-    inbox_.push_back(std::move(fn));
-    const char byte = 1;
-    [[maybe_unused]] const auto ignored = ::write(wake_write_, &byte, 1);
+    // The door writes its byte under its lock: the loop cannot take `fn` (and so cannot
+    // finish, and this worker cannot be destroyed) before this call has stopped touching it.
+    // The loop waits for every expected post, so the door is open.
+    door_->post([this, fn = std::move(fn)] {
+        --expected_posts_;
+        fn();  // a connection's resume; it closes itself when it cannot go on
+    });
 }
 
 void worker::expect_posted() {
@@ -111,15 +123,9 @@ void worker::on_messages() {
     char bytes[64];
     while (::read(wake_.native_handle(), bytes, sizeof bytes) > 0) {
     }
-    std::vector<std::function<void()>> work;
-    {
-        std::lock_guard lock(inbox_mutex_);
-        work.swap(inbox_);
-    }
-    for (auto& fn : work) {
-        --expected_posts_;
+    for (auto& fn : door_->take()) {
         try {
-            fn();  // a connection's resume; it closes itself when it cannot go on
+            fn();
         } catch (...) {
         }
     }

@@ -4,6 +4,7 @@
 // server's read-only settings and its atomic connection count.
 
 #include "http/parser.hpp"
+#include "net/door.hpp"
 #include "net/request_handler.hpp"
 
 #include <tern/config.hpp>
@@ -17,6 +18,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <unordered_set>
 #include <vector>
@@ -66,6 +68,9 @@ public:
     /// On the worker's thread: the `post()` an `expect_posted()` announced will not come
     /// (the deferred work was taken back before it started).
     void unexpect_posted() noexcept;
+    /// The door into this loop, for work that may outlive the worker (held responses,
+    /// streamed bodies): posts through it are not waited for at stop.
+    const std::shared_ptr<worker_door>& door() const noexcept { return door_; }
 
     // For connections, on the worker's thread.
     const config& settings() const noexcept { return shared_.settings; }
@@ -106,8 +111,9 @@ private:
     int wake_write_ = -1;
     bool waiting_for_messages_ = false;
     std::atomic<bool> stop_posted_{false};
-    std::mutex inbox_mutex_;  // taken only by deferred requests, never on the common path
-    std::vector<std::function<void()>> inbox_;
+    // Taken only by deferred requests and streams, never on the common path. Shared: a
+    // handle kept after the loop ended posts into it and is refused.
+    std::shared_ptr<worker_door> door_;
     std::size_t expected_posts_ = 0;  // deferred requests not completed yet
     asio::ip::tcp::acceptor acceptor_{io_context_};
     asio::steady_timer drain_timer_{io_context_};

@@ -3,6 +3,8 @@
 
 #include "http/token.hpp"
 #include "pipeline/exchange.hpp"
+#include "pipeline/held_exchange.hpp"
+#include "pipeline/stream_source.hpp"
 #include "routing/url_decode.hpp"
 
 #include <stdexcept>
@@ -16,32 +18,32 @@ using detail::is_token;
 
 // ---- request ---------------------------------------------------------------------------
 
-std::string_view context::method() const noexcept { return ex_.req.method; }
+std::string_view context::method() const noexcept { return ex_->req.method; }
 
-std::string_view context::path() const noexcept { return ex_.req.path; }
+std::string_view context::path() const noexcept { return ex_->req.path; }
 
-std::string_view context::query_string() const noexcept { return ex_.req.query; }
+std::string_view context::query_string() const noexcept { return ex_->req.query; }
 
 std::string_view context::protocol() const noexcept {
-    return ex_.req.version_minor == 0 ? "HTTP/1.0" : "HTTP/1.1";
+    return ex_->req.version_minor == 0 ? "HTTP/1.0" : "HTTP/1.1";
 }
 
 std::string_view context::path_param(std::string_view name) const {
-    const auto& s = ex_.scratch;
-    const auto& params = ex_.filter_params ? s.filter_params : s.params;
-    const auto& decoded = ex_.filter_params ? s.filter_decoded : s.decoded;
+    const auto& s = ex_->scratch;
+    const auto& params = ex_->filter_params ? s.filter_params : s.params;
+    const auto& decoded = ex_->filter_params ? s.filter_decoded : s.decoded;
     for (std::size_t i = 0; i < params.size(); ++i) {
         if (params[i].name == name) return decoded[i];
     }
     throw std::out_of_range(
-        std::string(ex_.filter_params ? "tern: the filter's pattern" : "tern: the matched route") +
+        std::string(ex_->filter_params ? "tern: the filter's pattern" : "tern: the matched route") +
         " has no path parameter '" + std::string(name) + "'");
 }
 
 std::optional<std::string> context::query_param(std::string_view name) const {
     std::optional<std::string> found;
     std::string key;
-    detail::for_each_query_pair(ex_.req.query, [&](std::string_view k, std::string_view v) {
+    detail::for_each_query_pair(ex_->req.query, [&](std::string_view k, std::string_view v) {
         if (found) return;
         detail::url_decode(k, key, true);
         if (key == name) {
@@ -55,7 +57,7 @@ std::optional<std::string> context::query_param(std::string_view name) const {
 std::vector<std::string> context::query_params(std::string_view name) const {
     std::vector<std::string> values;
     std::string key;
-    detail::for_each_query_pair(ex_.req.query, [&](std::string_view k, std::string_view v) {
+    detail::for_each_query_pair(ex_->req.query, [&](std::string_view k, std::string_view v) {
         detail::url_decode(k, key, true);
         if (key == name) detail::url_decode(v, values.emplace_back(), true);
     });
@@ -63,18 +65,18 @@ std::vector<std::string> context::query_params(std::string_view name) const {
 }
 
 std::optional<std::string_view> context::header(std::string_view name) const noexcept {
-    return ex_.req.header(name);
+    return ex_->req.header(name);
 }
 
-std::span<const header_field> context::headers() const noexcept { return ex_.req.headers; }
+std::span<const header_field> context::headers() const noexcept { return ex_->req.headers; }
 
-std::string_view context::body() const noexcept { return ex_.req.body; }
+std::string_view context::body() const noexcept { return ex_->req.body; }
 
-std::string context::ip() const { return std::string(ex_.remote_ip); }
+std::string context::ip() const { return std::string(ex_->remote_ip); }
 
 // ---- response --------------------------------------------------------------------------
 
-int context::status() const noexcept { return ex_.res.status; }
+int context::status() const noexcept { return ex_->res.status; }
 
 context& context::status(int code) {
     if (code < 100 || code > 999) {
@@ -88,7 +90,7 @@ context& context::status(int code) {
         throw std::invalid_argument("tern: status " + std::to_string(code) +
                                     " is informational (1xx) and cannot be a final response");
     }
-    ex_.res.status = code;
+    ex_->res.status = code;
     return *this;
 }
 
@@ -96,7 +98,7 @@ context& context::content_type(std::string_view type) {
     if (has_control(type)) {
         throw std::invalid_argument("tern: Content-Type has a control character");
     }
-    ex_.res.content_type.assign(type);
+    ex_->res.content_type.assign(type);
     return *this;
 }
 
@@ -118,39 +120,40 @@ context& context::header(std::string_view name, std::string_view value) {
         if (!iequals(value, "close")) {
             throw std::invalid_argument("tern: only 'Connection: close' may be set");
         }
-        ex_.res.close = true;
+        ex_->res.close = true;
         return *this;
     }
-    for (auto& [n, v] : ex_.res.fields) {
+    for (auto& [n, v] : ex_->res.fields) {
         if (iequals(n, name)) {
             v.assign(value);
             return *this;
         }
     }
-    ex_.res.fields.emplace_back(std::string(name), std::string(value));
+    ex_->res.fields.emplace_back(std::string(name), std::string(value));
     return *this;
 }
 
-std::string_view context::result() const noexcept { return ex_.res.body; }
+std::string_view context::result() const noexcept { return ex_->res.body; }
 
 context& context::result(std::string body) {
-    ex_.res.body = std::move(body);
-    ex_.app_body = true;
+    ex_->res.source.reset();  // a body replaces a stream (which is then told it is closed)
+    ex_->res.body = std::move(body);
+    ex_->app_body = true;
     return *this;
 }
 
 context& context::text(std::string body) {
-    ex_.res.content_type = "text/plain; charset=utf-8";
+    ex_->res.content_type = "text/plain; charset=utf-8";
     return result(std::move(body));
 }
 
 context& context::html(std::string body) {
-    ex_.res.content_type = "text/html; charset=utf-8";
+    ex_->res.content_type = "text/html; charset=utf-8";
     return result(std::move(body));
 }
 
 context& context::json_text(std::string document) {
-    ex_.res.content_type = "application/json";
+    ex_->res.content_type = "application/json";
     return result(std::move(document));
 }
 
@@ -163,18 +166,42 @@ context& context::redirect(std::string_view location, int status) {
         throw std::invalid_argument("tern: Location has a control character");
     }
     header("Location", location);
-    ex_.res.status = status;
-    ex_.res.content_type.clear();
-    ex_.res.body.clear();
-    ex_.app_body = true;
-    ex_.skip = true;
+    ex_->res.status = status;
+    ex_->res.content_type.clear();
+    ex_->res.body.clear();
+    ex_->res.source.reset();
+    ex_->app_body = true;
+    ex_->skip = true;
     return *this;
 }
 
-void context::skip_remaining() noexcept { ex_.skip = true; }
+deferred context::defer() {
+    if (ex_->port == nullptr || !ex_->in_handler) {
+        throw std::logic_error(
+            "tern: ctx.defer() works in a route handler on the event loop, once (not in a "
+            "filter, an error handler, the request logger or a tern::blocking handler)");
+    }
+    auto held = std::make_shared<detail::held_exchange>(*ex_);
+    ex_->held = held;
+    ex_ = &held->state();  // this context goes on with the response it now holds
+    return deferred(std::move(held));
+}
+
+response_stream context::stream() {
+    auto source =
+        std::make_shared<detail::stream_source>(ex_->stream_buffer_size, ex_->max_stream_buffer);
+    auto& res = ex_->res;
+    res.source = detail::stream_source::tap(source);
+    res.body.clear();
+    res.file = {};
+    ex_->app_body = true;  // the stream is the answer: error shaping leaves it alone
+    return response_stream(std::move(source));
+}
+
+void context::skip_remaining() noexcept { ex_->skip = true; }
 
 std::uint64_t context::response_length() const noexcept {
-    return ex_.res.file.file ? ex_.res.file.length : ex_.res.body.size();
+    return ex_->res.file.file ? ex_->res.file.length : ex_->res.body.size();
 }
 
 void context::throw_bad_param(const char* kind, std::string_view name, std::string_view text,

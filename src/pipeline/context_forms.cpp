@@ -103,7 +103,7 @@ void for_each_form_value(detail::exchange& ex, std::string_view name, Fn&& fn) {
 
 std::optional<std::string> context::form_param(std::string_view name) const {
     std::optional<std::string> found;
-    for_each_form_value(ex_, name, [&](std::string value) {
+    for_each_form_value(*ex_, name, [&](std::string value) {
         found = std::move(value);
         return false;
     });
@@ -112,7 +112,7 @@ std::optional<std::string> context::form_param(std::string_view name) const {
 
 std::vector<std::string> context::form_params(std::string_view name) const {
     std::vector<std::string> values;
-    for_each_form_value(ex_, name, [&](std::string value) {
+    for_each_form_value(*ex_, name, [&](std::string value) {
         values.push_back(std::move(value));
         return true;
     });
@@ -120,7 +120,7 @@ std::vector<std::string> context::form_params(std::string_view name) const {
 }
 
 std::optional<uploaded_file> context::uploaded_file(std::string_view name) const {
-    for (const auto& p : parts_of(ex_)) {
+    for (const auto& p : parts_of(*ex_)) {
         if (p.is_file && p.name == name) return to_upload(p);
     }
     return std::nullopt;
@@ -128,7 +128,7 @@ std::optional<uploaded_file> context::uploaded_file(std::string_view name) const
 
 std::vector<uploaded_file> context::uploaded_files(std::string_view name) const {
     std::vector<tern::uploaded_file> files;
-    for (const auto& p : parts_of(ex_)) {
+    for (const auto& p : parts_of(*ex_)) {
         if (p.is_file && p.name == name) files.push_back(to_upload(p));
     }
     return files;
@@ -136,7 +136,7 @@ std::vector<uploaded_file> context::uploaded_files(std::string_view name) const 
 
 std::vector<uploaded_file> context::uploaded_files() const {
     std::vector<tern::uploaded_file> files;
-    for (const auto& p : parts_of(ex_)) {
+    for (const auto& p : parts_of(*ex_)) {
         if (p.is_file) files.push_back(to_upload(p));
     }
     return files;
@@ -146,7 +146,7 @@ std::vector<uploaded_file> context::uploaded_files() const {
 
 std::optional<std::string_view> context::cookie(std::string_view name) const {
     std::vector<detail::cookie_pair> pairs;
-    for (const auto& h : ex_.req.headers) {
+    for (const auto& h : ex_->req.headers) {
         if (!detail::iequals(h.name, "cookie")) continue;
         pairs.clear();
         detail::parse_cookie_header(h.value, pairs);
@@ -159,7 +159,7 @@ std::optional<std::string_view> context::cookie(std::string_view name) const {
 
 std::vector<std::pair<std::string_view, std::string_view>> context::cookies() const {
     std::vector<detail::cookie_pair> pairs;
-    for (const auto& h : ex_.req.headers) {
+    for (const auto& h : ex_->req.headers) {
         if (detail::iequals(h.name, "cookie")) detail::parse_cookie_header(h.value, pairs);
     }
     std::vector<std::pair<std::string_view, std::string_view>> out;
@@ -171,7 +171,7 @@ std::vector<std::pair<std::string_view, std::string_view>> context::cookies() co
 context& context::cookie(std::string_view name, std::string_view value,
                          const cookie_options& options) {
     // Several Set-Cookie fields may go out (RFC 6265 3): each is its own field line.
-    ex_.res.fields.emplace_back("Set-Cookie", detail::format_set_cookie(name, value, options));
+    ex_->res.fields.emplace_back("Set-Cookie", detail::format_set_cookie(name, value, options));
     return *this;
 }
 

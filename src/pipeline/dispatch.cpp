@@ -2,6 +2,7 @@
 
 #include "http/status.hpp"
 #include "pipeline/blocking.hpp"
+#include "pipeline/held_exchange.hpp"
 #include "routing/url_decode.hpp"
 #include "web/compression.hpp"
 
@@ -79,6 +80,12 @@ bool run(const pipeline& p, const handler& h, exchange& ex, const char* stage) n
         h(ctx);
         return true;
     } catch (...) {
+        if (ex.held) {
+            // It threw after ctx.defer(): the exception answers, as if defer() had not been
+            // called; the handle's completion is refused.
+            ex.held->take_back(ex);
+            ex.held.reset();
+        }
         ex.app_body = false;
         map_current_exception(p, ex, stage);
         return false;
@@ -162,7 +169,9 @@ void answer(const pipeline& p, exchange& ex, const router::match& found) noexcep
     }
     switch (found.result) {
         case router::outcome::found:
+            ex.in_handler = true;
             run(p, *found.target, ex, "the handler");
+            ex.in_handler = false;
             return;
         case router::outcome::method_not_allowed:
             // RFC 9110 9.3.7: OPTIONS describes the resource; 15.5.6: 405 lists Allow.
@@ -333,6 +342,37 @@ void dispatch(const pipeline& p, exchange& ex) noexcept {
     dispatch_state st;
     begin_steps(p, ex, st);
     dispatch_answer(p, ex, st);
+    if (ex.held) {
+        // ctx.defer(): the rest of the chain runs when the response is completed
+        // (dispatch_complete, on this loop), over the held exchange's own copy.
+        auto held = std::move(ex.held);
+        held->attach(p, st, *ex.port);
+        ex.port->hold(std::move(held));
+        return;
+    }
+    end_steps(p, ex, st);
+}
+
+void dispatch_complete(const pipeline& p, exchange& ex, const dispatch_state& st,
+                       const handler& fill, const std::exception_ptr& error,
+                       bool dropped) noexcept {
+    if (dropped) {
+        fmt::print(stderr, "tern: the deferred response for {} {} was dropped without completing\n",
+                   ex.req.method, ex.req.path);
+        ex.res.clear();
+        ex.app_body = false;
+        set_error(ex.res, 500, reason_phrase(500));
+    } else if (error) {
+        try {
+            std::rethrow_exception(error);
+        } catch (...) {
+            ex.res.clear();
+            ex.app_body = false;
+            map_current_exception(p, ex, "a deferred response");
+        }
+    } else if (fill) {
+        run(p, fill, ex, "a deferred response's completion");
+    }
     end_steps(p, ex, st);
 }
 

@@ -15,6 +15,7 @@
 #include <tern/context.hpp>
 
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -59,6 +60,13 @@ void dispatch_begin(const pipeline& p, exchange& ex, dispatch_state& st) noexcep
 bool runs_blocking(const dispatch_state& st) noexcept;
 void dispatch_answer(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept;
 void dispatch_end(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept;
+
+/// The rest of a held request's chain (ctx.defer()), on the loop, over the held exchange:
+/// `fill` run as the handler would be, or `error` mapped as the handler's exception, or (a
+/// handle dropped without completing) 500; then after filters, error shaping, CORS,
+/// compression, the request logger. Never throws.
+void dispatch_complete(const pipeline& p, exchange& ex, const dispatch_state& st,
+                       const handler& fill, const std::exception_ptr& error, bool dropped) noexcept;
 
 /// Answers a request the network layer refused (`status` 400..599: a limit, a parse error,
 /// a timeout) into `ex.res`: tern's error body, the app's error(status) handler, CORS

@@ -2,13 +2,16 @@
 // What one request/response exchange holds while the handler chain runs: the context's
 // backing store.
 
+#include "http/exchange_port.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 #include "routing/router.hpp"
 
 #include <tern/context.hpp>
 
+#include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +43,8 @@ struct exchange_scratch {
     void reset() noexcept { parts_parsed = false; }
 };
 
+class held_exchange;
+
 /// Per-request state behind `tern::context`.
 struct exchange {
     request& req;
@@ -57,6 +62,16 @@ struct exchange {
     /// `ctx.path_param` reads `scratch.filter_params` (a filter with parameters is running)
     /// rather than the route's.
     bool filter_params = false;
+    /// The transport, for responses that outlive the handler; null where there is none
+    /// (unit tests, a blocking handler's pool thread): `ctx.defer()` is refused there.
+    exchange_port* port = nullptr;
+    /// True while the route's handler runs (the one place `ctx.defer()` is allowed).
+    bool in_handler = false;
+    /// Set by `ctx.defer()`: the rest of the chain runs when the response is completed.
+    std::shared_ptr<held_exchange> held{};
+    std::size_t stream_buffer_size = 64 * 1024;        ///< config::stream_buffer_size
+    std::size_t max_stream_buffer = 1024 * 1024;       ///< config::max_stream_buffer
+    std::chrono::milliseconds sse_keep_alive{15'000};  ///< config::sse_keep_alive
 };
 
 }  // namespace tern::detail

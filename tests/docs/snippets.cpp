@@ -12,6 +12,9 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <functional>
+#include <optional>
+#include <thread>
 
 namespace docs_threading {
 std::string run_slow_query(std::string_view id) { return std::string(id); }
@@ -106,4 +109,68 @@ app.post("/admin/shutdown", [&app](tern::context& ctx) {
 });
 }
 }  // namespace docs_shutdown
+namespace docs_async {
+struct job_queue {
+    void push(std::function<void()> fn) { fn(); }
+};
+job_queue queue;
+struct row { std::string name; };
+void lookup_user_async(std::string_view, std::function<void(std::optional<row>)> done) {
+    done(row{"x"});
+}
+void snippets(tern::app& app) {
+app.get("/users/{id}", [](tern::context& ctx) {
+    auto reply = ctx.defer();  // the handler returns; the connection waits, no thread does
+    lookup_user_async(ctx.path_param("id"), [reply](std::optional<row> user) {
+        // Any thread: the fill runs later on the connection's own thread.
+        reply.complete([user](tern::context& c) {
+            if (!user) throw tern::http_error(404, "no such user");
+            c.text(user->name);
+        });
+    });
+});
+app.get("/report", [](tern::context& ctx) {
+    auto reply = ctx.defer();
+    queue.push([reply] {
+        try {
+            auto text = std::string("expensive result");
+            reply.complete([text](tern::context& c) { c.text(text); });
+        } catch (...) {
+            reply.fail(std::current_exception());  // mapped like a handler's exception
+        }
+    });
+});
+app.get("/poll", [](tern::context& ctx) {
+    auto reply = ctx.defer();
+    reply.on_cancel([] { /* the client left: stop the work */ });
+});
+}
+}  // namespace docs_async
+namespace docs_streaming {
+void snippets(tern::app& app) {
+app.get("/log", [](tern::context& ctx) {
+    ctx.content_type("text/plain; charset=utf-8");
+    auto out = ctx.stream();
+    std::thread([out] {
+        for (int i = 0; i < 10 && !out.closed(); ++i) {
+            out.write("line " + std::to_string(i) + "\n");
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        out.end();
+    }).detach();
+});
+}
+}  // namespace docs_streaming
+namespace docs_sse {
+void snippets(tern::app& app) {
+tern::sse_clients everyone;
+app.sse("/events", [&everyone](tern::context&, tern::sse_client client) {
+    client.send("welcome");
+    everyone.add(client);  // kept: the stream stays open
+});
+// Any thread, any time:
+everyone.broadcast("{\"price\": 42}", "quote");
+app.sse_keep_alive(std::chrono::seconds(15));  // the default
+}
+}  // namespace docs_sse
 // clang-format on

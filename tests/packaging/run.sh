@@ -38,8 +38,9 @@ cmake_build() {
     run cmake --build "$build" --parallel 2
 }
 
-# Fails unless the shared library $1 exports tern's public API (tern::app, tern::context and
-# tern::group members, tern::version, tern::access_log, tern::blocking, and the type information of the
+# Fails unless the shared library $1 exports tern's public API (tern::app, tern::context,
+# tern::group, tern::deferred, tern::response_stream, tern::sse_client and tern::sse_clients
+# members, tern::version, tern::access_log, tern::blocking, and the type information of the
 # public exception classes, which must be one across libraries) and nothing else of tern, asio or llhttp. Entities are told apart
 # by their mangled names: symbols of namespace tern or asio (functions, statics, vtables,
 # typeinfo) versus instantiations of standard-library templates that merely mention tern's
@@ -48,7 +49,7 @@ check_exports() {
     local ours leaked
     ours="$(nm -D --defined-only "$1" | awk '{ print $3 }' |
         grep -E '^_Z(T[VIST]|GV|Z)?NK?(4tern|4asio)|^llhttp' | c++filt)"
-    leaked="$(grep -vE '^tern::(app|context|group)::~?[A-Za-z0-9_]+(\[abi:cxx11\])?\(|^tern::(version|access_log|blocking)\(' \
+    leaked="$(grep -vE '^tern::(app|context|group|deferred|response_stream|sse_client|sse_clients)::~?[A-Za-z0-9_]+(\[abi:cxx11\])?\(|^tern::(version|access_log|blocking)\(' \
         <<<"$ours" | grep -vE '^(typeinfo|typeinfo name|vtable) for tern::[a-z_]+$' || true)"
     if [ -n "$leaked" ]; then
         echo "run.sh: $1 exports internals:" >&2

@@ -416,6 +416,11 @@ bool raw_client::answered_within(std::chrono::milliseconds timeout) {
     return receive_some(clock::now() + timeout) != recv_status::timed_out;
 }
 
+bool raw_client::receive_more(std::chrono::milliseconds timeout) {
+    if (peer_closed_) return false;
+    return receive_some(clock::now() + timeout) == recv_status::data;
+}
+
 bool raw_client::closed_by_peer() { return closed_by_peer(timeout_); }
 
 bool raw_client::closed_by_peer(std::chrono::milliseconds timeout) {

@@ -122,6 +122,11 @@ public:
     /// (the bytes are kept in buffered()). Lets a slow client stop sending once answered.
     bool answered_within(std::chrono::milliseconds timeout);
 
+    /// Waits up to `timeout` for more bytes (kept in buffered(), after what is there);
+    /// false when none came (a timeout, or the peer closed). For endless responses (a
+    /// stream, SSE) that read_response cannot finish.
+    bool receive_more(std::chrono::milliseconds timeout);
+
     /// Bytes received but not yet consumed by a read_* call.
     const std::string& buffered() const noexcept { return buffer_; }
 

@@ -1,0 +1,205 @@
+// A small live dashboard: everything that answers after the handler has returned.
+//
+//   live [port]     (default 8080)
+//
+//   GET /                 the page (public/index.html): it shows /events as they arrive
+//   GET /events           Server-Sent Events: `id: N`, `data: tick N` every 100 ms from 1;
+//                         a reconnect with Last-Event-ID: K resumes at K+1
+//   GET /stream?n=N&size=S  N pieces of S bytes ('a'..'z' repeating), produced only as fast
+//                         as the client reads them
+//   GET /later?ms=M       "later M" after M milliseconds, holding no thread meanwhile
+
+#include <tern/tern.hpp>
+
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// One thread for every timed thing the example does: a queue of functions by due time.
+// A request waiting in it costs an entry, not a thread.
+class timer_thread {
+public:
+    timer_thread() : thread_([this] { run(); }) {}
+    ~timer_thread() { stop(); }
+
+    // Ends the thread; what is still queued is dropped (a deferred reply dropped so
+    // answers 500, if its server still runs).
+    void stop() {
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_one();
+        if (thread_.joinable()) thread_.join();
+        due_.clear();
+    }
+    timer_thread(const timer_thread&) = delete;
+    timer_thread& operator=(const timer_thread&) = delete;
+
+    void at(clock_type::time_point when, std::function<void()> fn) {
+        {
+            std::lock_guard lock(mutex_);
+            due_.emplace(when, std::move(fn));
+        }
+        wake_.notify_one();
+    }
+
+private:
+    void run() {
+        std::unique_lock lock(mutex_);
+        while (!stopping_) {
+            if (due_.empty()) {
+                wake_.wait(lock);
+                continue;
+            }
+            const auto next = due_.begin()->first;
+            if (clock_type::now() < next) {
+                wake_.wait_until(lock, next);
+                continue;
+            }
+            auto fn = std::move(due_.begin()->second);
+            due_.erase(due_.begin());
+            lock.unlock();
+            fn();
+            lock.lock();
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::multimap<clock_type::time_point, std::function<void()>> due_;
+    bool stopping_ = false;
+    std::thread thread_;  // last: starts after the members it uses
+};
+
+// The SSE clients and the tick each one sees next.
+class ticker {
+public:
+    void add(tern::sse_client client) {
+        const auto& last = client.last_event_id();
+        long next = 1;
+        if (!last.empty()) {
+            long k = 0;
+            const auto [end, ec] = std::from_chars(last.data(), last.data() + last.size(), k);
+            if (ec == std::errc{} && end == last.data() + last.size() && k >= 0) next = k + 1;
+        }
+        std::lock_guard lock(mutex_);
+        clients_.push_back({std::move(client), next});
+    }
+
+    // Sends every client its next tick; forgets the ones that left.
+    void tick() {
+        std::lock_guard lock(mutex_);
+        std::erase_if(clients_, [](entry& e) {
+            const auto n = std::to_string(e.next++);
+            e.client.send("tick " + n, {}, n);
+            return e.client.closed();
+        });
+    }
+
+private:
+    struct entry {
+        tern::sse_client client;
+        long next;
+    };
+    std::mutex mutex_;
+    std::vector<entry> clients_;
+};
+
+// Streams `pieces` pieces of `size` bytes, writing only while the stream takes them.
+struct producer : std::enable_shared_from_this<producer> {
+    tern::response_stream out;
+    long pieces;
+    std::size_t size;
+    long done = 0;
+    std::size_t offset = 0;  // bytes sent so far, for the 'a'..'z' pattern
+
+    void pump() {
+        while (done < pieces) {
+            std::string piece(size, '\0');
+            for (auto& c : piece) c = static_cast<char>('a' + offset++ % 26);
+            ++done;
+            if (!out.write(piece)) return;  // on_writable calls pump again
+        }
+        out.end();
+    }
+};
+
+long number_param(tern::context& ctx, std::string_view name, long fallback, long max) {
+    const long value = ctx.query_param<long>(name, fallback);
+    if (value < 0 || value > max) {
+        throw tern::http_error(400, std::string(name) + " must be in 0.." + std::to_string(max));
+    }
+    return value;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::uint16_t port = 8080;
+    if (argc > 1) {
+        const std::string_view arg = argv[1];
+        const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
+        if (ec != std::errc{} || end != arg.data() + arg.size()) {
+            std::fprintf(stderr, "usage: live [port]\n");
+            return 2;
+        }
+    }
+
+    timer_thread timers;
+    ticker events;
+
+    tern::app app;
+    app.static_files(LIVE_PUBLIC_DIR);
+
+    app.sse("/events",
+            [&](tern::context&, tern::sse_client client) { events.add(std::move(client)); });
+
+    app.get("/stream", [](tern::context& ctx) {
+        auto p = std::make_shared<producer>();
+        p->pieces = number_param(ctx, "n", 10, 1'000'000'000);
+        p->size = static_cast<std::size_t>(number_param(ctx, "size", 1024, 1024 * 1024));
+        ctx.content_type("application/octet-stream");
+        p->out = ctx.stream();
+        p->out.on_writable([weak = std::weak_ptr<producer>(p)] {
+            if (auto held = weak.lock()) held->pump();
+        });
+        p->out.on_close([p] {});  // keeps the producer alive as long as the stream
+        p->pump();
+    });
+
+    app.get("/later", [&](tern::context& ctx) {
+        const long ms = number_param(ctx, "ms", 0, 600'000);
+        auto reply = ctx.defer();
+        timers.at(clock_type::now() + std::chrono::milliseconds(ms), [reply, ms] {
+            reply.complete([ms](tern::context& c) { c.text("later " + std::to_string(ms)); });
+        });
+    });
+
+    // The ticks: one thread for every client, not one per client.
+    std::function<void()> next_tick;
+    auto first = clock_type::now();
+    long round = 0;
+    next_tick = [&] {
+        events.tick();
+        timers.at(first + std::chrono::milliseconds(100 * ++round), next_tick);
+    };
+    timers.at(first, next_tick);
+
+    std::printf("live: http://127.0.0.1:%u/\n", static_cast<unsigned>(port));
+    std::fflush(stdout);
+    app.listen(port);
+    timers.stop();  // before the functions it runs (next_tick) go out of scope
+}

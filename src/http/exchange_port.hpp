@@ -1,0 +1,91 @@
+#pragma once
+// How a response that outlives its handler reaches the transport (docs/architecture.md,
+// "Responses that outlive the handler"): the loop door (into an event loop from any thread),
+// the exchange port (one request's way back to its transport), the held link (told when a
+// held request can no longer be answered) and the body source (a streamed body, pulled by
+// the transport). Interfaces only: the transport (src/net) implements the door and the
+// port, the pipeline the link and the source; neither sees the other.
+
+#include "http/response.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace tern::detail {
+
+/// The way into one event loop. Shared by everything that may outlive the loop, so that a
+/// handle kept after the server stopped posts into a closed door instead of freed memory.
+class loop_door {
+public:
+    virtual ~loop_door() = default;
+    /// Any thread: `fn` runs on the loop. False once the loop has ended (`fn` never runs).
+    virtual bool post(std::function<void()> fn) = 0;
+};
+
+/// Told by the transport, on the loop, that a held request will never be answered: the
+/// client left, or the server's drain deadline passed. Called at most once.
+class held_link {
+public:
+    virtual ~held_link() = default;
+    virtual void abandon() noexcept = 0;
+};
+
+/// What `body_source::pull` found.
+enum class pull_status {
+    more,     ///< the stream goes on; when nothing was appended, `wake()` comes with more
+    ended,    ///< everything was appended: the body is complete
+    aborted,  ///< the body cannot be completed: cut the response off (no final chunk)
+};
+
+class exchange_port;
+
+/// A response body produced while it is sent (a stream, Server-Sent Events). Implemented by
+/// the application side; the transport pulls it on the loop when its output has room.
+class body_source {
+public:
+    virtual ~body_source() = default;
+    /// Loop: the head is out; `port` is the transport to wake (through `door`) when bytes
+    /// arrive after a pull found none. Called once, before any pull.
+    virtual void attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchange_port> port) = 0;
+    /// Loop: appends up to `max` bytes of body to `out` (an unframed body: the transport
+    /// frames it).
+    virtual pull_status pull(std::string& out, std::size_t max) = 0;
+    /// Loop: the transport pulls no more: the body ended or was cut off, the client left, a
+    /// deadline passed, or it was a HEAD. Called once.
+    virtual void closed() noexcept = 0;
+    /// How long the stream may be silent before `on_idle` (zero: no idle calls).
+    virtual std::chrono::milliseconds idle_interval() const noexcept { return {}; }
+    /// Loop: the stream has been silent for `idle_interval` (an SSE keep-alive comment).
+    virtual void on_idle() {}
+    /// Any thread: the producer cut the body off (the transport closes the connection
+    /// without waiting for its writes).
+    virtual bool cut_off() const noexcept { return false; }
+    /// Loop: the server stops. True when the source ended itself (it is an endless stream,
+    /// like SSE, whose clients reconnect); false to let it run until the drain deadline.
+    virtual bool end_on_stop() noexcept { return false; }
+};
+
+/// One request's way back to its transport, given to the application with the request
+/// (the HTTP/1 connection now; an HTTP/2 stream later). Loop thread only.
+class exchange_port {
+public:
+    /// The door of the loop this request lives on.
+    virtual std::shared_ptr<loop_door> door() = 0;
+    /// During the handler chain: the response is completed later (`finish`). Until then the
+    /// transport answers nothing more on this connection, and `link` is told if the request
+    /// can no longer be answered.
+    virtual void hold(std::shared_ptr<held_link> link) = 0;
+    /// The held request's response is complete: the transport sends it (a response with a
+    /// `source` is streamed) and goes on with the next request.
+    virtual void finish(response&& res) = 0;
+    /// The streamed body's source has bytes (or ended) after a pull found none.
+    virtual void wake() = 0;
+
+protected:
+    ~exchange_port() = default;
+};
+
+}  // namespace tern::detail

@@ -1,0 +1,45 @@
+#include "net/door.hpp"
+
+#include <unistd.h>
+
+#include <utility>
+
+namespace tern::detail {
+
+bool worker_door::post(std::function<void()> fn) {
+    std::function<void()> refused;  // destroyed after the lock is released
+    {
+        std::lock_guard lock(mutex_);
+        if (!open_) {
+            refused = std::move(fn);
+            return false;
+        }
+        const bool was_empty = inbox_.empty();
+        inbox_.push_back(std::move(fn));
+        // The byte is written under the lock: the worker closes the pipe only after shut(),
+        // which takes the lock. A full pipe (EAGAIN) already holds a byte that wakes the loop;
+        // a non-empty inbox has one on its way.
+        if (was_empty) {
+            const char byte = 1;
+            [[maybe_unused]] const auto ignored = ::write(wake_fd_, &byte, 1);
+        }
+    }
+    return true;
+}
+
+std::vector<std::function<void()>> worker_door::take() {
+    std::vector<std::function<void()>> work;
+    std::lock_guard lock(mutex_);
+    work.swap(inbox_);
+    return work;
+}
+
+std::vector<std::function<void()>> worker_door::shut() {
+    std::vector<std::function<void()>> left;
+    std::lock_guard lock(mutex_);
+    open_ = false;
+    left.swap(inbox_);
+    return left;
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,127 @@
+#include "pipeline/held_exchange.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <utility>
+
+namespace tern::detail {
+
+namespace {
+
+void run_cancel_callback(const std::function<void()>& fn) noexcept {
+    if (!fn) return;
+    try {
+        fn();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tern: a deferred response's on_cancel callback threw: %s\n",
+                     e.what());
+    } catch (...) {
+        std::fprintf(stderr, "tern: a deferred response's on_cancel callback threw\n");
+    }
+}
+
+}  // namespace
+
+held_exchange::held_exchange(exchange& from)
+    : res_(std::move(from.res)),
+      scratch_(from.scratch),
+      remote_ip_(from.remote_ip),
+      ex_{req_, res_, remote_ip_, scratch_, from.max_upload_file_size},
+      ctx_(ex_),
+      door_(from.port->door()) {
+    from.res.clear();
+    copy_request(from.req, req_);
+    for (auto& p : scratch_.params) p.value = rebase(p.value, from.req, req_);
+    scratch_.filter_params.clear();
+    scratch_.parts_parsed = false;  // the parts view the old body: parsed again if asked
+    ex_.max_json_size = from.max_json_size;
+    ex_.max_json_depth = from.max_json_depth;
+    ex_.app_body = from.app_body;
+    ex_.stream_buffer_size = from.stream_buffer_size;
+    ex_.max_stream_buffer = from.max_stream_buffer;
+    ex_.sse_keep_alive = from.sse_keep_alive;
+    // ex_.port stays null: a completion cannot defer again.
+}
+
+void held_exchange::attach(const pipeline& p, const dispatch_state& st,
+                           exchange_port& port) noexcept {
+    pipeline_ = &p;
+    st_ = st;
+    port_ = &port;
+}
+
+void held_exchange::take_back(exchange& into) noexcept {
+    taken_back_ = true;
+    into.res = std::move(res_);
+    std::function<void()> fn;
+    {
+        std::lock_guard lock(mutex_);
+        stage_ = stage::done;
+        fn = std::move(on_cancel_);
+        on_cancel_ = nullptr;
+    }
+}
+
+bool held_exchange::begin_completion(handler fill, std::exception_ptr error, bool dropped) {
+    {
+        std::lock_guard lock(mutex_);
+        if (stage_ != stage::pending || cancelled()) return false;
+        stage_ = stage::completing;
+    }
+    return door_->post([self = shared_from_this(), fill = std::move(fill), error = std::move(error),
+                        dropped] { self->finish_on_loop(fill, error, dropped); });
+}
+
+bool held_exchange::complete(handler fill, std::exception_ptr error) {
+    return begin_completion(std::move(fill), std::move(error), false);
+}
+
+void held_exchange::drop() noexcept {
+    try {
+        begin_completion({}, {}, true);
+    } catch (...) {
+        // Out of memory while posting: the client's departure or the drain deadline still
+        // ends the connection (never a connection held forever by the server).
+    }
+}
+
+void held_exchange::on_cancel(std::function<void()> fn) {
+    {
+        std::lock_guard lock(mutex_);
+        if (stage_ == stage::done) return;
+        if (!cancelled()) {
+            std::swap(on_cancel_, fn);  // the one replaced is destroyed outside the lock
+            return;
+        }
+    }
+    run_cancel_callback(fn);
+}
+
+void held_exchange::abandon() noexcept {
+    port_ = nullptr;
+    abandoned_.store(true, std::memory_order_release);
+    std::function<void()> fn;
+    {
+        std::lock_guard lock(mutex_);
+        fn = std::move(on_cancel_);
+        on_cancel_ = nullptr;
+    }
+    run_cancel_callback(fn);
+}
+
+void held_exchange::finish_on_loop(const handler& fill, const std::exception_ptr& error,
+                                   bool dropped) noexcept {
+    std::function<void()> cancel_fn;  // let go of outside the lock: it may hold a handle
+    {
+        std::lock_guard lock(mutex_);
+        stage_ = stage::done;
+        cancel_fn = std::move(on_cancel_);
+        on_cancel_ = nullptr;
+    }
+    // The handler threw after defer(), or the client left: nothing to send.
+    if (taken_back_ || port_ == nullptr || pipeline_ == nullptr) return;
+    dispatch_complete(*pipeline_, ex_, st_, fill, error, dropped);
+    std::exchange(port_, nullptr)->finish(std::move(res_));
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,228 @@
+#include "pipeline/stream_source.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <utility>
+
+namespace tern::detail {
+
+namespace {
+
+// User callbacks run on the loop: one that throws is logged, not allowed into the loop.
+void run_callback(const std::function<void()>& fn, const char* what) noexcept {
+    if (!fn) return;
+    try {
+        fn();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tern: a stream's %s callback threw: %s\n", what, e.what());
+    } catch (...) {
+        std::fprintf(stderr, "tern: a stream's %s callback threw a non-std exception\n", what);
+    }
+}
+
+class stream_tap final : public body_source {
+public:
+    explicit stream_tap(std::shared_ptr<stream_source> s) noexcept : source_(std::move(s)) {}
+    ~stream_tap() override {
+        if (!closed_) source_->closed();
+    }
+    stream_tap(const stream_tap&) = delete;
+    stream_tap& operator=(const stream_tap&) = delete;
+
+    void attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchange_port> port) override {
+        source_->attach(std::move(door), std::move(port));
+    }
+    pull_status pull(std::string& out, std::size_t max) override { return source_->pull(out, max); }
+    void closed() noexcept override {
+        if (closed_) return;
+        closed_ = true;
+        source_->closed();
+    }
+    std::chrono::milliseconds idle_interval() const noexcept override {
+        return source_->idle_interval();
+    }
+    void on_idle() override { source_->on_idle(); }
+    bool end_on_stop() noexcept override { return source_->end_on_stop(); }
+    bool cut_off() const noexcept override { return source_->cut_off(); }
+
+private:
+    std::shared_ptr<stream_source> source_;
+    bool closed_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<body_source> stream_source::tap(std::shared_ptr<stream_source> source) {
+    return std::make_shared<stream_tap>(std::move(source));
+}
+
+bool stream_source::cut_locked() noexcept {
+    aborted_ = true;
+    cut_off_.store(true, std::memory_order_release);
+    pending_.clear();
+    pending_at_ = 0;
+    return need_wake();
+}
+
+bool stream_source::need_wake() noexcept {
+    if (!attached_ || wake_posted_) return false;
+    wake_posted_ = true;
+    return true;
+}
+
+void stream_source::post_wake() {
+    // The port is locked on the loop: the connection may be gone by then.
+    door_->post([port = port_] {
+        if (auto p = port.lock()) p->wake();
+    });
+}
+
+bool stream_source::write(std::string_view bytes) {
+    bool wake = false;
+    bool below_mark = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (closed_.load(std::memory_order_relaxed) || ended_ || aborted_) return false;
+        const std::size_t queued = pending_.size() - pending_at_;
+        if (queued + bytes.size() > limit_) {
+            // The producer ignored the backpressure: cut the stream off rather than grow.
+            wake = cut_locked();
+        } else {
+            if (pending_at_ > 0 && pending_at_ >= pending_.size() / 2) {
+                pending_.erase(0, pending_at_);
+                pending_at_ = 0;
+            }
+            pending_.append(bytes);
+            below_mark = queued + bytes.size() < mark_;
+            if (!below_mark) blocked_ = true;
+            wake = need_wake();
+        }
+    }
+    if (wake) post_wake();
+    return below_mark;
+}
+
+void stream_source::end() {
+    bool wake = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (ended_ || aborted_) return;
+        ended_ = true;
+        wake = need_wake();
+    }
+    if (wake) post_wake();
+}
+
+void stream_source::abort() {
+    bool wake = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (ended_ || aborted_) return;
+        wake = cut_locked();
+    }
+    if (wake) post_wake();
+}
+
+void stream_source::handles_gone() {
+    bool endless = false;
+    {
+        std::lock_guard lock(mutex_);
+        endless = event_stream_;
+    }
+    if (endless) {
+        end();
+    } else {
+        abort();
+    }
+}
+
+void stream_source::on_writable(std::function<void()> fn) {
+    std::lock_guard lock(mutex_);
+    if (closed_.load(std::memory_order_relaxed)) return;
+    on_writable_ = std::move(fn);
+}
+
+void stream_source::on_close(std::function<void()> fn) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!closed_.load(std::memory_order_relaxed)) {
+            on_close_ = std::move(fn);
+            return;
+        }
+    }
+    run_callback(fn, "on_close");  // over already: now, on this thread
+}
+
+void stream_source::make_event_stream(std::chrono::milliseconds idle, std::string ping) {
+    std::lock_guard lock(mutex_);
+    event_stream_ = true;
+    idle_ = idle;
+    ping_ = std::move(ping);
+}
+
+void stream_source::attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchange_port> port) {
+    std::lock_guard lock(mutex_);
+    door_ = std::move(door);
+    port_ = std::move(port);
+    attached_ = true;
+    // What was written before the head went out is pulled after it: no wake-up needed.
+}
+
+pull_status stream_source::pull(std::string& out, std::size_t max) {
+    std::function<void()> writable;
+    pull_status status = pull_status::more;
+    {
+        std::lock_guard lock(mutex_);
+        wake_posted_ = false;
+        if (aborted_) return pull_status::aborted;
+        const std::size_t n = std::min(max, pending_.size() - pending_at_);
+        out.append(pending_, pending_at_, n);
+        pending_at_ += n;
+        const std::size_t left = pending_.size() - pending_at_;
+        if (left == 0) {
+            pending_.clear();
+            pending_at_ = 0;
+            if (ended_) status = pull_status::ended;
+        }
+        if (blocked_ && left < mark_) {
+            blocked_ = false;
+            writable = on_writable_;
+        }
+    }
+    run_callback(writable, "on_writable");
+    return status;
+}
+
+void stream_source::closed() noexcept {
+    std::function<void()> fn;
+    {
+        std::lock_guard lock(mutex_);
+        if (closed_.load(std::memory_order_relaxed)) return;
+        closed_.store(true, std::memory_order_release);
+        fn = std::move(on_close_);
+        on_close_ = nullptr;
+        // The callbacks may hold handles of this stream: let go of them (and of the bytes).
+        on_writable_ = nullptr;
+        std::string().swap(pending_);
+        pending_at_ = 0;
+    }
+    run_callback(fn, "on_close");
+}
+
+void stream_source::on_idle() {
+    std::lock_guard lock(mutex_);
+    if (ended_ || aborted_ || ping_.empty() || pending_.size() > pending_at_) return;
+    pending_.append(ping_);
+}
+
+bool stream_source::end_on_stop() noexcept {
+    std::lock_guard lock(mutex_);
+    if (!event_stream_) return false;
+    ended_ = true;
+    return true;
+}
+
+}  // namespace tern::detail
