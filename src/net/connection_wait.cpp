@@ -99,6 +99,9 @@ bool connection::watch_applies() const noexcept {
 }
 
 void connection::hold(std::shared_ptr<held_link> link) {
+    // The link knows this connection by a plain pointer, valid until abandon(): close()
+    // calls it before the connection can go. (What keeps the connection alive meanwhile is
+    // its one timer, which stays armed until close(), as in every phase.)
     held_ = std::move(link);
     deferred_ = true;  // consume_input waits (wait_for_resume) once earlier responses are out
 }

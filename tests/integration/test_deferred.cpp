@@ -153,6 +153,28 @@ TEST_CASE("requests pipelined behind a held one wait and are answered in order",
     CHECK(c.read_response().body == "next");
 }
 
+TEST_CASE("a request sent while an earlier one is held waits for it", "[wire][deferred]") {
+    parked handles;
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/held", [&](tern::context& ctx) { handles.put(ctx.defer()); });
+            app.get("/next", [](tern::context& ctx) { ctx.text("next"); });
+        },
+        one_thread());
+    raw_client c = server.client();
+    c.send(get_request("/held"));
+    auto held = handles.take(1);
+    // Sent later, not in the same read: the connection sees it arrive while it waits.
+    std::this_thread::sleep_for(50ms);
+    c.send(get_request("/next"));
+    CHECK_FALSE(c.answered_within(200ms));
+    std::this_thread::sleep_for(50ms);
+    CHECK(held[0].complete([](tern::context& ctx) { ctx.text("first"); }));
+    CHECK(c.read_response().body == "first");
+    CHECK(c.read_response().body == "next");
+    check_still_serving(server.port());
+}
+
 TEST_CASE("a handle completed after its client left is refused and told of the cancel",
           "[wire][deferred]") {
     parked handles;

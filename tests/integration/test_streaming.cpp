@@ -171,6 +171,31 @@ TEST_CASE("a streamed body replaced by a result is not sent, and its producer is
     CHECK(eventually([&] { return closed_seen.load(); }));
 }
 
+TEST_CASE("a request sent while a stream is silent waits for the stream's end",
+          "[wire][stream]") {
+    parked_streams streams;
+    test_server server([&](tern::app& app) {
+        app.get("/slow", [&](tern::context& ctx) {
+            auto out = ctx.stream();
+            out.write("first part;");
+            streams.put(out);
+        });
+    });
+    raw_client c = server.client();
+    c.send(get_request("/slow"));
+    auto out = streams.take();
+    CHECK(c.answered_within(2s));
+    std::this_thread::sleep_for(50ms);
+    c.send(get_request("/__alive"));  // arrives while the producer is silent
+    std::this_thread::sleep_for(100ms);
+    out.write("second part");
+    out.end();
+    const auto r = c.read_response();
+    CHECK(r.body == "first part;second part");
+    CHECK(c.read_response().body == "alive");
+    check_still_serving(server.port());
+}
+
 TEST_CASE("a client that leaves ends the stream and the producer is told", "[wire][stream]") {
     parked_streams streams;
     std::atomic<bool> closed_seen{false};
