@@ -9,6 +9,7 @@
 #include <tern/http_error.hpp>
 #include <tern/sse.hpp>
 #include <tern/stats.hpp>
+#include <tern/task.hpp>
 
 #include <cstdint>
 #include <exception>
@@ -24,6 +25,27 @@
 namespace tern {
 
 class group;
+
+/// What a route accepts: a plain handler (`void(context&)`), or a coroutine handler
+/// (`task(context&)`, docs/async.md), which tern starts after `ctx.defer()`.
+class route_handler {
+public:
+    /// A plain handler (a lambda, a function, a `tern::handler`, `tern::blocking(...)`).
+    template <class F>
+    requires(!detail::coroutine_handler<F> && std::is_constructible_v<handler, F>)
+        route_handler(F f)
+        : fn_(std::move(f)) {}  // NOLINT(google-explicit-constructor)
+    /// A coroutine handler.
+    template <detail::coroutine_handler F>
+    route_handler(F f)  // NOLINT(google-explicit-constructor)
+        : fn_(detail::coroutine_route(std::function<task(context&)>(std::move(f)))) {}
+
+    /// The handler to store.
+    handler take() && { return std::move(fn_); }
+
+private:
+    handler fn_;
+};
 
 /// Marks a route handler as blocking: it runs on the app's blocking pool
 /// (`app::blocking_threads`), not on the event loop, so a slow database call or a sleep in
@@ -56,25 +78,25 @@ public:
     // ---- routes ----------------------------------------------------------------------
 
     /// Adds a handler for GET (and so HEAD) requests matching `pattern`.
-    app& get(std::string_view pattern, handler h);
+    app& get(std::string_view pattern, route_handler h);
     /// Adds a handler for POST requests matching `pattern`.
-    app& post(std::string_view pattern, handler h);
+    app& post(std::string_view pattern, route_handler h);
     /// Adds a handler for PUT requests matching `pattern`.
-    app& put(std::string_view pattern, handler h);
+    app& put(std::string_view pattern, route_handler h);
     /// Adds a handler for PATCH requests matching `pattern`.
-    app& patch(std::string_view pattern, handler h);
+    app& patch(std::string_view pattern, route_handler h);
     /// Adds a handler for DELETE requests matching `pattern`.
-    app& del(std::string_view pattern, handler h);
+    app& del(std::string_view pattern, route_handler h);
     /// Adds a handler for HEAD requests, overriding the automatic HEAD from GET.
-    app& head(std::string_view pattern, handler h);
+    app& head(std::string_view pattern, route_handler h);
     /// Adds a handler for OPTIONS requests, overriding the automatic 204 + Allow.
-    app& options(std::string_view pattern, handler h);
+    app& options(std::string_view pattern, route_handler h);
     /// Serves Server-Sent Events at `pattern` (GET): `h` is called once per connecting client
     /// with the request's context and the client's handle (docs/sse.md).
     app& sse(std::string_view pattern, sse_handler h);
     /// Adds a handler for `method` (an RFC 9110 token, e.g. "PROPFIND"), case-sensitive.
     /// Throws std::invalid_argument for an empty or malformed method.
-    app& add(std::string_view method, std::string_view pattern, handler h);
+    app& add(std::string_view method, std::string_view pattern, route_handler route);
     /// Registers routes and filters under `prefix` (e.g. "/api"): `fn` receives a
     /// tern::group whose patterns are relative to the prefix (see docs/routing.md).
     app& group(std::string_view prefix, const std::function<void(tern::group&)>& fn);
@@ -94,6 +116,18 @@ public:
     app& after(handler h);
     /// Runs `h` after the handler of requests whose path matches `pattern`.
     app& after(std::string_view pattern, handler h);
+    /// Filters and error handlers are not coroutines: only route handlers may suspend.
+    template <detail::coroutine_handler F>
+    app& before(F) = delete;
+    /// Not a coroutine (see `before`).
+    template <detail::coroutine_handler F>
+    app& before(std::string_view, F) = delete;
+    /// Not a coroutine (see `before`).
+    template <detail::coroutine_handler F>
+    app& after(F) = delete;
+    /// Not a coroutine (see `before`).
+    template <detail::coroutine_handler F>
+    app& after(std::string_view, F) = delete;
     /// Maps exceptions of type E (and types derived from it) escaping a filter or handler:
     /// `fn(E&, context&)` sets the response. When several mappers match, the one for the
     /// most derived type wins. http_error and its subclasses are answered by tern unless a
@@ -110,6 +144,9 @@ public:
     /// handler set without a body. `ctx.result()` holds tern's message. Responses whose body
     /// the application set are left alone. Throws std::invalid_argument outside 400..599.
     app& error(int status, handler h);
+    /// Not a coroutine (see `before`).
+    template <detail::coroutine_handler F>
+    app& error(int, F) = delete;
     /// Calls `fn` once per request when its response is final (see tern::access_log for a
     /// ready one). Off by default, and free when off.
     app& request_logger(log_handler fn);
@@ -206,21 +243,21 @@ public:
     group(app& owner, std::string prefix) : app_(owner), prefix_(std::move(prefix)) {}
 
     /// Adds a GET (and so HEAD) handler under the prefix.
-    group& get(std::string_view pattern, handler h);
+    group& get(std::string_view pattern, route_handler h);
     /// Adds a POST handler under the prefix.
-    group& post(std::string_view pattern, handler h);
+    group& post(std::string_view pattern, route_handler h);
     /// Adds a PUT handler under the prefix.
-    group& put(std::string_view pattern, handler h);
+    group& put(std::string_view pattern, route_handler h);
     /// Adds a PATCH handler under the prefix.
-    group& patch(std::string_view pattern, handler h);
+    group& patch(std::string_view pattern, route_handler h);
     /// Adds a DELETE handler under the prefix.
-    group& del(std::string_view pattern, handler h);
+    group& del(std::string_view pattern, route_handler h);
     /// Adds a HEAD handler under the prefix.
-    group& head(std::string_view pattern, handler h);
+    group& head(std::string_view pattern, route_handler h);
     /// Adds an OPTIONS handler under the prefix.
-    group& options(std::string_view pattern, handler h);
+    group& options(std::string_view pattern, route_handler h);
     /// Adds a handler for `method` under the prefix.
-    group& add(std::string_view method, std::string_view pattern, handler h);
+    group& add(std::string_view method, std::string_view pattern, route_handler h);
     /// A nested group (a member named `group` would clash with the class name): its prefix
     /// is this group's prefix followed by `prefix`.
     group& subgroup(std::string_view prefix, const std::function<void(tern::group&)>& fn);

@@ -11,4 +11,5 @@
 #include <tern/sse.hpp>
 #include <tern/stats.hpp>
 #include <tern/stream.hpp>
+#include <tern/task.hpp>
 #include <tern/version.hpp>

@@ -228,23 +228,24 @@ app::~app() {
 
 // ---- routes ------------------------------------------------------------------------------
 
-app& app::get(std::string_view pattern, handler h) { return add("GET", pattern, std::move(h)); }
-app& app::post(std::string_view pattern, handler h) { return add("POST", pattern, std::move(h)); }
-app& app::put(std::string_view pattern, handler h) { return add("PUT", pattern, std::move(h)); }
-app& app::patch(std::string_view pattern, handler h) { return add("PATCH", pattern, std::move(h)); }
-app& app::del(std::string_view pattern, handler h) { return add("DELETE", pattern, std::move(h)); }
-app& app::head(std::string_view pattern, handler h) { return add("HEAD", pattern, std::move(h)); }
-app& app::options(std::string_view pattern, handler h) {
+app& app::get(std::string_view pattern, route_handler h) { return add("GET", pattern, std::move(h)); }
+app& app::post(std::string_view pattern, route_handler h) { return add("POST", pattern, std::move(h)); }
+app& app::put(std::string_view pattern, route_handler h) { return add("PUT", pattern, std::move(h)); }
+app& app::patch(std::string_view pattern, route_handler h) { return add("PATCH", pattern, std::move(h)); }
+app& app::del(std::string_view pattern, route_handler h) { return add("DELETE", pattern, std::move(h)); }
+app& app::head(std::string_view pattern, route_handler h) { return add("HEAD", pattern, std::move(h)); }
+app& app::options(std::string_view pattern, route_handler h) {
     return add("OPTIONS", pattern, std::move(h));
 }
 
 app& app::sse(std::string_view pattern, sse_handler h) {
     if (!h) throw std::invalid_argument("tern: empty SSE handler for " + std::string(pattern));
-    return add("GET", pattern, detail::sse_route(std::move(h)));
+    return add("GET", pattern, route_handler(detail::sse_route(std::move(h))));
 }
 
-app& app::add(std::string_view method, std::string_view pattern, handler h) {
+app& app::add(std::string_view method, std::string_view pattern, route_handler route) {
     impl_->require_not_started("routes");
+    handler h = std::move(route).take();
     if (!h) throw std::invalid_argument("tern: empty handler for " + std::string(pattern));
     if (!detail::is_known_method(method)) {
         throw std::invalid_argument("tern: method '" + std::string(method) +
@@ -495,25 +496,25 @@ std::string group::full(std::string_view pattern) const {
     return prefix_ + std::string(pattern);
 }
 
-group& group::get(std::string_view pattern, handler h) { return add("GET", pattern, std::move(h)); }
-group& group::post(std::string_view pattern, handler h) {
+group& group::get(std::string_view pattern, route_handler h) { return add("GET", pattern, std::move(h)); }
+group& group::post(std::string_view pattern, route_handler h) {
     return add("POST", pattern, std::move(h));
 }
-group& group::put(std::string_view pattern, handler h) { return add("PUT", pattern, std::move(h)); }
-group& group::patch(std::string_view pattern, handler h) {
+group& group::put(std::string_view pattern, route_handler h) { return add("PUT", pattern, std::move(h)); }
+group& group::patch(std::string_view pattern, route_handler h) {
     return add("PATCH", pattern, std::move(h));
 }
-group& group::del(std::string_view pattern, handler h) {
+group& group::del(std::string_view pattern, route_handler h) {
     return add("DELETE", pattern, std::move(h));
 }
-group& group::head(std::string_view pattern, handler h) {
+group& group::head(std::string_view pattern, route_handler h) {
     return add("HEAD", pattern, std::move(h));
 }
-group& group::options(std::string_view pattern, handler h) {
+group& group::options(std::string_view pattern, route_handler h) {
     return add("OPTIONS", pattern, std::move(h));
 }
 
-group& group::add(std::string_view method, std::string_view pattern, handler h) {
+group& group::add(std::string_view method, std::string_view pattern, route_handler h) {
     app_.add(method, full(pattern), std::move(h));
     return *this;
 }

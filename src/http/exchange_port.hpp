@@ -23,6 +23,9 @@ public:
     virtual ~loop_door() = default;
     /// Any thread: `fn` runs on the loop. False once the loop has ended (`fn` never runs).
     virtual bool post(std::function<void()> fn) = 0;
+    /// Loop thread only: `fn(true)` runs on the loop after `delay`; `fn(false)` instead when
+    /// the timer is cancelled because the loop is ending (at once when it has ended).
+    virtual void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) = 0;
 };
 
 /// Told by the transport, on the loop, that a held request will never be answered: the

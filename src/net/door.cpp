@@ -27,6 +27,14 @@ bool worker_door::post(std::function<void()> fn) {
     return true;
 }
 
+void worker_door::after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) {
+    if (timers_ == nullptr) {
+        fn(false);  // the loop has ended
+        return;
+    }
+    timers_->after(delay, std::move(fn));
+}
+
 std::vector<std::function<void()>> worker_door::take() {
     std::vector<std::function<void()>> work;
     std::lock_guard lock(mutex_);
@@ -38,6 +46,7 @@ std::vector<std::function<void()>> worker_door::shut() {
     std::vector<std::function<void()>> left;
     std::lock_guard lock(mutex_);
     open_ = false;
+    timers_ = nullptr;
     left.swap(inbox_);
     return left;
 }

@@ -5,11 +5,21 @@
 
 #include "http/exchange_port.hpp"
 
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <vector>
 
 namespace tern::detail {
+
+/// The timers a door's `after` arms: the worker's (its io_context), used on its thread.
+class timer_service {
+public:
+    virtual void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) = 0;
+
+protected:
+    ~timer_service() = default;
+};
 
 class worker_door final : public loop_door {
 public:
@@ -18,6 +28,9 @@ public:
     explicit worker_door(int wake_fd) noexcept : wake_fd_(wake_fd) {}
 
     bool post(std::function<void()> fn) override;
+    void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) override;
+    /// Loop thread: the timers `after` uses (the worker sets it; shut() forgets it).
+    void set_timers(timer_service* timers) noexcept { timers_ = timers; }
     /// Loop thread: the functions posted so far, in order.
     std::vector<std::function<void()>> take();
     /// Loop thread, when the loop has ended: refuses every later post and returns what was
@@ -29,6 +42,7 @@ private:
     std::vector<std::function<void()>> inbox_;
     int wake_fd_;
     bool open_ = true;
+    timer_service* timers_ = nullptr;  // loop thread only
 };
 
 }  // namespace tern::detail

@@ -36,6 +36,7 @@ worker::worker(shared_state& shared) : shared_(shared) {
     read_end.release();
     wake_write_ = write_end.release();
     door_ = std::make_shared<worker_door>(wake_write_);
+    door_->set_timers(this);
 }
 
 worker::~worker() {
@@ -152,9 +153,31 @@ void worker::check_drained() noexcept {
     report_drained();
 }
 
+void worker::after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) {
+    timers_.emplace_back(io_context_);
+    const auto at = std::prev(timers_.end());
+    at->expires_after(delay);
+    at->async_wait([this, at, fn = std::move(fn)](std::error_code ec) {
+        timers_.erase(at);
+        fn(!ec);
+    });
+}
+
+void worker::cancel_timers() noexcept {
+    for (auto& t : timers_) {
+        try {
+            t.cancel();
+        } catch (...) {
+            // cancel() fails only when the OS refuses; the timer then fires when due.
+        }
+    }
+}
+
 void worker::report_drained() noexcept {
     if (reported_drained_) return;
     reported_drained_ = true;
+    // A stop: what sleeps on this loop's timers (a coroutine handler) is not waited for.
+    cancel_timers();
     {
         std::lock_guard lock(shared_.drain_mutex);
         ++shared_.drained_workers;

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -44,7 +45,7 @@ struct shared_state {
 };
 
 /// An event loop with its acceptor and connections.
-class worker {
+class worker final : private timer_service {
 public:
     explicit worker(shared_state& shared);
     ~worker();
@@ -87,6 +88,8 @@ public:
     void add_stats(server_stats& into) const noexcept;
 
 private:
+    void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) override;
+    void cancel_timers() noexcept;
     void accept();
     void wait_for_messages();
     void on_messages();
@@ -116,6 +119,8 @@ private:
     std::shared_ptr<worker_door> door_;
     std::size_t expected_posts_ = 0;  // deferred requests not completed yet
     asio::ip::tcp::acceptor acceptor_{io_context_};
+    // Timers armed through the door (coroutine sleeps), cancelled when the drain ends.
+    std::list<asio::steady_timer> timers_;
     asio::steady_timer drain_timer_{io_context_};
     asio::steady_timer accept_retry_{io_context_};
     bool draining_ = false;

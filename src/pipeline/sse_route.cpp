@@ -1,6 +1,6 @@
 #include "pipeline/sse_route.hpp"
 
-#include "pipeline/exchange.hpp"
+#include "pipeline/context_access.hpp"
 #include "pipeline/stream_source.hpp"
 
 #include <tern/context.hpp>
@@ -10,10 +10,6 @@
 #include <utility>
 
 namespace tern::detail {
-
-struct context_access {
-    static exchange& of(context& ctx) noexcept { return *ctx.ex_; }
-};
 
 handler sse_route(sse_handler h) {
     return [h = std::move(h)](context& ctx) {

@@ -1,0 +1,234 @@
+#pragma once
+/// @file task.hpp
+/// Coroutine handlers: a route handler may be a C++20 coroutine returning `tern::task`, and
+/// `co_await` a timer (`tern::sleep_for`), a callback-style operation
+/// (`tern::callback_result`) or work on another thread. It runs on its connection's event
+/// loop between suspensions and holds no thread while suspended (docs/async.md).
+///
+///     app.get("/later", [](tern::context& ctx) -> tern::task {
+///         co_await tern::sleep_for(std::chrono::milliseconds(100));
+///         ctx.text("later");
+///     });
+
+#include <tern/deferred.hpp>
+#include <tern/export.hpp>
+
+#include <chrono>
+#include <concepts>
+#include <coroutine>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+namespace tern {
+
+class context;
+
+namespace detail {
+/// The event loop a coroutine handler runs on (defined in libtern).
+class coroutine_loop;
+/// Runs `h` on `loop`'s thread (from any thread); destroys it instead when the loop has
+/// ended (its server stopped), so its frame is never leaked nor resumed elsewhere.
+TERN_API void resume_on_loop(const std::shared_ptr<coroutine_loop>& loop,
+                             std::coroutine_handle<> h);
+/// On `loop`'s thread: resumes `h` there after `delay` (destroys it if the loop ends first).
+TERN_API void resume_after(const std::shared_ptr<coroutine_loop>& loop,
+                           std::chrono::nanoseconds delay, std::coroutine_handle<> h);
+struct coroutine_start;
+}  // namespace detail
+
+/// The return type of a coroutine route handler. tern starts it, on the connection's event
+/// loop, after `ctx.defer()`: when the coroutine returns, the response is complete (the
+/// rest of the chain runs and it is sent); an exception escaping it is mapped like a
+/// handler's. The `context&` it receives stays valid until it returns.
+class task {
+public:
+    /// The coroutine's promise (for the compiler and tern's awaitables).
+    struct promise_type {
+        deferred reply;                                ///< completed when the coroutine ends
+        std::shared_ptr<detail::coroutine_loop> loop;  ///< where it runs
+        std::exception_ptr error;                      ///< what escaped it, if anything
+
+        /// The task object handed to tern.
+        task get_return_object() noexcept {
+            return task(std::coroutine_handle<promise_type>::from_promise(*this));
+        }
+        /// tern starts the coroutine once it holds the request.
+        std::suspend_always initial_suspend() noexcept { return {}; }
+        /// Completes the response (or fails it), then lets the frame go.
+        struct final_awaiter {
+            /// Always suspends, to complete and destroy the frame.
+            bool await_ready() const noexcept { return false; }
+            /// Completes or fails the response, then destroys the frame.
+            void await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+                auto& p = h.promise();
+                try {
+                    if (p.error) {
+                        p.reply.fail(p.error);
+                    } else {
+                        p.reply.complete();
+                    }
+                } catch (...) {
+                    // Out of memory while posting: the handle dropped with the frame
+                    // answers 500 if it still can.
+                }
+                h.destroy();
+            }
+            /// Never resumed.
+            void await_resume() const noexcept {}
+        };
+        /// See final_awaiter.
+        final_awaiter final_suspend() noexcept { return {}; }
+        /// The coroutine ended normally.
+        void return_void() noexcept {}
+        /// Kept, to be mapped like a handler's exception.
+        void unhandled_exception() noexcept { error = std::current_exception(); }
+    };
+
+    task(task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+    task& operator=(task&& other) noexcept {
+        if (this != &other) {
+            if (handle_) handle_.destroy();
+            handle_ = std::exchange(other.handle_, {});
+        }
+        return *this;
+    }
+    /// A task never started (not given to tern) is destroyed without running.
+    ~task() {
+        if (handle_) handle_.destroy();
+    }
+    task(const task&) = delete;
+    task& operator=(const task&) = delete;
+
+private:
+    friend struct detail::coroutine_start;
+    explicit task(std::coroutine_handle<promise_type> h) noexcept : handle_(h) {}
+    std::coroutine_handle<promise_type> handle_;
+};
+
+/// `co_await tern::sleep_for(d)`: resumes the coroutine on its event loop after `d`,
+/// holding no thread meanwhile.
+struct sleep_for {
+    /// The wait.
+    std::chrono::nanoseconds delay;
+    /// Sleeps for `d`.
+    explicit sleep_for(std::chrono::nanoseconds d) noexcept : delay(d) {}
+    /// No wait for a zero or negative delay.
+    bool await_ready() const noexcept { return delay.count() <= 0; }
+    /// Arms a timer on the coroutine's loop.
+    void await_suspend(std::coroutine_handle<task::promise_type> h) const {
+        detail::resume_after(h.promise().loop, delay, h);
+    }
+    /// Nothing to return.
+    void await_resume() const noexcept {}
+};
+
+/// Called once, from any thread, with the result of an operation a coroutine awaits
+/// through `callback_result` (copies share one result; later calls are ignored).
+template <class T>
+class resume_with;
+
+namespace detail {
+template <class T>
+struct callback_state {
+    std::mutex mutex;
+    std::optional<T> value;
+    bool done = false;
+    std::coroutine_handle<> handle;
+    std::shared_ptr<coroutine_loop> loop;
+
+    // Hands `v` over and resumes the coroutine on its loop (once).
+    void deliver(std::optional<T> v) {
+        {
+            std::lock_guard lock(mutex);
+            if (done) return;
+            done = true;
+            value = std::move(v);
+        }
+        resume_on_loop(loop, handle);
+    }
+};
+// Shared by the copies of one resume_with: when the last goes uncalled, the coroutine
+// resumes with an error instead of waiting forever.
+template <class T>
+struct callback_token {
+    std::shared_ptr<callback_state<T>> state;
+    explicit callback_token(std::shared_ptr<callback_state<T>> s) noexcept : state(std::move(s)) {}
+    ~callback_token() {
+        try {
+            state->deliver(std::nullopt);
+        } catch (...) {
+            // Out of memory while posting the resumption: the frame is destroyed with the
+            // loop's pending work, or at the stop.
+        }
+    }
+    callback_token(const callback_token&) = delete;
+    callback_token& operator=(const callback_token&) = delete;
+};
+}  // namespace detail
+
+template <class T>
+class resume_with {
+public:
+    /// Delivers `value`: the coroutine resumes with it on its own loop.
+    void operator()(T value) const { token_->state->deliver(std::move(value)); }
+
+    /// Built by callback_result.
+    explicit resume_with(std::shared_ptr<detail::callback_state<T>> s)
+        : token_(std::make_shared<detail::callback_token<T>>(std::move(s))) {}
+
+private:
+    std::shared_ptr<detail::callback_token<T>> token_;
+};
+
+/// `co_await tern::callback_result<T>(start)`: calls `start(done)` with a `resume_with<T>`
+/// that the operation calls, from any thread, with its result; the coroutine resumes on its
+/// loop with that value. When every copy of `done` is dropped uncalled, the `co_await`
+/// throws std::runtime_error (a 500 unless mapped), never a request waiting forever.
+///
+///     auto user = co_await tern::callback_result<std::optional<row>>(
+///         [&](auto done) { lookup_user_async(id, done); });
+template <class T>
+class callback_result {
+public:
+    /// `start(resume_with<T>)` begins the operation.
+    explicit callback_result(std::function<void(resume_with<T>)> start)
+        : start_(std::move(start)), state_(std::make_shared<detail::callback_state<T>>()) {}
+
+    /// Never ready before it starts.
+    bool await_ready() const noexcept { return false; }
+    /// Starts the operation; the coroutine resumes when it delivers.
+    void await_suspend(std::coroutine_handle<task::promise_type> h) {
+        state_->handle = h;
+        state_->loop = h.promise().loop;
+        start_(resume_with<T>(state_));
+    }
+    /// The delivered value.
+    T await_resume() {
+        std::lock_guard lock(state_->mutex);
+        if (!state_->value) {
+            throw std::runtime_error("tern: an awaited callback was dropped without being called");
+        }
+        return std::move(*state_->value);
+    }
+
+private:
+    std::function<void(resume_with<T>)> start_;
+    std::shared_ptr<detail::callback_state<T>> state_;
+};
+
+namespace detail {
+/// What a coroutine route handler is: callable with `context&`, returning tern::task.
+template <class F>
+concept coroutine_handler = std::is_invocable_r_v<task, F&, context&> &&
+    std::same_as<std::invoke_result_t<F&, context&>, task>;
+/// The route handler that starts a coroutine handler (defined in libtern).
+TERN_API std::function<void(context&)> coroutine_route(std::function<task(context&)> f);
+}  // namespace detail
+
+}  // namespace tern

@@ -1,0 +1,77 @@
+// Coroutine route handlers (include/tern/task.hpp): the route that starts one over a held
+// exchange, and the resumptions on its loop (through the worker's door).
+
+#include "pipeline/context_access.hpp"
+#include "pipeline/held_exchange.hpp"
+
+#include <tern/context.hpp>
+#include <tern/task.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+namespace tern::detail {
+
+class coroutine_loop {
+public:
+    explicit coroutine_loop(std::shared_ptr<loop_door> door) noexcept : door_(std::move(door)) {}
+    loop_door& door() noexcept { return *door_; }
+
+private:
+    std::shared_ptr<loop_door> door_;
+};
+
+struct coroutine_start {
+    static std::coroutine_handle<task::promise_type> release(task& t) noexcept {
+        return std::exchange(t.handle_, {});
+    }
+};
+
+namespace {
+
+// A suspended coroutine on its way back to its loop. Resumed at most once; destroyed
+// instead when the loop drops the resumption (it ended first), so no frame is leaked.
+struct pending_resume {
+    std::coroutine_handle<> handle;
+    explicit pending_resume(std::coroutine_handle<> h) noexcept : handle(h) {}
+    ~pending_resume() {
+        if (handle) handle.destroy();
+    }
+    pending_resume(const pending_resume&) = delete;
+    pending_resume& operator=(const pending_resume&) = delete;
+    void resume() { std::exchange(handle, {}).resume(); }
+};
+
+}  // namespace
+
+void resume_on_loop(const std::shared_ptr<coroutine_loop>& loop, std::coroutine_handle<> h) {
+    auto pending = std::make_shared<pending_resume>(h);
+    // Refused (the loop has ended): `pending` goes here and destroys the frame.
+    if (loop) loop->door().post([pending] { pending->resume(); });
+}
+
+void resume_after(const std::shared_ptr<coroutine_loop>& loop, std::chrono::nanoseconds delay,
+                  std::coroutine_handle<> h) {
+    auto pending = std::make_shared<pending_resume>(h);
+    loop->door().after(delay, [pending](bool fired) {
+        if (fired) pending->resume();
+    });
+}
+
+std::function<void(context&)> coroutine_route(std::function<task(context&)> f) {
+    return [f = std::move(f)](context& ctx) {
+        auto& ex = context_access::of(ctx);
+        std::shared_ptr<loop_door> door = ex.port != nullptr ? ex.port->door() : nullptr;
+        auto reply = ctx.defer();  // refused (logic_error) where a handler may not defer
+        // The coroutine gets the held exchange's own context: it lives as long as the reply.
+        task t = f(ex.held->ctx());
+        auto h = coroutine_start::release(t);
+        auto& promise = h.promise();
+        promise.reply = std::move(reply);
+        promise.loop = std::make_shared<coroutine_loop>(std::move(door));
+        h.resume();  // runs to its first suspension here, on the loop
+    };
+}
+
+}  // namespace tern::detail
