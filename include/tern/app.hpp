@@ -38,13 +38,17 @@ public:
     /// A coroutine handler.
     template <detail::coroutine_handler F>
     route_handler(F f)  // NOLINT(google-explicit-constructor)
-        : fn_(detail::coroutine_route(std::function<task(context&)>(std::move(f)))) {}
+        : fn_(detail::coroutine_route(std::function<task(context&)>(std::move(f)))),
+          coroutine_(true) {}
 
     /// The handler to store.
     handler take() && { return std::move(fn_); }
+    /// Whether it was a coroutine handler.
+    bool is_coroutine() const noexcept { return coroutine_; }
 
 private:
     handler fn_;
+    bool coroutine_ = false;
 };
 
 /// Marks a route handler as blocking: it runs on the app's blocking pool

@@ -12,6 +12,7 @@
 
 #include <tern/deferred.hpp>
 #include <tern/export.hpp>
+#include <tern/http_error.hpp>
 
 #include <chrono>
 #include <concepts>
@@ -39,6 +40,10 @@ TERN_API void resume_on_loop(const std::shared_ptr<coroutine_loop>& loop,
 /// On `loop`'s thread: resumes `h` there after `delay` (destroys it if the loop ends first).
 TERN_API void resume_after(const std::shared_ptr<coroutine_loop>& loop,
                            std::chrono::nanoseconds delay, std::coroutine_handle<> h);
+/// Queues `job` on the app's blocking pool, then resumes `h` on `loop`'s thread. False when
+/// it was not queued (no pool, or `max_blocking_queue` jobs wait): the caller resumes `h`.
+TERN_API bool run_on_pool(const std::shared_ptr<coroutine_loop>& loop, std::function<void()> job,
+                          std::coroutine_handle<> h);
 struct coroutine_start;
 }  // namespace detail
 
@@ -221,6 +226,67 @@ private:
     std::function<void(resume_with<T>)> start_;
     std::shared_ptr<detail::callback_state<T>> state_;
 };
+
+/// `co_await tern::on_blocking_pool(fn)`: runs `fn` on the app's blocking pool (the threads
+/// of `tern::blocking`), then resumes the coroutine on its loop with what `fn` returned; an
+/// exception `fn` throws is rethrown at the `co_await`. When `max_blocking_queue` jobs
+/// already wait, the `co_await` throws http_error 503 and `fn` does not run.
+///
+///     const auto rows = co_await tern::on_blocking_pool([&] { return db.query(sql); });
+template <class T>
+class on_blocking_pool {
+public:
+    /// `fn` is run on a pool thread.
+    template <class F>
+    explicit on_blocking_pool(F fn) : state_(std::make_shared<state>()) {
+        state_->fn = std::move(fn);
+    }
+    /// Never ready before it runs.
+    bool await_ready() const noexcept { return false; }
+    /// Queues `fn`; the coroutine resumes when it has run.
+    void await_suspend(std::coroutine_handle<task::promise_type> h) {
+        auto st = state_;
+        const bool queued = detail::run_on_pool(
+            h.promise().loop,
+            [st] {
+                try {
+                    if constexpr (std::is_void_v<T>) {
+                        st->fn();
+                        st->value.emplace();
+                    } else {
+                        st->value.emplace(st->fn());
+                    }
+                } catch (...) {
+                    st->error = std::current_exception();
+                }
+            },
+            h);
+        if (!queued) {
+            st->refused = true;
+            detail::resume_on_loop(h.promise().loop, h);
+        }
+    }
+    /// What `fn` returned.
+    T await_resume() {
+        if (state_->refused) throw http_error(503, "the blocking pool's queue is full");
+        if (state_->error) std::rethrow_exception(state_->error);
+        if constexpr (!std::is_void_v<T>) return std::move(*state_->value);
+    }
+
+private:
+    struct unit {};
+    using stored = std::conditional_t<std::is_void_v<T>, unit, T>;
+    struct state {
+        std::function<T()> fn;
+        std::optional<stored> value;
+        std::exception_ptr error;
+        bool refused = false;
+    };
+    std::shared_ptr<state> state_;
+};
+/// Deduces T from the function: `co_await tern::on_blocking_pool([] { return 42; })`.
+template <class F>
+on_blocking_pool(F) -> on_blocking_pool<std::invoke_result_t<F&>>;
 
 namespace detail {
 /// What a coroutine route handler is: callable with `context&`, returning tern::task.

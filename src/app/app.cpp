@@ -140,6 +140,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         ex.max_json_size = settings.max_json_size;
         ex.max_json_depth = settings.max_json_depth;
         ex.port = &later;
+        ex.pool = pool.get();
         ex.stream_buffer_size = settings.stream_buffer_size;
         ex.max_stream_buffer = settings.max_stream_buffer;
         ex.sse_keep_alive = settings.sse_keep_alive;
@@ -245,6 +246,7 @@ app& app::sse(std::string_view pattern, sse_handler h) {
 
 app& app::add(std::string_view method, std::string_view pattern, route_handler route) {
     impl_->require_not_started("routes");
+    const bool coroutine = route.is_coroutine();
     handler h = std::move(route).take();
     if (!h) throw std::invalid_argument("tern: empty handler for " + std::string(pattern));
     if (!detail::is_known_method(method)) {
@@ -254,7 +256,8 @@ app& app::add(std::string_view method, std::string_view pattern, route_handler r
     }
     const bool blocking = detail::is_blocking(h);
     impl_->pipeline.routes.add(method, pattern, std::move(h));
-    impl_->has_blocking_routes = impl_->has_blocking_routes || blocking;
+    // A coroutine handler may co_await tern::on_blocking_pool: the pool is started for it.
+    impl_->has_blocking_routes = impl_->has_blocking_routes || blocking || coroutine;
     return *this;
 }
 

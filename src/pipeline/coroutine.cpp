@@ -1,6 +1,7 @@
 // Coroutine route handlers (include/tern/task.hpp): the route that starts one over a held
 // exchange, and the resumptions on its loop (through the worker's door).
 
+#include "pipeline/blocking_pool.hpp"
 #include "pipeline/context_access.hpp"
 #include "pipeline/held_exchange.hpp"
 
@@ -15,11 +16,15 @@ namespace tern::detail {
 
 class coroutine_loop {
 public:
-    explicit coroutine_loop(std::shared_ptr<loop_door> door) noexcept : door_(std::move(door)) {}
+    coroutine_loop(std::shared_ptr<loop_door> door, blocking_pool* pool) noexcept
+        : door_(std::move(door)), pool_(pool) {}
     loop_door& door() noexcept { return *door_; }
+    const std::shared_ptr<loop_door>& door_ptr() const noexcept { return door_; }
+    blocking_pool* pool() const noexcept { return pool_; }
 
 private:
     std::shared_ptr<loop_door> door_;
+    blocking_pool* pool_;  // the app's; it outlives the loops it serves
 };
 
 struct coroutine_start {
@@ -59,6 +64,21 @@ void resume_after(const std::shared_ptr<coroutine_loop>& loop, std::chrono::nano
     });
 }
 
+bool run_on_pool(const std::shared_ptr<coroutine_loop>& loop, std::function<void()> job,
+                 std::coroutine_handle<> h) {
+    blocking_pool* pool = loop ? loop->pool() : nullptr;
+    if (pool == nullptr) return false;
+    auto pending = std::make_shared<pending_resume>(h);
+    const bool queued =
+        pool->submit(pool->new_ticket(), [job = std::move(job), pending, door = loop->door_ptr()] {
+            job();  // catches what the user's function throws (task.hpp)
+            // Refused when the loop has ended: `pending` then destroys the frame here.
+            door->post([pending] { pending->resume(); });
+        });
+    if (!queued) pending->handle = {};  // not ours to destroy: the caller resumes it
+    return queued;
+}
+
 std::function<void(context&)> coroutine_route(std::function<task(context&)> f) {
     return [f = std::move(f)](context& ctx) {
         auto& ex = context_access::of(ctx);
@@ -69,7 +89,7 @@ std::function<void(context&)> coroutine_route(std::function<task(context&)> f) {
         auto h = coroutine_start::release(t);
         auto& promise = h.promise();
         promise.reply = std::move(reply);
-        promise.loop = std::make_shared<coroutine_loop>(std::move(door));
+        promise.loop = std::make_shared<coroutine_loop>(std::move(door), ex.pool);
         h.resume();  // runs to its first suspension here, on the loop
     };
 }

@@ -334,7 +334,22 @@ void dispatch_answer(const pipeline& p, exchange& ex, const dispatch_state& st) 
     if (!st.done && st.proceed) answer(p, ex, st.found);
 }
 
+namespace {
+
+// ctx.defer() was called: the rest of the chain runs when the response is completed
+// (dispatch_complete, on this loop), over the held exchange's own copy. False otherwise.
+bool hold_if_deferred(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept {
+    if (!ex.held) return false;
+    auto held = std::move(ex.held);
+    held->attach(p, st, *ex.port);
+    ex.port->hold(std::move(held));
+    return true;
+}
+
+}  // namespace
+
 void dispatch_end(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept {
+    if (hold_if_deferred(p, ex, st)) return;
     end_steps(p, ex, st);
 }
 
@@ -342,14 +357,7 @@ void dispatch(const pipeline& p, exchange& ex) noexcept {
     dispatch_state st;
     begin_steps(p, ex, st);
     dispatch_answer(p, ex, st);
-    if (ex.held) {
-        // ctx.defer(): the rest of the chain runs when the response is completed
-        // (dispatch_complete, on this loop), over the held exchange's own copy.
-        auto held = std::move(ex.held);
-        held->attach(p, st, *ex.port);
-        ex.port->hold(std::move(held));
-        return;
-    }
+    if (hold_if_deferred(p, ex, st)) return;
     end_steps(p, ex, st);
 }
 

@@ -44,6 +44,7 @@ struct exchange_scratch {
 };
 
 class held_exchange;
+class blocking_pool;
 
 /// Per-request state behind `tern::context`.
 struct exchange {
@@ -65,6 +66,8 @@ struct exchange {
     /// The transport, for responses that outlive the handler; null where there is none
     /// (unit tests, a blocking handler's pool thread): `ctx.defer()` is refused there.
     exchange_port* port = nullptr;
+    /// The app's blocking pool, for coroutine handlers' `on_blocking_pool` (null: none).
+    blocking_pool* pool = nullptr;
     /// True while the route's handler runs (the one place `ctx.defer()` is allowed).
     bool in_handler = false;
     /// Set by `ctx.defer()`: the rest of the chain runs when the response is completed.

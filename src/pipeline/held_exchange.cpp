@@ -40,6 +40,7 @@ held_exchange::held_exchange(exchange& from)
     ex_.stream_buffer_size = from.stream_buffer_size;
     ex_.max_stream_buffer = from.max_stream_buffer;
     ex_.sse_keep_alive = from.sse_keep_alive;
+    ex_.pool = from.pool;
     // ex_.port stays null: a completion cannot defer again.
 }
 

@@ -144,6 +144,15 @@ app.get("/poll", [](tern::context& ctx) {
     auto reply = ctx.defer();
     reply.on_cancel([] { /* the client left: stop the work */ });
 });
+app.get("/users/{id}", [](tern::context& ctx) -> tern::task {
+    const std::string id(ctx.path_param("id"));
+    auto user = co_await tern::callback_result<std::optional<row>>(
+        [&](auto done) { lookup_user_async(id, done); });
+    if (!user) throw tern::http_error(404, "no such user");
+    co_await tern::sleep_for(std::chrono::milliseconds(10));
+    const auto report = co_await tern::on_blocking_pool([] { return std::string("slow"); });
+    ctx.text(user->name + " " + report);
+});
 }
 }  // namespace docs_async
 namespace docs_streaming {

@@ -184,3 +184,33 @@ TEST_CASE("stop() during a long sleep ends the coroutine at the drain deadline",
     CHECK_FALSE(woke);
     CHECK(c.closed_by_peer());
 }
+
+TEST_CASE("a coroutine handler awaits work on the blocking pool and resumes on its loop",
+          "[wire][coroutine]") {
+    std::atomic<bool> ran_elsewhere{false};
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/pool", [&](tern::context& ctx) -> tern::task {
+                const auto loop_thread = std::this_thread::get_id();
+                const int n = co_await tern::on_blocking_pool([&] {
+                    ran_elsewhere = std::this_thread::get_id() != loop_thread;
+                    std::this_thread::sleep_for(20ms);  // blocking here holds no loop
+                    return 7;
+                });
+                // Back on the loop that runs the connection.
+                const bool home = std::this_thread::get_id() == loop_thread;
+                co_await tern::on_blocking_pool([] {});
+                ctx.text(std::to_string(n) + (home ? " at home" : " elsewhere"));
+            });
+            app.get("/pool-throws", [](tern::context&) -> tern::task {
+                co_await tern::on_blocking_pool(
+                    []() -> int { throw tern::http_error(422, "bad input"); });
+            });
+        },
+        one_thread());
+    CHECK(fetch(server, get_request("/pool")).body == "7 at home");
+    CHECK(ran_elsewhere);
+    const auto r = fetch(server, get_request("/pool-throws"));
+    CHECK(r.status == 422);
+    CHECK(r.body == "bad input");
+}

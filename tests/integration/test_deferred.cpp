@@ -93,6 +93,22 @@ TEST_CASE("a deferred response completed from another thread is sent, after the 
     CHECK(eventually([&] { return logged_status == 201; }));
 }
 
+TEST_CASE("a deferred response works in an app that also has blocking routes",
+          "[wire][deferred]") {
+    test_server server([](tern::app& app) {
+        app.get("/report", tern::blocking([](tern::context& ctx) { ctx.text("report"); }));
+        app.get("/later", [](tern::context& ctx) {
+            auto reply = ctx.defer();
+            std::thread([reply] {
+                std::this_thread::sleep_for(20ms);
+                reply.complete([](tern::context& c) { c.text("later"); });
+            }).detach();
+        });
+    });
+    CHECK(fetch(server, get_request("/later")).body == "later");
+    CHECK(fetch(server, get_request("/report")).body == "report");
+}
+
 TEST_CASE("a deferred handle dropped without completing answers 500", "[wire][deferred]") {
     test_server server([](tern::app& app) {
         app.get("/dropped", [](tern::context& ctx) { (void)ctx.defer(); });
