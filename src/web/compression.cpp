@@ -1,5 +1,7 @@
 #include "web/compression.hpp"
 
+#include "web/compressed_source.hpp"
+
 #include "http/accept_encoding.hpp"
 #include "http/header_values.hpp"
 #include "http/request.hpp"
@@ -124,6 +126,10 @@ bool gzip_compress(std::string_view in, int level, std::string& out) {
 void compress_response(response& res, std::span<const header_field> request_headers,
                        const compression_config& config) {
     if (res.file.file) return;
+    if (res.source) {
+        compress_stream(res, request_headers, config);
+        return;
+    }
     if (res.body.size() < config.min_size) return;
     if (!body_allowed(res.status)) return;
     if (!is_compressible_type(res.content_type)) return;
@@ -140,6 +146,25 @@ void compress_response(response& res, std::span<const header_field> request_head
     res.fields.emplace_back("Content-Encoding", "gzip");
     // RFC 9110 8.8.3: a strong entity tag names one exact sequence of bytes, and the gzip
     // encoding is another one, so the handler's tag can only stand as a weak one.
+    for (auto& [name, value] : res.fields) {
+        if (iequals(name, "ETag") && value.starts_with('"')) value.insert(0, "W/");
+    }
+}
+
+void compress_stream(response& res, std::span<const header_field> request_headers,
+                     const compression_config& config) {
+    if (!body_allowed(res.status)) return;
+    if (!is_compressible_type(res.content_type)) return;
+    // An event stream stays as it is: browsers take it compressed, but proxies and clients
+    // reading events line by line often do not (docs/sse.md).
+    if (iequals(media_type(res.content_type), "text/event-stream")) return;
+    if (has_response_field(res, "Content-Encoding")) return;
+    add_vary(res, "Accept-Encoding");
+    if (parse_accept_encoding(request_headers).gzip == 0) return;
+    auto compressed = gzip_source(res.source, config.level);
+    if (!compressed) return;  // zlib could not start: uncompressed then
+    res.source = std::move(compressed);
+    res.fields.emplace_back("Content-Encoding", "gzip");
     for (auto& [name, value] : res.fields) {
         if (iequals(name, "ETag") && value.starts_with('"')) value.insert(0, "W/");
     }

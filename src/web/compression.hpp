@@ -36,6 +36,14 @@ bool gzip_compress(std::string_view in, int level, std::string& out);
 void compress_response(response& res, std::span<const header_field> request_headers,
                        const compression_config& config);
 
+/// For a streamed body (`res.source`): when the status, type (not text/event-stream),
+/// Content-Encoding and Accept-Encoding checks of compress_response pass (there is no size
+/// threshold: the length is unknown), wraps the source in gzip_source (each piece flushed)
+/// and adds Content-Encoding and Vary as compress_response does. Never throws except
+/// std::bad_alloc.
+void compress_stream(response& res, std::span<const header_field> request_headers,
+                     const compression_config& config);
+
 /// Adds `token` to the Vary field of `res` (creating it, or appending ", token" unless it
 /// is already listed case-insensitively or the value is "*").
 void add_vary(response& res, std::string_view token);

@@ -6,10 +6,13 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/raw_client.hpp"
@@ -42,6 +45,41 @@ std::optional<std::string> inflate_all(std::string_view in) {
     const bool complete = rc == Z_STREAM_END && z.avail_in == 0;
     inflateEnd(&z);
     if (!complete) return std::nullopt;
+    return out;
+}
+
+// The chunk data of a chunked response as far as it has arrived whole (the head skipped).
+std::string dechunk_prefix(std::string_view raw) {
+    std::string data;
+    auto at = raw.find("\r\n\r\n");
+    if (at == std::string_view::npos) return data;
+    at += 4;
+    for (;;) {
+        const auto line_end = raw.find("\r\n", at);
+        if (line_end == std::string_view::npos) return data;
+        const auto size = std::stoul(std::string(raw.substr(at, line_end - at)), nullptr, 16);
+        if (size == 0 || line_end + 2 + size + 2 > raw.size()) return data;
+        data.append(raw.substr(line_end + 2, size));
+        at = line_end + 2 + size + 2;
+    }
+}
+
+// Inflates what a gzip stream holds so far (flushed data decodes before the stream ends).
+std::string inflate_prefix(std::string_view in) {
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) return {};
+    std::string out;
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z.avail_in = static_cast<uInt>(in.size());
+    char buffer[16384];
+    int rc = Z_OK;
+    while (rc == Z_OK && z.avail_in > 0) {
+        z.next_out = reinterpret_cast<Bytef*>(buffer);
+        z.avail_out = sizeof buffer;
+        rc = inflate(&z, Z_SYNC_FLUSH);
+        out.append(buffer, sizeof buffer - z.avail_out);
+    }
+    inflateEnd(&z);
     return out;
 }
 
@@ -374,4 +412,54 @@ TEST_CASE("compression is off unless app.compression() is called", "[wire][compr
     }
     CHECK(fetch(server, get_request("/text", gzip_accepted)).body == big_text());
     CHECK_FALSE(server.app().settings().compression.has_value());
+}
+
+TEST_CASE("a streamed body is gzip-compressed piece by piece, each piece flushed",
+          "[wire][compression][stream]") {
+    std::mutex m;
+    std::condition_variable cv;
+    bool may_end = false;
+    test_server server([&](tern::app& app) {
+        app.compression();
+        app.get("/stream", [&](tern::context& ctx) {
+            ctx.content_type("text/plain");
+            auto out = ctx.stream();
+            out.write(std::string(2000, 'a') + "first piece;");
+            std::thread([out, &m, &cv, &may_end] {
+                std::unique_lock lock(m);
+                cv.wait_for(lock, std::chrono::seconds(5), [&] { return may_end; });
+                out.write("second piece");
+                out.end();
+            }).detach();
+        });
+        app.sse("/events", [](tern::context&, tern::sse_client c) {
+            c.send("not compressed");
+            c.close();
+        });
+    });
+    raw_client c = server.client();
+    c.send(get_request("/stream", gzip_accepted));
+    // The first piece arrives, decodable, before the producer ends: the compressor flushed
+    // it (without the flush, zlib would hold it back until more input or the end).
+    std::string decoded;
+    for (int i = 0; i < 50 && decoded.find("first piece;") == std::string::npos; ++i) {
+        c.receive_more(std::chrono::milliseconds(100));
+        decoded = inflate_prefix(dechunk_prefix(c.buffered()));
+    }
+    CHECK(decoded == std::string(2000, 'a') + "first piece;");
+    {
+        std::lock_guard lock(m);
+        may_end = true;
+    }
+    cv.notify_all();
+    const auto r = c.read_response();
+    INFO(describe(r));
+    CHECK(r.header("Content-Encoding") == "gzip");
+    CHECK(r.header("Transfer-Encoding") == "chunked");
+    CHECK(r.header("Vary") == "Accept-Encoding");
+    CHECK(inflate_all(r.body) == std::string(2000, 'a') + "first piece;second piece");
+    // Event streams are left alone.
+    const auto events = fetch(server, get_request("/events", gzip_accepted));
+    CHECK_FALSE(events.header("Content-Encoding"));
+    CHECK(events.body == "data: not compressed\n\n");
 }
