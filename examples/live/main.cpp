@@ -8,8 +8,14 @@
 //   GET /stream?n=N&size=S  N pieces of S bytes ('a'..'z' repeating), produced only as fast
 //                         as the client reads them
 //   GET /later?ms=M       "later M" after M milliseconds, holding no thread meanwhile
+//   POST /upload          the body (up to 1 GiB) spooled to a temporary file as it arrives,
+//                         answered {"bytes": N, "sha256": "<hex>"}, hashed on the blocking
+//                         pool by a coroutine handler
 
 #include <tern/tern.hpp>
+
+#include <openssl/evp.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <chrono>
@@ -137,6 +143,38 @@ struct producer : std::enable_shared_from_this<producer> {
     }
 };
 
+// SHA-256 of `size` bytes of `fd` from offset 0, read in 1 MiB pieces (the whole body is
+// never in memory at once), or of `bytes` when there is no file.
+std::string sha256_hex(int fd, std::string_view bytes) {
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+    if (!md || EVP_DigestInit_ex(md.get(), EVP_sha256(), nullptr) != 1) {
+        throw std::runtime_error("sha256: cannot start");
+    }
+    if (fd < 0) {
+        EVP_DigestUpdate(md.get(), bytes.data(), bytes.size());
+    } else {
+        std::string piece(1 << 20, '\0');
+        off_t at = 0;
+        for (;;) {
+            const ssize_t n = ::pread(fd, piece.data(), piece.size(), at);
+            if (n < 0) throw std::runtime_error("sha256: cannot read the body");
+            if (n == 0) break;
+            EVP_DigestUpdate(md.get(), piece.data(), static_cast<std::size_t>(n));
+            at += n;
+        }
+    }
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_DigestFinal_ex(md.get(), digest, &length);
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < length; ++i) {
+        out += hex[digest[i] >> 4];
+        out += hex[digest[i] & 0xf];
+    }
+    return out;
+}
+
 long number_param(tern::context& ctx, std::string_view name, long fallback, long max) {
     const long value = ctx.query_param<long>(name, fallback);
     if (value < 0 || value > max) {
@@ -187,6 +225,18 @@ int main(int argc, char** argv) {
             reply.complete([ms](tern::context& c) { c.text("later " + std::to_string(ms)); });
         });
     });
+
+    // Up to 1 GiB: bodies over config::spool_body_above (1 MiB) go to a temporary file as
+    // they arrive; the hash is computed on the blocking pool, not on the event loop.
+    app.post("/upload",
+             tern::body_limit(std::size_t{1} << 30, [](tern::context& ctx) -> tern::task {
+                 const int fd = ctx.body_fd();
+                 const auto bytes = ctx.body();
+                 const std::string digest =
+                     co_await tern::on_blocking_pool([fd, bytes] { return sha256_hex(fd, bytes); });
+                 ctx.json_text("{\"bytes\": " + std::to_string(bytes.size()) + ", \"sha256\": \"" +
+                               digest + "\"}");
+             }));
 
     // The ticks: one thread for every client, not one per client.
     std::function<void()> next_tick;

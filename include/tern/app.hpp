@@ -45,11 +45,32 @@ public:
     handler take() && { return std::move(fn_); }
     /// Whether it was a coroutine handler.
     bool is_coroutine() const noexcept { return coroutine_; }
+    /// The route's own request body limit (0: config::max_body_size); see body_limit().
+    std::size_t body_limit() const noexcept { return body_limit_; }
+    /// Sets it (see tern::body_limit).
+    route_handler& body_limit(std::size_t bytes) noexcept {
+        body_limit_ = bytes;
+        return *this;
+    }
 
 private:
     handler fn_;
     bool coroutine_ = false;
+    std::size_t body_limit_ = 0;
 };
+
+/// A route with its own limit on request bodies, above or below `config::max_body_size`
+/// (an upload route that takes 1 GiB while the rest of the app keeps 1 MiB): over it, 413
+/// (from the Content-Length before any body byte is read, or as soon as a chunked body
+/// passes it). Bodies over `config::spool_body_above` go to a temporary file, not memory.
+///
+///     app.post("/upload", tern::body_limit(std::size_t{1} << 30, handle_upload));
+template <class F>
+route_handler body_limit(std::size_t max_bytes, F f) {
+    route_handler r(std::move(f));
+    r.body_limit(max_bytes == 0 ? 1 : max_bytes);
+    return r;
+}
 
 /// Marks a route handler as blocking: it runs on the app's blocking pool
 /// (`app::blocking_threads`), not on the event loop, so a slow database call or a sleep in

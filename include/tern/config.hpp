@@ -118,6 +118,13 @@ struct config {
     /// document is built; deeper is answered 400 naming this limit.
     std::size_t max_json_depth = 512;
 
+    /// Request bodies larger than this are written to an unnamed temporary file as they
+    /// arrive instead of being kept in memory (`ctx.body()` then views the file, mapped
+    /// read-only); 0 keeps every body in memory. See docs/uploads.md.
+    std::size_t spool_body_above = 1024 * 1024;
+    /// Directory of those files; empty: $TMPDIR, else /tmp.
+    std::string spool_directory;
+
     /// Bytes a streamed body (`ctx.stream()`, SSE) may queue for a client before `write`
     /// returns false (backpressure: wait for `on_writable`). Per stream.
     std::size_t stream_buffer_size = 64 * 1024;

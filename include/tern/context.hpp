@@ -128,8 +128,14 @@ public:
     std::optional<std::string_view> header(std::string_view name) const noexcept;
     /// Every request header field, in the order received.
     std::span<const header_field> headers() const noexcept;
-    /// The request body (de-chunked); empty when there is none.
+    /// The request body (de-chunked); empty when there is none. A body over
+    /// `config::spool_body_above` is kept in a temporary file, and this views it mapped
+    /// read-only (docs/uploads.md).
     std::string_view body() const noexcept;
+    /// The open temporary file of a body over `config::spool_body_above` (read it in pieces
+    /// with pread(2), e.g. to hash or copy a large upload without touching all of it at
+    /// once); -1 when the body is in memory. Valid as long as the request.
+    int body_fd() const noexcept;
     /// The peer's IP address, e.g. "127.0.0.1" or "::1".
     std::string ip() const;
 

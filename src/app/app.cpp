@@ -93,6 +93,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     mutable std::mutex server_mutex;  // guards `server` itself
     std::mutex join_mutex;            // one thread joins the workers at a time
     bool has_blocking_routes = false;
+    bool has_body_limits = false;  // some route has its own body limit (tern::body_limit)
     // Runs tern::blocking handlers; made at start() when some route has one, reset after
     // the workers are joined (they wait for every handler they handed to it).
     std::unique_ptr<detail::blocking_pool> pool;
@@ -185,6 +186,22 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         detail::dispatch_end(pipeline, ex, st);
     }
 
+    // body_planner: a route's own limit, else max_body_size. Routing costs only when some
+    // route has a limit of its own.
+    std::size_t body_limit(const detail::request& head) const noexcept override {
+        if (!has_body_limits) return settings.max_body_size;
+        try {
+            std::vector<detail::path_param> params;
+            const auto found = pipeline.routes.find(head.method, head.path, params);
+            if (found.result == detail::router::outcome::found && found.body_limit != 0) {
+                return found.body_limit;
+            }
+        } catch (...) {
+            // Out of memory while routing: the app's limit stands.
+        }
+        return settings.max_body_size;
+    }
+
     void handle_failure(detail::request& req, int status, detail::response& res,
                         std::string_view remote_ip) noexcept override {
         detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
@@ -229,12 +246,24 @@ app::~app() {
 
 // ---- routes ------------------------------------------------------------------------------
 
-app& app::get(std::string_view pattern, route_handler h) { return add("GET", pattern, std::move(h)); }
-app& app::post(std::string_view pattern, route_handler h) { return add("POST", pattern, std::move(h)); }
-app& app::put(std::string_view pattern, route_handler h) { return add("PUT", pattern, std::move(h)); }
-app& app::patch(std::string_view pattern, route_handler h) { return add("PATCH", pattern, std::move(h)); }
-app& app::del(std::string_view pattern, route_handler h) { return add("DELETE", pattern, std::move(h)); }
-app& app::head(std::string_view pattern, route_handler h) { return add("HEAD", pattern, std::move(h)); }
+app& app::get(std::string_view pattern, route_handler h) {
+    return add("GET", pattern, std::move(h));
+}
+app& app::post(std::string_view pattern, route_handler h) {
+    return add("POST", pattern, std::move(h));
+}
+app& app::put(std::string_view pattern, route_handler h) {
+    return add("PUT", pattern, std::move(h));
+}
+app& app::patch(std::string_view pattern, route_handler h) {
+    return add("PATCH", pattern, std::move(h));
+}
+app& app::del(std::string_view pattern, route_handler h) {
+    return add("DELETE", pattern, std::move(h));
+}
+app& app::head(std::string_view pattern, route_handler h) {
+    return add("HEAD", pattern, std::move(h));
+}
 app& app::options(std::string_view pattern, route_handler h) {
     return add("OPTIONS", pattern, std::move(h));
 }
@@ -247,6 +276,7 @@ app& app::sse(std::string_view pattern, sse_handler h) {
 app& app::add(std::string_view method, std::string_view pattern, route_handler route) {
     impl_->require_not_started("routes");
     const bool coroutine = route.is_coroutine();
+    const std::size_t route_body_limit = route.body_limit();
     handler h = std::move(route).take();
     if (!h) throw std::invalid_argument("tern: empty handler for " + std::string(pattern));
     if (!detail::is_known_method(method)) {
@@ -255,7 +285,8 @@ app& app::add(std::string_view method, std::string_view pattern, route_handler r
                                     "never be reached (methods are case-sensitive)");
     }
     const bool blocking = detail::is_blocking(h);
-    impl_->pipeline.routes.add(method, pattern, std::move(h));
+    impl_->pipeline.routes.add(method, pattern, std::move(h), route_body_limit);
+    impl_->has_body_limits = impl_->has_body_limits || route_body_limit != 0;
     // A coroutine handler may co_await tern::on_blocking_pool: the pool is started for it.
     impl_->has_blocking_routes = impl_->has_blocking_routes || blocking || coroutine;
     return *this;
@@ -499,11 +530,15 @@ std::string group::full(std::string_view pattern) const {
     return prefix_ + std::string(pattern);
 }
 
-group& group::get(std::string_view pattern, route_handler h) { return add("GET", pattern, std::move(h)); }
+group& group::get(std::string_view pattern, route_handler h) {
+    return add("GET", pattern, std::move(h));
+}
 group& group::post(std::string_view pattern, route_handler h) {
     return add("POST", pattern, std::move(h));
 }
-group& group::put(std::string_view pattern, route_handler h) { return add("PUT", pattern, std::move(h)); }
+group& group::put(std::string_view pattern, route_handler h) {
+    return add("PUT", pattern, std::move(h));
+}
 group& group::patch(std::string_view pattern, route_handler h) {
     return add("PATCH", pattern, std::move(h));
 }

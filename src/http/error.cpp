@@ -50,6 +50,8 @@ public:
                 return "request headers not received in time";
             case error::body_timeout:
                 return "request body stalled";
+            case error::body_spool_failed:
+                return "request body could not be stored";
         }
         return "unknown tern error";
     }
@@ -82,6 +84,8 @@ int status_of(error e) noexcept {
         case error::header_timeout:
         case error::body_timeout:
             return 408;
+        case error::body_spool_failed:
+            return 500;
         default:
             return 400;
     }

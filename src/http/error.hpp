@@ -28,6 +28,7 @@ enum class error {
     version_not_supported,     ///< HTTP major version other than 1, or HTTP/2 preface (505)
     header_timeout,            ///< headers not complete within header_timeout (408)
     body_timeout,              ///< body stalled longer than body_idle_timeout (408)
+    body_spool_failed,         ///< a large body could not be written to its temporary file (500)
 };
 
 /// The category of tern's parse and transport errors ("tern").

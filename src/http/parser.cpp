@@ -1,8 +1,10 @@
 #include "http/parser.hpp"
 
+#include "http/buffers.hpp"
 #include "http/error.hpp"
 #include "http/header_values.hpp"
 #include "http/host.hpp"
+#include "http/spooled_body.hpp"
 #include "http/token.hpp"
 
 #include <llhttp.h>
@@ -59,6 +61,9 @@ struct request_parser::state {
     bool has_expect = false;
     bool expect_continue = false;
     bool continue_was_sent = false;
+    // This request's body limit (its route's, or max_body_size) and the bytes read so far.
+    std::size_t body_limit = 0;
+    std::size_t body_bytes = 0;
 
     explicit state(const parser_limits& l) : limits(l) {
         llhttp_init(&parser, HTTP_REQUEST, &settings());
@@ -255,8 +260,18 @@ struct request_parser::state {
         }
         const bool has_body = (p->flags & F_CHUNKED) != 0 ||
                               ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > 0);
-        if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > s.limits.max_body_size) {
+        s.body_limit = s.limits.max_body_size;
+        s.body_bytes = 0;
+        if (has_body && s.limits.planner != nullptr) {
+            s.body_limit = s.limits.planner->body_limit(s.req);
+        }
+        if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > s.body_limit) {
             return s.fail(detail::error::body_too_large);
+        }
+        // A body known to be large goes to its file from the first byte.
+        if ((p->flags & F_CONTENT_LENGTH) != 0 && s.limits.spool_body_above != 0 &&
+            p->content_length > s.limits.spool_body_above && !s.start_spool()) {
+            return s.fail(detail::error::body_spool_failed);
         }
         if (s.has_expect) {
             if (int rc = s.check_expect(has_body); rc != 0) return rc;
@@ -267,10 +282,27 @@ struct request_parser::state {
     static int on_body(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
         s.expect_continue = false;  // the client did not wait; no 100 Continue is owed
-        if (s.req.body.size() + len > s.limits.max_body_size)
-            return s.fail(detail::error::body_too_large);
-        s.req.body.append(at, len);
+        if (s.body_bytes + len > s.body_limit) return s.fail(detail::error::body_too_large);
+        s.body_bytes += len;
+        if (!s.req.spooled && s.limits.spool_body_above != 0 &&
+            s.body_bytes > s.limits.spool_body_above && !s.start_spool()) {
+            return s.fail(detail::error::body_spool_failed);
+        }
+        if (s.req.spooled) {
+            if (!s.req.spooled->append({at, len})) return s.fail(detail::error::body_spool_failed);
+        } else {
+            s.req.body.append(at, len);
+        }
         return 0;
+    }
+
+    // Moves the body to a temporary file (what arrived so far first). False when the file
+    // cannot be made or written.
+    bool start_spool() {
+        req.spooled = spooled_body::create(limits.spool_directory);
+        if (!req.spooled || !req.spooled->append(req.body)) return false;
+        clear_buffer(req.body);
+        return true;
     }
 
     static int on_chunk_extension(llhttp_t* p, const char*, std::size_t len) {
@@ -284,6 +316,9 @@ struct request_parser::state {
 
     static int on_message_complete(llhttp_t* p) {
         auto& s = of(p);
+        if (s.req.spooled && !s.req.spooled->finish()) {
+            return s.fail(detail::error::body_spool_failed);
+        }
         s.stage = phase::complete;
         s.req.keep_alive = llhttp_should_keep_alive(p) != 0;
         // Stop here so the caller answers this request before the next one is parsed.

@@ -12,9 +12,25 @@
 
 namespace tern::detail {
 
+/// Decides a request's body limit when its head is complete (a route's own limit).
+class body_planner {
+public:
+    /// The most body bytes `head` may carry.
+    virtual std::size_t body_limit(const request& head) const noexcept = 0;
+
+protected:
+    ~body_planner() = default;
+};
+
 /// The limits the parser enforces (see tern::config for meanings and defaults).
 struct parser_limits {
     std::size_t max_body_size = 10 * 1024 * 1024;
+    /// Asked for each request with a body; null: max_body_size for all.
+    const body_planner* planner = nullptr;
+    /// Bodies over this many bytes go to a temporary file (0: never).
+    std::size_t spool_body_above = 0;
+    /// Where (empty: $TMPDIR, else /tmp). Views text that outlives the parser (the config).
+    std::string_view spool_directory;
     std::size_t max_header_count = 100;
     std::size_t max_header_size = 8 * 1024;
     std::size_t max_line_size = 8 * 1024;

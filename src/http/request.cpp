@@ -1,6 +1,7 @@
 #include "http/request.hpp"
 
 #include "http/buffers.hpp"
+#include "http/spooled_body.hpp"
 #include "http/token.hpp"
 
 #include <cstdint>
@@ -37,6 +38,7 @@ std::string_view rebase(std::string_view v, const request& from, const request& 
 void copy_request(const request& from, request& to) {
     to.storage = from.storage;
     to.body = from.body;
+    to.spooled = from.spooled;  // the file is read-only once complete: shared
     to.method = rebase(from.method, from, to);
     to.target = rebase(from.target, from, to);
     to.path = rebase(from.path, from, to);
@@ -52,12 +54,17 @@ void copy_request(const request& from, request& to) {
     to.is_head = from.is_head;
 }
 
+std::string_view request::body_view() const noexcept {
+    return spooled ? spooled->view() : std::string_view(body);
+}
+
 void request::clear() noexcept {
     method = target = path = query = {};
     version_major = 1;
     version_minor = 1;
     headers.clear();
     clear_buffer(body);
+    spooled.reset();
     keep_alive = true;
     is_head = false;
     clear_buffer(storage);

@@ -5,12 +5,15 @@
 #include <tern/header_field.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tern::detail {
+
+class spooled_body;  // http/spooled_body.hpp
 
 /// A request as the parser produced it. Views stay valid until `clear()`.
 struct request {
@@ -21,13 +24,17 @@ struct request {
     std::uint8_t version_major = 1;
     std::uint8_t version_minor = 1;
     std::vector<header_field> headers;  ///< in order received
-    std::string body;                   ///< de-chunked body
-    bool keep_alive = true;             ///< the client allows another request after this one
-    bool is_head = false;               ///< method is HEAD (the response omits its body)
+    std::string body;                   ///< de-chunked body (empty when spooled)
+    /// A large body kept in a temporary file instead of `body` (config::spool_body_above).
+    std::shared_ptr<spooled_body> spooled;
+    bool keep_alive = true;  ///< the client allows another request after this one
+    bool is_head = false;    ///< method is HEAD (the response omits its body)
 
     /// Bytes the views above point into: method, target, header names and values.
     std::string storage;
 
+    /// The body, wherever it is kept (memory, or the spooled file's mapping).
+    std::string_view body_view() const noexcept;
     /// The first header named `name` (ASCII case-insensitive), or nullopt.
     std::optional<std::string_view> header(std::string_view name) const noexcept;
     /// Empties the request, keeping buffer capacity for the next one up to

@@ -2,6 +2,7 @@
 // The one call the network layer makes upward: answer a complete request.
 
 #include "http/exchange_port.hpp"
+#include "http/parser.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 
@@ -36,7 +37,8 @@ protected:
 
 /// Implemented by the application layer. Called on the connection's own thread, once per
 /// complete request, in order; must fill `res` (or take `later.defer()`) and must not throw.
-class request_handler {
+/// As a body_planner it gives each request with a body its route's body limit.
+class request_handler : public body_planner {
 public:
     virtual void handle(request& req, response& res, std::string_view remote_ip,
                         answer_later& later) noexcept = 0;

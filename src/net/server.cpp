@@ -20,9 +20,12 @@ namespace {
 
 thread_local const void* current_server = nullptr;
 
-parser_limits limits_of(const config& c) {
+parser_limits limits_of(const config& c, const body_planner& planner) {
     parser_limits l;
     l.max_body_size = c.max_body_size;
+    l.planner = &planner;
+    l.spool_body_above = c.spool_body_above;
+    l.spool_directory = c.spool_directory;
     l.max_header_count = c.max_header_count;
     l.max_header_size = c.max_header_size;
     l.max_line_size = c.max_line_size;
@@ -67,7 +70,7 @@ struct server::impl {
     bool stop_requested = false;
 
     impl(const config& settings, request_handler& handler)
-        : shared{settings, limits_of(settings), handler} {}
+        : shared{settings, limits_of(settings, handler), handler} {}
 };
 
 server::server(const config& settings, request_handler& handler)

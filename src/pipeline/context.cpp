@@ -1,6 +1,7 @@
 #include <tern/context.hpp>
 #include <tern/http_error.hpp>
 
+#include "http/spooled_body.hpp"
 #include "http/token.hpp"
 #include "pipeline/exchange.hpp"
 #include "pipeline/held_exchange.hpp"
@@ -70,7 +71,9 @@ std::optional<std::string_view> context::header(std::string_view name) const noe
 
 std::span<const header_field> context::headers() const noexcept { return ex_->req.headers; }
 
-std::string_view context::body() const noexcept { return ex_->req.body; }
+std::string_view context::body() const noexcept { return ex_->req.body_view(); }
+
+int context::body_fd() const noexcept { return ex_->req.spooled ? ex_->req.spooled->fd() : -1; }
 
 std::string context::ip() const { return std::string(ex_->remote_ip); }
 

@@ -42,7 +42,7 @@ const std::vector<detail::form_part>& parts_of(detail::exchange& ex) {
         limits.max_file_size = ex.max_upload_file_size;
         std::vector<detail::multipart_part> parts;
         std::string message;
-        switch (detail::parse_multipart(ex.req.body, *boundary, limits, parts, &message)) {
+        switch (detail::parse_multipart(ex.req.body_view(), *boundary, limits, parts, &message)) {
             case detail::multipart_status::ok:
                 break;
             case detail::multipart_status::malformed:
@@ -82,7 +82,7 @@ void for_each_form_value(detail::exchange& ex, std::string_view name, Fn&& fn) {
     if (is_urlencoded_form(ex.req)) {
         bool more = true;
         std::string key;
-        detail::for_each_query_pair(ex.req.body, [&](std::string_view k, std::string_view v) {
+        detail::for_each_query_pair(ex.req.body_view(), [&](std::string_view k, std::string_view v) {
             if (!more) return;
             detail::url_decode(k, key, true);
             if (key != name) return;

@@ -12,7 +12,7 @@
 namespace tern {
 
 std::string_view context::json_body() const {
-    const std::string_view text = ex_->req.body;
+    const std::string_view text = ex_->req.body_view();
     if (text.size() > ex_->max_json_size) {
         throw content_too_large("JSON request body larger than max_json_size (" +
                                 std::to_string(ex_->max_json_size) + " bytes)");

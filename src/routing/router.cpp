@@ -36,7 +36,8 @@ const router::route* router::route_set::find(std::string_view method) const noex
     return nullptr;
 }
 
-void router::add(std::string_view method, std::string_view pattern, handler h) {
+void router::add(std::string_view method, std::string_view pattern, handler h,
+                 std::size_t body_limit) {
     if (!is_token(method)) {
         std::string message = "invalid method \"";
         message.append(method);
@@ -100,7 +101,7 @@ void router::add(std::string_view method, std::string_view pattern, handler h) {
         throw std::invalid_argument(message);
     }
     set->routes.push_back(
-        route{std::string(method), std::move(h), parsed.text(), std::move(names)});
+        route{std::string(method), std::move(h), parsed.text(), std::move(names), body_limit});
 }
 
 template <class Visit>
@@ -197,6 +198,7 @@ router::match router::find(std::string_view method, std::string_view path,
                      params.end());
         m.result = outcome::found;
         m.target = &chosen->target;
+        m.body_limit = chosen->body_limit;
         m.head_from_get = from_get;
         return m;
     }

@@ -37,7 +37,9 @@ public:
     /// pattern and the fault, for a bad pattern, an empty or invalid method (it must be an
     /// RFC 9110 token), or a duplicate route: the same method and the same pattern shape
     /// (parameter names do not count, and `{x}`/`*` or `<x>`/final `*` are the same shape).
-    void add(std::string_view method, std::string_view pattern, handler h);
+    /// `body_limit`: the route's own limit on request bodies (0: config::max_body_size).
+    void add(std::string_view method, std::string_view pattern, handler h,
+             std::size_t body_limit = 0);
 
     /// How a lookup ended.
     enum class outcome {
@@ -51,6 +53,7 @@ public:
         outcome result = outcome::not_found;  ///< How the lookup ended.
         const handler* target = nullptr;      ///< set when found
         bool head_from_get = false;  ///< HEAD answered by the GET handler (no explicit HEAD route)
+        std::size_t body_limit = 0;  ///< the route's own body limit (0: none)
         std::string allow;  ///< set for method_not_allowed: e.g. "GET, HEAD, OPTIONS, POST"
     };
 
@@ -78,6 +81,7 @@ private:
         /// One name per `{}`/`*`/`<>` segment, in order; empty for `*`, which captures
         /// nothing. Kept per route because same-shape patterns may name captures differently.
         std::vector<std::string> names;
+        std::size_t body_limit = 0;  ///< See `add`.
     };
 
     /// The routes of one pattern shape, one per method; a handful, so a linear scan.

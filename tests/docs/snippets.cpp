@@ -155,6 +155,20 @@ app.get("/users/{id}", [](tern::context& ctx) -> tern::task {
 });
 }
 }  // namespace docs_async
+namespace docs_uploads {
+std::string sha256_hex(int, std::string_view) { return {}; }
+void snippets(tern::app& app) {
+app.post("/upload",
+         tern::body_limit(std::size_t{1} << 30, [](tern::context& ctx) -> tern::task {
+             const int fd = ctx.body_fd();
+             const auto bytes = ctx.body();
+             const std::string digest =
+                 co_await tern::on_blocking_pool([fd, bytes] { return sha256_hex(fd, bytes); });
+             ctx.json_text("{\"bytes\": " + std::to_string(bytes.size()) + ", \"sha256\": \"" +
+                           digest + "\"}");
+         }));
+}
+}  // namespace docs_uploads
 namespace docs_streaming {
 void snippets(tern::app& app) {
 app.get("/log", [](tern::context& ctx) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the built live example as a user would: start it on a free port, read its event
 # stream with curl -N and with Python's standard library (reconnecting with Last-Event-ID),
-# a streamed body read slowly, a deferred answer, and the page; then SIGTERM, clean exit.
+# a streamed body read slowly, a deferred answer, an upload, and the page; then SIGTERM.
 set -euo pipefail
 app=$(realpath "$1")
 work=$(mktemp -d)
@@ -79,6 +79,19 @@ want = (string.ascii_lowercase * (n // 26 + 1))[:n].encode()
 assert body == want, (len(body), body[:40])
 print("ok   /stream read slowly:", len(body), "bytes in the a..z pattern")
 PY
+
+# An upload spooled to a temporary file and hashed on the blocking pool.
+head -c 3000000 /dev/urandom >"$work/upload.bin"
+want_sha=$(sha256sum "$work/upload.bin" | cut -d' ' -f1)
+expect "upload of 3 MB" "{\"bytes\": 3000000, \"sha256\": \"$want_sha\"}" \
+    "$(curl -s --data-binary @"$work/upload.bin" -H 'Content-Type: application/octet-stream' "$base/upload")"
+expect "upload over 1 GiB refused before its body" "413" "$(python3 - "$port" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 2147483648\r\n\r\n")
+print(s.recv(100).split(b" ")[1].decode())
+PY
+)"
 
 expect "deferred answer" "later 150" "$(curl -s "$base/later?ms=150")"
 expect "bad ms" "400" "$(curl -s -o /dev/null -w '%{http_code}' "$base/later?ms=-1")"
