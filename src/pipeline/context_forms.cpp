@@ -82,14 +82,15 @@ void for_each_form_value(detail::exchange& ex, std::string_view name, Fn&& fn) {
     if (is_urlencoded_form(ex.req)) {
         bool more = true;
         std::string key;
-        detail::for_each_query_pair(ex.req.body_view(), [&](std::string_view k, std::string_view v) {
-            if (!more) return;
-            detail::url_decode(k, key, true);
-            if (key != name) return;
-            std::string value;
-            detail::url_decode(v, value, true);
-            more = fn(std::move(value));
-        });
+        detail::for_each_query_pair(ex.req.body_view(),
+                                    [&](std::string_view k, std::string_view v) {
+                                        if (!more) return;
+                                        detail::url_decode(k, key, true);
+                                        if (key != name) return;
+                                        std::string value;
+                                        detail::url_decode(v, value, true);
+                                        more = fn(std::move(value));
+                                    });
         return;
     }
     for (const auto& p : parts_of(ex)) {

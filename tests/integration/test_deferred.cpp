@@ -93,8 +93,7 @@ TEST_CASE("a deferred response completed from another thread is sent, after the 
     CHECK(eventually([&] { return logged_status == 201; }));
 }
 
-TEST_CASE("a deferred response works in an app that also has blocking routes",
-          "[wire][deferred]") {
+TEST_CASE("a deferred response works in an app that also has blocking routes", "[wire][deferred]") {
     test_server server([](tern::app& app) {
         app.get("/report", tern::blocking([](tern::context& ctx) { ctx.text("report"); }));
         app.get("/later", [](tern::context& ctx) {

@@ -171,8 +171,7 @@ TEST_CASE("a streamed body replaced by a result is not sent, and its producer is
     CHECK(eventually([&] { return closed_seen.load(); }));
 }
 
-TEST_CASE("a request sent while a stream is silent waits for the stream's end",
-          "[wire][stream]") {
+TEST_CASE("a request sent while a stream is silent waits for the stream's end", "[wire][stream]") {
     parked_streams streams;
     test_server server([&](tern::app& app) {
         app.get("/slow", [&](tern::context& ctx) {
