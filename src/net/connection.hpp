@@ -76,6 +76,7 @@ private:
     void wait_for_resume();
     bool take_back(bool answer_now) noexcept;
     void watch_for_departure();
+    void wait_for_departure();
     void stop_watching() noexcept;
     bool watch_applies() const noexcept;
     void fail(std::error_code why);

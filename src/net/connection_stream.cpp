@@ -27,8 +27,9 @@ void connection::start_stream(bool chunked) {
     const std::shared_ptr<exchange_port> port(shared_from_this(), this);
     stream_->attach(owner_.door(), port);
     // A client that leaves while the producer is silent is noticed (and the producer told)
-    // without waiting for a write to fail.
-    watch_for_departure();
+    // without waiting for a write to fail. Only the wait here: a look now could close the
+    // connection in the middle of answering (the head is not even written yet).
+    wait_for_departure();
 }
 
 void connection::pull_stream() {

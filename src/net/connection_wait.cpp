@@ -70,19 +70,7 @@ void connection::watch_for_departure() {
         socket_.receive(asio::buffer(&byte, 1), asio::socket_base::message_peek, ec);
     } while (ec == asio::error::interrupted);
     if (ec == asio::error::would_block || ec == asio::error::try_again) {
-        watching_ = true;
-        socket_.async_wait(asio::socket_base::wait_read,
-                           [self = shared_from_this(), round = watch_round_](std::error_code e) {
-                               if (round != self->watch_round_ || !self->watch_applies()) {
-                                   return;  // stale: the request resumed meanwhile
-                               }
-                               self->watching_ = false;
-                               if (e) {
-                                   self->close();
-                               } else {
-                                   self->watch_for_departure();
-                               }
-                           });
+        wait_for_departure();
         return;
     }
     // More bytes behind the request: the client is there (and is not watched further; the
@@ -112,6 +100,23 @@ void connection::finish(response&& res) {
     // Nothing uses response_ while a request is held (the application has its own).
     response_ = std::move(res);
     resume([] {});
+}
+
+// Waits for the socket to become readable (bytes or the client's close), then looks again.
+void connection::wait_for_departure() {
+    watching_ = true;
+    socket_.async_wait(asio::socket_base::wait_read,
+                       [self = shared_from_this(), round = watch_round_](std::error_code e) {
+                           if (round != self->watch_round_ || !self->watch_applies()) {
+                               return;  // stale: the request resumed meanwhile
+                           }
+                           self->watching_ = false;
+                           if (e) {
+                               self->close();
+                           } else {
+                               self->watch_for_departure();
+                           }
+                       });
 }
 
 void connection::stop_watching() noexcept {
