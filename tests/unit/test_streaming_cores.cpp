@@ -135,7 +135,7 @@ TEST_CASE("the stream buffer says false at its mark and is cut off past its limi
     CHECK(s->pull(out, 100) == pull_status::aborted);
 }
 
-TEST_CASE("a stream ends after its last bytes are pulled; on_writable follows a false",
+TEST_CASE("a stream ends after its last bytes are pulled, and on_writable follows a false",
           "[stream]") {
     auto s = std::make_shared<stream_source>(4, 100);
     int writable = 0;
