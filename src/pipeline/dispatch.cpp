@@ -92,40 +92,20 @@ bool run(const pipeline& p, const handler& h, exchange& ex, const char* stage) n
     }
 }
 
-// Turns the static layer's answer into the response. False when it did not claim the path.
+// The static layer's answer. False when it did not claim the path.
 bool answer_static(const static_files& files, exchange& ex) {
-    auto r = files.serve(ex.req.method, ex.req.path, ex.req.headers);
-    auto& res = ex.res;
-    switch (r.what) {
-        case static_result::kind::not_handled:
+    switch (files.serve(ex.req, ex.res)) {
+        case static_outcome::not_handled:
             return false;
-        case static_result::kind::error:
-        case static_result::kind::redirect:
-            set_error(res, r.status, reason_phrase(r.status));
-            break;
-        case static_result::kind::not_modified:
-        case static_result::kind::file:
-            res.status = r.status;
-            res.file.file = std::move(r.file);
-            res.file.offset = r.offset;
-            res.file.length = r.length;
-            ex.app_body = true;  // a file is the answer, not an error to reshape
-            break;
+        case static_outcome::answered:
+            ex.app_body = true;  // a file or a 304 is the answer, not an error to reshape
+            return true;
+        case static_outcome::status_only:
+            // An error or a redirect: tern's body, shaped like any other error.
+            set_error(ex.res, ex.res.status, reason_phrase(ex.res.status));
+            return true;
     }
-    for (auto& [name, value] : r.fields) {
-        if (name == "Content-Type") {
-            // The type of the file, not of an error or redirect body.
-            if (r.what == static_result::kind::file) res.content_type = std::move(value);
-        } else if (name == "Location" && !ex.req.query.empty()) {
-            // The static layer sees the path only; a redirect keeps the query (RFC 9110 10.2.2).
-            value.push_back('?');
-            value.append(ex.req.query);
-            res.fields.emplace_back(std::move(name), std::move(value));
-        } else {
-            res.fields.emplace_back(std::move(name), std::move(value));
-        }
-    }
-    return true;
+    return false;
 }
 
 // Runs filter `h`; `matched` (when not null) is its pattern, whose parameters it reads

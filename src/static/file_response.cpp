@@ -70,34 +70,32 @@ std::string content_range(std::uint64_t first, std::uint64_t length, std::uint64
 
 }  // namespace
 
-static_result respond_with_file(opened_file opened, const file_response_options& options,
-                                std::span<const header_field> headers) {
-    static_result r;
+static_outcome respond_with_file(opened_file opened, const file_response_options& options,
+                                 std::span<const header_field> headers, response& res) {
     const std::string_view coding =
         options.precompressed ? choose_representation(opened, headers) : std::string_view{};
     const auto size = static_cast<std::uint64_t>(opened.st.st_size);
     const std::time_t mtime = opened.st.st_mtime;
     std::string etag = make_etag(opened.st, coding);
+    auto& fields = res.fields;
 
     // RFC 9110 15.4.5: a 304 carries the ETag, Vary and Cache-Control a 200 would have.
     const auto add_cache_fields = [&] {
-        if (options.precompressed) r.fields.emplace_back("Vary", "Accept-Encoding");
+        if (options.precompressed) fields.emplace_back("Vary", "Accept-Encoding");
         if (!options.cache_control.empty()) {
-            r.fields.emplace_back("Cache-Control", std::string(options.cache_control));
+            fields.emplace_back("Cache-Control", std::string(options.cache_control));
         }
     };
 
     switch (evaluate_preconditions(headers, etag, mtime)) {
         case precondition::failed:
-            r.what = static_result::kind::error;
-            r.status = 412;
-            return r;
+            res.status = 412;
+            return static_outcome::status_only;
         case precondition::not_modified:
-            r.what = static_result::kind::not_modified;
-            r.status = 304;
-            r.fields.emplace_back("ETag", std::move(etag));
+            res.status = 304;
+            fields.emplace_back("ETag", std::move(etag));
             add_cache_fields();
-            return r;
+            return static_outcome::answered;
         case precondition::proceed:
             break;
     }
@@ -115,36 +113,34 @@ static_result respond_with_file(opened_file opened, const file_response_options&
     }
     if (range.what == byte_range::kind::unsatisfiable) {
         // RFC 9110 15.5.17: 416 names the current length.
-        r.what = static_result::kind::error;
-        r.status = 416;
         std::string unsatisfied = "bytes */";
         append_number(unsatisfied, size);
-        r.fields.emplace_back("Content-Range", std::move(unsatisfied));
-        return r;
+        fields.emplace_back("Content-Range", std::move(unsatisfied));
+        res.status = 416;
+        return static_outcome::status_only;
     }
 
-    r.what = static_result::kind::file;
     char date[29];
     format_http_date(mtime, date);
-    r.fields.reserve(8);
-    r.fields.emplace_back("Content-Type", std::string(options.content_type));
-    r.fields.emplace_back("Last-Modified", std::string(date, sizeof date));
-    r.fields.emplace_back("ETag", std::move(etag));
-    r.fields.emplace_back("Accept-Ranges", "bytes");
-    if (!coding.empty()) r.fields.emplace_back("Content-Encoding", std::string(coding));
+    fields.reserve(fields.size() + 7);
+    fields.emplace_back("Last-Modified", std::string(date, sizeof date));
+    fields.emplace_back("ETag", std::move(etag));
+    fields.emplace_back("Accept-Ranges", "bytes");
+    if (!coding.empty()) fields.emplace_back("Content-Encoding", std::string(coding));
     add_cache_fields();
     if (range.what == byte_range::kind::partial) {
-        r.status = 206;
-        r.offset = range.offset;
-        r.length = range.length;
-        r.fields.emplace_back("Content-Range", content_range(range.offset, range.length, size));
+        res.status = 206;
+        res.file.offset = range.offset;
+        res.file.length = range.length;
+        fields.emplace_back("Content-Range", content_range(range.offset, range.length, size));
     } else {
-        r.status = 200;
-        r.offset = 0;
-        r.length = size;
+        res.status = 200;
+        res.file.offset = 0;
+        res.file.length = size;
     }
-    r.file = std::move(opened.file);
-    return r;
+    res.content_type = options.content_type;
+    res.file.file = std::move(opened.file);
+    return static_outcome::answered;
 }
 
 }  // namespace tern::detail

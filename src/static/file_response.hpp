@@ -3,8 +3,9 @@
 // sibling or the file itself), its validators, the conditional-request outcome (304, 412),
 // the byte range (206, 416), and the header fields.
 
+#include "http/response.hpp"
 #include "static/open_beneath.hpp"
-#include "static/static_result.hpp"
+#include "static/static_outcome.hpp"
 
 #include <tern/header_field.hpp>
 
@@ -20,10 +21,11 @@ struct file_response_options {
     bool precompressed = true;       ///< look for `.br` / `.gz` siblings
 };
 
-/// Builds the answer for `opened`, a regular file (its `dir` and `name` locate siblings).
-/// Precondition and range rules follow RFC 9110 13.2.2 and 14.2; see docs/static-files.md.
-/// Throws only std::bad_alloc.
-static_result respond_with_file(opened_file opened, const file_response_options& options,
-                                std::span<const header_field> headers);
+/// Answers into `res` for `opened`, a regular file (its `dir` and `name` locate siblings):
+/// a file body (200, 206) or a 304 (answered), or a 412 or 416 (status_only). Appends the
+/// header fields to those `res` has. Precondition and range rules follow RFC 9110 13.2.2
+/// and 14.2; see docs/static-files.md. Throws only std::bad_alloc.
+static_outcome respond_with_file(opened_file opened, const file_response_options& options,
+                                 std::span<const header_field> headers, response& res);
 
 }  // namespace tern::detail

@@ -78,24 +78,23 @@ bool claims(std::string_view prefix, std::string_view path, std::string_view& re
     return true;
 }
 
-static_result status_only(static_result::kind what, int status) {
-    static_result r;
-    r.what = what;
-    r.status = status;
-    return r;
+static_outcome status_only(response& res, int status) noexcept {
+    res.status = status;
+    return static_outcome::status_only;
 }
 
-static_result from_open_status(open_status st) {
+// An open_beneath failure other than not_found as the answer, or not_handled.
+static_outcome from_open_status(open_status st, response& res) noexcept {
     switch (st) {
         case open_status::forbidden:
-            return status_only(static_result::kind::error, 403);
+            return status_only(res, 403);
         case open_status::failed:
-            return status_only(static_result::kind::error, 500);
+            return status_only(res, 500);
         case open_status::ok:
         case open_status::not_found:
             break;
     }
-    return {};
+    return static_outcome::not_handled;
 }
 
 std::string_view last_segment(std::string_view path) noexcept {
@@ -126,62 +125,68 @@ static_files::static_files(const std::vector<static_files_config>& configs) {
     }
 }
 
-static_result static_files::serve(std::string_view method, std::string_view path,
-                                  std::span<const header_field> headers) const noexcept {
-    if (method != "GET" && method != "HEAD") return {};
+static_outcome static_files::serve(const request& req, response& res) const noexcept {
+    if (req.method != "GET" && req.method != "HEAD") return static_outcome::not_handled;
+    const std::size_t fields_before = res.fields.size();
     try {
         for (const auto& dir : dirs_) {
             std::string_view rest;
-            if (!claims(dir.prefix, path, rest)) continue;
-            static_result r = serve_in(dir, rest, headers);
-            if (r.what != static_result::kind::not_handled) return r;
+            if (!claims(dir.prefix, req.path, rest)) continue;
+            const static_outcome answer = serve_in(dir, rest, req, res);
+            if (answer != static_outcome::not_handled) return answer;
         }
-        return {};
+        return static_outcome::not_handled;
     } catch (...) {
-        return status_only(static_result::kind::error, 500);
+        // Out of memory: none of the fields added so far go out with the 500.
+        res.fields.erase(res.fields.begin() + static_cast<std::ptrdiff_t>(fields_before),
+                         res.fields.end());
+        return status_only(res, 500);
     }
 }
 
-static_result static_files::serve_in(const directory& dir, std::string_view rest,
-                                     std::span<const header_field> headers) {
+static_outcome static_files::serve_in(const directory& dir, std::string_view rest,
+                                      const request& req, response& res) {
     resolved_path path;
-    if (resolve_path(rest, path) != path_status::ok) {
-        return status_only(static_result::kind::error, 400);
-    }
+    if (resolve_path(rest, path) != path_status::ok) return status_only(res, 400);
     // A hidden path is absent from this directory; another may still serve it.
-    if (path.hidden && !dir.allow_dotfiles) return {};
+    if (path.hidden && !dir.allow_dotfiles) return static_outcome::not_handled;
 
     const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
                                .allow_dotfiles = dir.allow_dotfiles};
     opened_file opened;
     open_status st = open_beneath(dir.root, path.decoded, walk, opened);
-    if (st != open_status::ok) return from_open_status(st);
+    if (st != open_status::ok) return from_open_status(st, res);
 
     std::string_view type_name = last_segment(path.decoded);
     if (S_ISDIR(opened.st.st_mode)) {
-        if (dir.index_file.empty()) return {};
+        if (dir.index_file.empty()) return static_outcome::not_handled;
         std::string index = path.decoded;
         if (!index.empty()) index.push_back('/');
         index.append(dir.index_file);
         st = open_beneath(dir.root, index, walk, opened);
-        if (st != open_status::ok) return from_open_status(st);
-        if (!S_ISREG(opened.st.st_mode)) return {};
+        if (st != open_status::ok) return from_open_status(st, res);
+        if (!S_ISREG(opened.st.st_mode)) return static_outcome::not_handled;
         if (!path.trailing_slash) {
-            // Built from the normalized raw segments: never "//host" (an open redirect).
-            static_result r = status_only(static_result::kind::redirect, 301);
-            r.fields.emplace_back("Location", dir.prefix + path.raw + "/");
-            return r;
+            // Built from the normalized raw segments: never "//host" (an open redirect). The
+            // query stays (RFC 9110 10.2.2).
+            std::string location = dir.prefix + path.raw + "/";
+            if (!req.query.empty()) {
+                location.push_back('?');
+                location.append(req.query);
+            }
+            res.fields.emplace_back("Location", std::move(location));
+            return status_only(res, 301);
         }
         type_name = dir.index_file;
     } else if (!S_ISREG(opened.st.st_mode) || path.trailing_slash) {
         // Devices, FIFOs and sockets are never served; "file.txt/" names no directory.
-        return {};
+        return static_outcome::not_handled;
     }
 
     const file_response_options options{.content_type = dir.types.lookup(type_name),
                                         .cache_control = dir.cache_control,
                                         .precompressed = dir.precompressed};
-    return respond_with_file(std::move(opened), options, headers);
+    return respond_with_file(std::move(opened), options, req.headers, res);
 }
 
 }  // namespace tern::detail

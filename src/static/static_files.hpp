@@ -1,16 +1,15 @@
 #pragma once
-// Static files, transport-free: from a GET/HEAD request's raw path and headers to the file
-// to send (open, with offset and length) and the header fields to send with it, or to a
-// 304, a 301, or an error status. The connection streams the file; see
-// docs/static-files.md for every rule.
+// Static files, transport-free: from a GET/HEAD request to the response that sends a file
+// (open, with offset and length) with its header fields, or to a 304, a 301, or an error
+// status. The connection streams the file; see docs/static-files.md for every rule.
 
+#include "http/request.hpp"
+#include "http/response.hpp"
 #include "static/mime_types.hpp"
-#include "static/static_result.hpp"
+#include "static/static_outcome.hpp"
 
 #include <tern/config.hpp>
-#include <tern/header_field.hpp>
 
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,11 +31,14 @@ public:
     /// Whether no directory is configured.
     bool empty() const noexcept { return dirs_.empty(); }
 
-    /// Serves GET or HEAD `method` (anything else is not_handled) for the raw, undecoded
-    /// request `path`, with the request's `headers`. HEAD gets the same result as GET.
-    /// Never throws: I/O failures are a 500 error, allocation failure too.
-    static_result serve(std::string_view method, std::string_view path,
-                        std::span<const header_field> headers) const noexcept;
+    /// Answers a GET or HEAD `req` (any other method is not_handled) into `res`, from its
+    /// raw, undecoded path, its query (kept on a redirect's Location) and its header
+    /// fields. HEAD gets the same answer as GET. Sets the status, the content type of a
+    /// file, and appends header fields to those `res` has (Content-Type aside, in order:
+    /// Last-Modified, ETag, Accept-Ranges, Content-Encoding, Vary, Cache-Control,
+    /// Content-Range, Location, as they apply). Never throws: I/O failures are a 500,
+    /// allocation failure too.
+    static_outcome serve(const request& req, response& res) const noexcept;
 
 private:
     struct directory {
@@ -50,8 +52,8 @@ private:
         mime_types types;
     };
 
-    static static_result serve_in(const directory& dir, std::string_view rest,
-                                  std::span<const header_field> headers);
+    static static_outcome serve_in(const directory& dir, std::string_view rest, const request& req,
+                                   response& res);
 
     std::vector<directory> dirs_;
 };

@@ -29,7 +29,7 @@ TEST_CASE("a directory with a slash serves its index file", "[static][directory]
     auto r = get(files, "/");
     REQUIRE(served(r));
     CHECK(body_of(r) == "<h1>home</h1>");
-    CHECK(r.field("Content-Type") == "text/html; charset=utf-8");
+    CHECK(r.res.content_type == "text/html; charset=utf-8");
     r = get(files, "/docs/");
     REQUIRE(served(r));
     CHECK(body_of(r) == "<h1>docs</h1>");
@@ -40,12 +40,28 @@ TEST_CASE("a directory without a slash is 301 to the slash form when it has an i
     site_tree t;
     const static_files files({t.config()});
     auto r = get(files, "/docs");
-    CHECK(r.what == kind::redirect);
-    CHECK(r.status == 301);
+    CHECK(r.what == outcome::status_only);
+    CHECK(r.res.status == 301);
     CHECK(r.field("Location") == "/docs/");
-    CHECK_FALSE(r.file);
+    CHECK_FALSE(r.res.file.file);
     r = get(files, "/my%20dir");
     CHECK(r.field("Location") == "/my%20dir/");
+}
+
+TEST_CASE("the redirect keeps the query, after the fields already set", "[static][directory]") {
+    site_tree t;
+    const static_files files({t.config()});
+    tern::detail::request req;
+    req.method = "GET";
+    req.path = "/docs";
+    req.query = "x=1&y";
+    tern::detail::response res;
+    res.fields.emplace_back("X-Before", "1");
+    CHECK(files.serve(req, res) == outcome::status_only);
+    CHECK(res.status == 301);
+    CHECK(res.fields == decltype(res.fields){{"X-Before", "1"}, {"Location", "/docs/?x=1&y"}});
+    // The query goes out as it came, still percent-encoded.
+    CHECK(get(files, "/docs?a=%20b").field("Location") == "/docs/?a=%20b");
 }
 
 TEST_CASE("the redirect is built from the normalized path, never '//host'", "[static][directory]") {
@@ -54,7 +70,7 @@ TEST_CASE("the redirect is built from the normalized path, never '//host'", "[st
     t.write("evil.example/index.html", "x");
     const static_files files({t.config()});
     auto r = get(files, "//evil.example");
-    CHECK(r.status == 301);
+    CHECK(r.res.status == 301);
     CHECK(r.field("Location") == "/evil.example/");
     r = get(files, "/docs/../docs");
     CHECK(r.field("Location") == "/docs/");
@@ -64,15 +80,15 @@ TEST_CASE("a directory without an index is 404 (no listing), with or without sla
           "[static][directory]") {
     site_tree t;
     const static_files files({t.config()});
-    CHECK(get(files, "/empty/").what == kind::not_handled);
-    CHECK(get(files, "/empty").what == kind::not_handled);
+    CHECK(get(files, "/empty/").what == outcome::not_handled);
+    CHECK(get(files, "/empty").what == outcome::not_handled);
 }
 
 TEST_CASE("a file asked for as a directory is 404", "[static][directory]") {
     site_tree t;
     const static_files files({t.config()});
-    CHECK(get(files, "/docs/guide.txt/").what == kind::not_handled);
-    CHECK(get(files, "/docs/guide.txt/x").what == kind::not_handled);
+    CHECK(get(files, "/docs/guide.txt/").what == outcome::not_handled);
+    CHECK(get(files, "/docs/guide.txt/x").what == outcome::not_handled);
 }
 
 TEST_CASE("the index file name is configurable, and empty turns indexes off",
@@ -86,12 +102,12 @@ TEST_CASE("the index file name is configurable, and empty turns indexes off",
         const auto r = get(files, "/docs/");
         REQUIRE(served(r));
         CHECK(body_of(r) == "default");
-        CHECK(get(files, "/").what == kind::not_handled);
+        CHECK(get(files, "/").what == outcome::not_handled);
     }
     config.index_file.clear();
     const static_files files({config});
-    CHECK(get(files, "/docs/").what == kind::not_handled);
-    CHECK(get(files, "/docs").what == kind::not_handled);
+    CHECK(get(files, "/docs/").what == outcome::not_handled);
+    CHECK(get(files, "/docs").what == outcome::not_handled);
     CHECK(served(get(files, "/docs/index.html")));
 }
 
@@ -99,7 +115,7 @@ TEST_CASE("a hosted prefix serves below it and redirects its own root", "[static
     site_tree t;
     const static_files files({t.config("/assets/")});
     auto r = get(files, "/assets");
-    CHECK(r.status == 301);
+    CHECK(r.res.status == 301);
     CHECK(r.field("Location") == "/assets/");
     r = get(files, "/assets/");
     REQUIRE(served(r));
@@ -107,8 +123,8 @@ TEST_CASE("a hosted prefix serves below it and redirects its own root", "[static
     r = get(files, "/assets/docs");
     CHECK(r.field("Location") == "/assets/docs/");
     CHECK(served(get(files, "/assets/docs/guide.txt")));
-    CHECK(get(files, "/docs/guide.txt").what == kind::not_handled);
-    CHECK(get(files, "/assetsdocs/guide.txt").what == kind::not_handled);
+    CHECK(get(files, "/docs/guide.txt").what == outcome::not_handled);
+    CHECK(get(files, "/assetsdocs/guide.txt").what == outcome::not_handled);
 }
 
 TEST_CASE("several directories are tried in order, a missing file falls through",
@@ -132,13 +148,13 @@ TEST_CASE("several directories are tried in order, a missing file falls through"
     r = get(files, "/.well-known/acme");
     REQUIRE(served(r));
     CHECK(body_of(r) == "token");
-    CHECK(get(files, "/nowhere.txt").what == kind::not_handled);
+    CHECK(get(files, "/nowhere.txt").what == outcome::not_handled);
 }
 
 TEST_CASE("no directories: nothing is handled", "[static][directory]") {
     const static_files files({});
     CHECK(files.empty());
-    CHECK(get(files, "/").what == kind::not_handled);
+    CHECK(get(files, "/").what == outcome::not_handled);
 }
 
 TEST_CASE("Cache-Control is sent only when configured", "[static][directory]") {

@@ -23,8 +23,7 @@ namespace static_test {
 
 namespace fs = std::filesystem;
 using tern::detail::static_files;
-using tern::detail::static_result;
-using kind = tern::detail::static_result::kind;
+using outcome = tern::detail::static_outcome;
 
 /// `base/` is a fresh directory removed at the end of the test; `base/public` is served.
 struct temp_tree {
@@ -79,21 +78,51 @@ struct temp_tree {
 
 using fields = std::vector<tern::header_field>;
 
-inline static_result get(const static_files& files, std::string_view path,
-                         const fields& headers = {}) {
-    return files.serve("GET", path, headers);
+/// What the static layer made of one request: its outcome and the response it filled.
+struct answer {
+    outcome what = outcome::not_handled;
+    tern::detail::response res;
+
+    /// The value of the first field named `name` (exact case, as the layer sets it), or empty.
+    std::string_view field(std::string_view name) const {
+        for (const auto& [n, v] : res.fields) {
+            if (n == name) return v;
+        }
+        return {};
+    }
+};
+
+/// Asks `files` for `method` `target` (a path, with a "?query" or not) with `headers`.
+inline answer serve(const static_files& files, std::string_view method, std::string_view target,
+                    const fields& headers = {}) {
+    tern::detail::request req;
+    req.method = method;
+    req.target = target;
+    const std::size_t query = target.find('?');
+    req.path = target.substr(0, query);
+    if (query != std::string_view::npos) req.query = target.substr(query + 1);
+    req.headers = headers;
+    req.is_head = method == "HEAD";
+    answer a;
+    a.what = files.serve(req, a.res);
+    return a;
 }
 
-/// The bytes the connection would send for a file result.
-inline std::string body_of(const static_result& r) {
-    REQUIRE(r.file);
-    std::string out(static_cast<std::size_t>(r.length), '\0');
-    const ssize_t n = ::pread(r.file.get(), out.data(), out.size(), static_cast<off_t>(r.offset));
+inline answer get(const static_files& files, std::string_view target, const fields& headers = {}) {
+    return serve(files, "GET", target, headers);
+}
+
+/// The bytes the connection would send for a file answer.
+inline std::string body_of(const answer& a) {
+    const auto& f = a.res.file;
+    REQUIRE(f.file);
+    std::string out(static_cast<std::size_t>(f.length), '\0');
+    const ssize_t n = ::pread(f.file.get(), out.data(), out.size(), static_cast<off_t>(f.offset));
     REQUIRE(n == static_cast<ssize_t>(out.size()));
     return out;
 }
 
 /// Never a file outside the rules: anything but a 200/206 with a body.
-inline bool served(const static_result& r) { return r.what == kind::file; }
+inline bool served(const answer& a) { return a.what == outcome::answered && a.res.file.file; }
 
 }  // namespace static_test

@@ -84,7 +84,7 @@ TEST_CASE("a served file carries its Content-Type, by the name requested", "[sta
     auto config = t.config();
     config.extra_mime_types = {{"foo", "application/x-foo"}};
     const static_files files({config});
-    CHECK(get(files, "/style.css").field("Content-Type") == "text/css; charset=utf-8");
-    CHECK(get(files, "/data.foo").field("Content-Type") == "application/x-foo");
-    CHECK(get(files, "/alias.txt").field("Content-Type") == "text/plain; charset=utf-8");
+    CHECK(get(files, "/style.css").res.content_type == "text/css; charset=utf-8");
+    CHECK(get(files, "/data.foo").res.content_type == "application/x-foo");
+    CHECK(get(files, "/alias.txt").res.content_type == "text/plain; charset=utf-8");
 }

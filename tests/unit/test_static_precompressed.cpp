@@ -125,24 +125,25 @@ TEST_CASE("a precompressed response keeps the original type and has its own ETag
     const auto br = get(files, "/app.js", {{"Accept-Encoding", "br"}});
     REQUIRE(served(br));
     CHECK(body_of(br) == "BROTLI");
-    CHECK(br.length == 6);
-    CHECK(br.field("Content-Type") == "text/javascript; charset=utf-8");
+    CHECK(br.res.file.length == 6);
+    CHECK(br.res.content_type == "text/javascript; charset=utf-8");
     CHECK(br.field("Content-Encoding") == "br");
     CHECK(br.field("Vary") == "Accept-Encoding");
     CHECK(br.field("ETag") != plain.field("ETag"));
     CHECK(br.field("ETag").ends_with("-br\""));
     const std::string br_tag(br.field("ETag"));
     // The br tag validates only the br representation.
-    CHECK(get(files, "/app.js", {{"Accept-Encoding", "br"}, {"If-None-Match", br_tag}}).status ==
-          304);
-    CHECK(get(files, "/app.js", {{"If-None-Match", br_tag}}).status == 200);
+    CHECK(
+        get(files, "/app.js", {{"Accept-Encoding", "br"}, {"If-None-Match", br_tag}}).res.status ==
+        304);
+    CHECK(get(files, "/app.js", {{"If-None-Match", br_tag}}).res.status == 200);
 }
 
 TEST_CASE("a range applies to the encoded bytes", "[static][encoding]") {
     compressed_tree t;
     const static_files files({t.config()});
     const auto r = get(files, "/app.js", {{"Accept-Encoding", "gzip"}, {"Range", "bytes=0-3"}});
-    CHECK(r.status == 206);
+    CHECK(r.res.status == 206);
     CHECK(r.field("Content-Range") == "bytes 0-3/10");
     CHECK(body_of(r) == "GZIP");
 }

@@ -31,17 +31,17 @@ struct traversal_tree : temp_tree {
 void expect_error(const static_files& files, std::string_view path, int status) {
     INFO("path: " << path);
     const auto r = get(files, path);
-    CHECK(r.what == kind::error);
-    CHECK(r.status == status);
-    CHECK_FALSE(r.file);
+    CHECK(r.what == outcome::status_only);
+    CHECK(r.res.status == status);
+    CHECK_FALSE(r.res.file.file);
 }
 
 /// The request is not served from this directory at all (the caller answers 404).
 void expect_absent(const static_files& files, std::string_view path) {
     INFO("path: " << path);
     const auto r = get(files, path);
-    CHECK(r.what == kind::not_handled);
-    CHECK_FALSE(r.file);
+    CHECK(r.what == outcome::not_handled);
+    CHECK_FALSE(r.res.file.file);
 }
 
 }  // namespace
