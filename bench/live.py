@@ -955,14 +955,14 @@ def main():
     ap.add_argument("--sse-fast-clients", type=int, default=None,
                     help="a second fast phase with this many clients (default 1000, quick 200; 0: none)")
     ap.add_argument("--sse-paced-seconds", type=int, default=None, help="default 10 (quick 3)")
-    ap.add_argument("--sse-fast-seconds", type=float, default=None, help="default 10 (quick 3)")
+    ap.add_argument("--sse-fast-seconds", type=float, default=None, help="default 5 (quick 3)")
     ap.add_argument("--sse-size", type=int, default=64, help="bytes of data per event")
     ap.add_argument("--sse-batch", type=int, default=1, help="events per POST /broadcast")
     ap.add_argument("--sse-window", type=int, default=16,
                     help="events per client sent but not yet received, at most")
     ap.add_argument("--sse-settle", type=float, default=2.0)
     ap.add_argument("--sse-connect-timeout", type=float, default=60.0)
-    ap.add_argument("--rounds", type=int, default=None, help="SSE rounds (default 3, quick 1)")
+    ap.add_argument("--rounds", type=int, default=None, help="SSE rounds (default 5, quick 1)")
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--server-cpus", default="1")
     ap.add_argument("--load-cpus", default="0")
@@ -973,8 +973,8 @@ def main():
     q = a.quick
     for k, full, quick in (("later_clients", 10000, 1000), ("stream_bytes", GIB, 50 * MIB),
                            ("sse_clients", 10000, 1000), ("sse_fast_clients", 1000, 200),
-                           ("sse_paced_seconds", 10, 3), ("sse_fast_seconds", 10.0, 3.0),
-                           ("rounds", 3, 1)):
+                           ("sse_paced_seconds", 10, 3), ("sse_fast_seconds", 5.0, 3.0),
+                           ("rounds", 5, 1)):
         if getattr(a, k) is None:
             setattr(a, k, quick if q else full)
     only = set(a.only.split(","))
