@@ -529,13 +529,18 @@ class Fanout:
         self.gone = 0           # streams the server ended (cut off) or that failed
         self.track = None       # during the paced phase: arrivals per broadcast
         self.awaiting = 0       # clients connected that have not had their head yet
+        self.waited = 0.0       # seconds spent blocked in epoll (waiting for the server)
+        self.reads = 0          # reads that returned event-stream bytes
         self.ctl: Control | None = None
 
     # -- the loop --
     def pump(self, timeout: float) -> list[int] | None:
         """One epoll round; returns the counts of a broadcast answer if one completed."""
         counts = None
-        for fd, ev in self.ep.poll(timeout):
+        t0 = time.perf_counter()
+        ready = self.ep.poll(timeout)
+        self.waited += time.perf_counter() - t0
+        for fd, ev in ready:
             if self.ctl and fd == self.ctl.sock.fileno():
                 counts = self.ctl.read()
                 continue
@@ -547,6 +552,7 @@ class Fanout:
             if not data:
                 self.drop(f)
                 continue
+            self.reads += 1
             i = 0
             if not f.status:
                 f.head += data
@@ -687,6 +693,7 @@ class Fanout:
         lbusy0, lall0 = cpu_busy_ticks(load_cpus)
         srv_ticks0 = cpu_ticks(proc_tree(self.srv.proc.pid))
         cli0 = client_cpu_s()
+        waited0, reads0 = self.waited, self.reads
         t0 = time.monotonic()
         posts = 0
         while time.monotonic() < t0 + seconds:
@@ -702,6 +709,7 @@ class Fanout:
         busy1, all1 = cpu_busy_ticks(server_cpus)
         lbusy1, lall1 = cpu_busy_ticks(load_cpus)
         cli1 = client_cpu_s()
+        waited1, reads1 = self.waited, self.reads
         end = time.monotonic() + 15
         while time.monotonic() < end and (self.ctl.busy or self.total - total0 < queued):
             counts = self.pump(0.05)
@@ -719,6 +727,12 @@ class Fanout:
             "server_us_per_msg": 1e6 * (srv_ticks2 - srv_ticks0) / CLK_TCK / delivered
             if delivered else None,
             "client_cpu_pct": 100 * (cli1 - cli0) / wall,
+            # Blocked in epoll_wait: the client waited for the server (near 0: the client is
+            # the bottleneck, or its core is taken by others).
+            "client_wait_pct": 100 * (waited1 - waited0) / wall,
+            # How many events each read of the client found: the server's writes carry
+            # several when it (or the client) falls behind.
+            "events_per_read": delivered_window / (reads1 - reads0) if reads1 > reads0 else None,
             "other_pct": max(0.0, 100 * ((busy1 - busy0) - (srv_ticks1 - srv_ticks0))
                              / max(1, all1 - all0)),
             # Idle time left on each core: none on the client's core with the client well
@@ -770,7 +784,8 @@ def sse_once(name: str, a, out: Path, clients: int, full: bool) -> dict:
         f = r["fast"]
         log(f"sse {name}: fast {f['msgs_per_s']:,.0f} events/s to {f['clients']:,} clients, "
             f"server {f['server_cpu_pct']:.0f}% CPU, {fmt_num(f['server_us_per_msg'], 2)} µs/event, "
-            f"client {f['client_cpu_pct']:.0f}% CPU, lost {f['lost']}")
+            f"client {f['client_cpu_pct']:.0f}% CPU ({f['client_wait_pct']:.0f}% waiting), "
+            f"{fmt_num(f['events_per_read'], 2)} events/read, lost {f['lost']}")
         m2 = srv.mem()
         r["hwm_kib"], r["threads_end"] = m2["VmHWM"], m2["Threads"]
         r["gone"] = fan.gone
@@ -908,6 +923,8 @@ def report(a, res: dict, info: dict, command: str) -> str:
         row("(b) server CPU µs per delivered event", full, ("fast", "server_us_per_msg"), 2)
         row("(b) server CPU % (of its core)", full, ("fast", "server_cpu_pct"), ratio=False)
         row("(b) client CPU % (of its core)", full, ("fast", "client_cpu_pct"), ratio=False)
+        row("(b) client blocked in epoll, % of the time", full, ("fast", "client_wait_pct"), ratio=False)
+        row("(b) events per client read", full, ("fast", "events_per_read"), 2, ratio=False)
         row("(b) others' load on the server's core %", full, ("fast", "other_pct"), ratio=False)
         row("(b) server's core idle %", full, ("fast", "server_core_idle_pct"), ratio=False)
         row("(b) client's core idle %", full, ("fast", "client_core_idle_pct"), ratio=False)
@@ -919,6 +936,8 @@ def report(a, res: dict, info: dict, command: str) -> str:
             row(f"(b) server CPU µs per delivered event, {m:,} clients", small, ("fast", "server_us_per_msg"), 2)
             row(f"(b) server CPU %, {m:,} clients", small, ("fast", "server_cpu_pct"), ratio=False)
             row(f"(b) client CPU %, {m:,} clients", small, ("fast", "client_cpu_pct"), ratio=False)
+            row(f"(b) client blocked in epoll %, {m:,} clients", small, ("fast", "client_wait_pct"), ratio=False)
+            row(f"(b) events per client read, {m:,} clients", small, ("fast", "events_per_read"), 2, ratio=False)
             row(f"(b) server's core idle %, {m:,} clients", small, ("fast", "server_core_idle_pct"), ratio=False)
             row(f"(b) client's core idle %, {m:,} clients", small, ("fast", "client_core_idle_pct"), ratio=False)
             row(f"(b) events queued but not delivered, {m:,} clients", small, ("fast", "lost"), ratio=False)
