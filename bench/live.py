@@ -379,7 +379,7 @@ def phase_stream(a, out: Path) -> dict:
     total = pieces * piece
     rate = a.stream_rate
     log(f"stream: {total / GIB:.2f} GiB ({pieces:,} pieces of {piece:,} B) at "
-        f"{rate / 1e6:g} MB/s, about {total / rate:.0f} s")
+        + (f"{rate / 1e6:g} MB/s, about {total / rate:.0f} s" if rate else "full speed"))
     srv = Server("tern", a, out)
     r = {"bytes": total, "pieces": pieces, "piece": piece, "rate": rate}
     samples: list[tuple[float, int]] = []
@@ -408,7 +408,7 @@ def phase_stream(a, out: Path) -> dict:
         got = checked = bad = 0
         next_window = 0
         t0 = time.monotonic()
-        deadline = t0 + total / rate * 1.5 + 60
+        deadline = t0 + (total / rate * 1.5 if rate else 0) + 60
         th = threading.Thread(target=sampler, daemon=True)
         th.start()
         data, start = rest, 0
@@ -427,13 +427,15 @@ def phase_stream(a, out: Path) -> dict:
                 got += j - i
             if dec.ended or time.monotonic() > deadline:
                 break
-            ahead = got / rate - (time.monotonic() - t0)
+            ahead = got / rate - (time.monotonic() - t0) if rate else 0
             if ahead > 0:
                 time.sleep(ahead)
             data, start = s.recv(256 * KIB), 0
             if not data:
                 break
         elapsed = time.monotonic() - t0
+        r["ended"] = ("last chunk" if dec.ended else "deadline" if data else
+                      f"closed by the server without the last chunk after {elapsed:.1f} s")
         stop.set()
         th.join()
         m = srv.mem()
@@ -527,6 +529,7 @@ class Fanout:
         self.feeds: dict[int, Feed] = {}
         self.total = 0          # events received by all clients
         self.gone = 0           # streams the server ended (cut off) or that failed
+        self.why_gone: dict[str, int] = {}
         self.track = None       # during the paced phase: arrivals per broadcast
         self.awaiting = 0       # clients connected that have not had their head yet
         self.waited = 0.0       # seconds spent blocked in epoll (waiting for the server)
@@ -547,10 +550,11 @@ class Fanout:
             f = self.feeds[fd]
             try:
                 data = f.sock.recv(65536)
-            except OSError:
-                data = b""
+            except OSError as e:
+                self.drop(f, errno.errorcode.get(e.errno, str(e.errno)))
+                continue
             if not data:
-                self.drop(f)
+                self.drop(f, "closed by the server" if f.status else "closed before the head")
                 continue
             self.reads += 1
             i = 0
@@ -564,7 +568,7 @@ class Fanout:
                 self.awaiting -= 1
                 data, i = rest, 0
                 if f.status != 200:
-                    self.drop(f)
+                    self.drop(f, f"answered {f.status}")
                     continue
             e0 = f.events
             for s, e in f.dec.feed(data, i):
@@ -579,7 +583,7 @@ class Fanout:
                 f.events += k - c
                 f.nl = data[e - 1] == 10
             if f.dec.ended:
-                self.drop(f)
+                self.drop(f, "ended by the server (last chunk)")
             got = f.events - e0
             if got:
                 self.total += got
@@ -592,12 +596,13 @@ class Fanout:
                             last_at[k] = now
         return counts
 
-    def drop(self, f: Feed):
+    def drop(self, f: Feed, why: str):
         if not f.gone:
             if not f.status:
                 self.awaiting -= 1
             f.gone = True
             self.gone += 1
+            self.why_gone[why] = self.why_gone.get(why, 0) + 1
             self.ep.unregister(f.fd)
             f.sock.close()
 
@@ -605,13 +610,20 @@ class Fanout:
         return sum(1 for f in self.feeds.values() if f.status == 200 and not f.gone)
 
     # -- phases --
-    def connect(self, n: int, deadline: float, burst: int = 256) -> dict:
-        """n clients GET /feed; at most `burst` wait for their head at once (which also bounds
+    def connect(self, n: int, deadline: float, burst: int = 256, path: str = "/feed") -> dict:
+        """n clients GET `path`; at most `burst` wait for their head at once (which also bounds
         the server's accept queue)."""
-        req = f"GET /feed HTTP/1.1\r\nHost: 127.0.0.1:{self.srv.port}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        req = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.srv.port}\r\nAccept: text/event-stream\r\n\r\n".encode()
         t0 = time.monotonic()
-        started = failures = 0
+        started = 0
+        errors: dict[str, int] = {}
+
+        def failed(err: int):
+            name = errno.errorcode.get(err, str(err))
+            errors[name] = errors.get(name, 0) + 1
+
         connecting: dict[int, socket.socket] = {}
+        cep = select.epoll()  # the connecting sockets apart: feeds' reads must not crowd them out
         while time.monotonic() < deadline:
             if started >= n and not connecting and not self.awaiting:
                 break
@@ -622,30 +634,34 @@ class Fanout:
                 err = s.connect_ex(("127.0.0.1", self.srv.port))
                 if err in (0, errno.EINPROGRESS):
                     connecting[s.fileno()] = s
-                    self.ep.register(s.fileno(), EPOLLOUT)
+                    cep.register(s.fileno(), EPOLLOUT)
                 else:
                     s.close()
-                    failures += 1
-            for fd, ev in self.ep.poll(0.05):
-                if fd in connecting:
-                    s = connecting.pop(fd)
-                    if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0:
-                        self.ep.unregister(fd)
-                        s.close()
-                        failures += 1
-                        continue
-                    s.send(req)
-                    self.ep.modify(fd, EPOLLIN)
-                    self.feeds[fd] = Feed(s)
-                    self.awaiting += 1
-                # A client's head is read by pump (epoll is level-triggered: still ready).
-            self.pump(0)
+                    failed(err)
+            for fd, ev in cep.poll(0.01 if self.feeds else 0.05):
+                s = connecting.pop(fd)
+                cep.unregister(fd)
+                err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if not err:
+                    try:
+                        s.send(req)
+                    except OSError as e:
+                        err = e.errno
+                if err:
+                    s.close()
+                    failed(err)
+                    continue
+                self.ep.register(fd, EPOLLIN)
+                self.feeds[fd] = Feed(s)
+                self.awaiting += 1
+            self.pump(0)  # heads and events
         for s in connecting.values():
-            self.ep.unregister(s.fileno())
             s.close()
-        failures += len(connecting) + (n - started)
-        return {"asked": n, "connected": self.live(), "failures": failures,
-                "seconds": time.monotonic() - t0}
+        cep.close()
+        return {"asked": n, "connected": self.live(), "seconds": time.monotonic() - t0,
+                "connect_errors": errors, "still_connecting": len(connecting),
+                "not_started": n - started, "no_head_yet": self.awaiting,
+                "gone": dict(self.why_gone)}
 
     def paced(self, seconds: int, size: int) -> dict:
         """One broadcast of one event a second; every client should get every one."""
@@ -789,6 +805,7 @@ def sse_once(name: str, a, out: Path, clients: int, full: bool) -> dict:
         m2 = srv.mem()
         r["hwm_kib"], r["threads_end"] = m2["VmHWM"], m2["Threads"]
         r["gone"] = fan.gone
+        r["why_gone"] = dict(fan.why_gone)
         r["alive"] = srv.alive()
     finally:
         fan.close()
@@ -879,11 +896,11 @@ def report(a, res: dict, info: dict, command: str) -> str:
     if "stream" in res:
         r = res["stream"]
         rss = r.get("rss_kib") or {}
-        L += ["## One long stream read slowly: GET /stream", "",
+        L += ["## One long stream: GET /stream", "",
               "| figure | value |", "|---|---:|",
               f"| body | {r['bytes'] / GIB:.2f} GiB ({r['pieces']:,} pieces of {r['piece']:,} B), {r['framing']} |",
-              f"| client read rate asked / achieved | {r['rate'] / 1e6:g} / {fmt_num(r.get('rate_achieved') and r['rate_achieved'] / 1e6, 2)} MB/s |",
-              f"| received, complete | {r.get('received', 0):,} B, {'yes' if r.get('complete') else 'NO'} in {fmt_num(r.get('seconds'), 1)} s |",
+              f"| client read rate asked / achieved | {r['rate'] / 1e6 if r['rate'] else 'unlimited'} / {fmt_num(r.get('rate_achieved') and r['rate_achieved'] / 1e6, 2)} MB/s |",
+              f"| received, complete | {r.get('received', 0):,} B, {'yes' if r.get('complete') else 'NO'} in {fmt_num(r.get('seconds'), 1)} s (end: {r.get('ended')}) |",
               f"| 'a'..'z' pattern samples wrong / checked | {r.get('samples_bad')} / {r.get('samples_checked'):,} |",
               f"| server RSS idle | {r['idle_rss_kib'] / KIB:.1f} MiB |",
               f"| server RSS every second, min / median / max | {fmt_num(rss.get('min', 0) / KIB, 1)} / {fmt_num(rss.get('median', 0) / KIB, 1)} / {fmt_num(rss.get('max', 0) / KIB, 1)} MiB ({rss.get('n', 0)} samples) |",
@@ -945,8 +962,19 @@ def report(a, res: dict, info: dict, command: str) -> str:
             L += ["", "Left out: " + "; ".join(f"{p}: {w}" for p, w in s["left_out"].items())]
         errs = [f"{r['peer']} round {r['round']}: {r['error']}" for runs in (full, small)
                 for rs in runs.values() for r in rs if "error" in r]
+        for runs in (full, small):
+            for rs in runs.values():
+                for r in rs:
+                    c = r.get("connect", {})
+                    trouble = {k: v for k, v in (("connect errors", c.get("connect_errors")),
+                                                 ("not started by the deadline", c.get("not_started")),
+                                                 ("no head by the deadline", c.get("no_head_yet")),
+                                                 ("streams lost", r.get("why_gone"))) if v}
+                    if trouble:
+                        errs.append(f"{r['peer']} round {r['round']} ({c.get('asked', 0):,} clients): "
+                                    + "; ".join(f"{k}: {v}" for k, v in trouble.items()))
         if errs:
-            L += ["", "Errors: " + "; ".join(errs)]
+            L += ["", "Trouble seen:", ""] + [f"- {e}" for e in errs]
         L += ["", f"(b): POST /broadcast?n={a.sse_batch}&size={a.sse_size} back to back for "
               f"{a.sse_fast_seconds} s, at most {a.sse_window} events per client sent and not yet "
               "received. When the client's CPU is near 100% it, not the server, sets events/s; "
@@ -968,7 +996,7 @@ def main():
     ap.add_argument("--stream-bytes", type=parse_size, default=None,
                     help="default 1GiB (quick 50MiB); 10GiB takes ~18 min at 10MB")
     ap.add_argument("--stream-rate", type=parse_size, default=parse_size("10MB"),
-                    help="client read rate in bytes/s (10MB = 10,000,000)")
+                    help="client read rate in bytes/s (10MB = 10,000,000; 0: as fast as it can)")
     ap.add_argument("--stream-piece", type=parse_size, default=64 * KIB)
     ap.add_argument("--sse-clients", type=int, default=None, help="default 10000 (quick 1000)")
     ap.add_argument("--sse-fast-clients", type=int, default=None,
