@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         const bool ok = (arg == "--threads" && i + 1 < argc) ? parse_number(argv[++i], threads)
-                                                              : parse_number(arg, port);
+                                                             : parse_number(arg, port);
         if (!ok) {
             std::fprintf(stderr, "usage: bench_live_app [--threads N] [port]\n");
             return 2;
