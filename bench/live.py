@@ -20,11 +20,14 @@ servers run pinned to --server-cpus (CPU 1), this script to --load-cpus (CPU 0).
           interleaved rounds: (c) RSS per idle client, (a) one POST /broadcast a second
           (delivered events, time until the last client has it), (b) broadcasts as fast as
           the clients take them (events delivered per second, server CPU per delivered
-          event, this client's CPU: near 100% means the client is the bottleneck), with N
-          clients and again with --sse-fast-clients on a fresh server.
+          event; this client's CPU and its time blocked in epoll: little time blocked
+          means the client, not the server, is the bound), with N clients and again with
+          --sse-fast-clients on a fresh server.
 
+The default run takes about 8 minutes on 2 cores (the 1 GiB stream 107 s), --quick under one.
 The SSE client is one epoll loop in this process (standard library only). Tests never
 assert on these figures; ratios hold within one run only (see bench/README.md, "Method").
+Figures and what bounds them: docs/performance.md, "Long-lived responses".
 """
 
 from __future__ import annotations
