@@ -55,11 +55,15 @@ public:
     timer_thread& operator=(const timer_thread&) = delete;
 
     void at(clock_type::time_point when, std::function<void()> fn) {
+        bool first = false;
         {
             std::lock_guard lock(mutex_);
+            first = due_.empty() || when < due_.begin()->first;
             due_.emplace(when, std::move(fn));
         }
-        wake_.notify_one();
+        // Only a new earliest entry changes how long the thread sleeps (a wake-up per
+        // request would cost a context switch each).
+        if (first) wake_.notify_one();
     }
 
 private:

@@ -33,7 +33,13 @@ void connection::start_stream(bool chunked) {
 }
 
 void connection::pull_stream() {
-    // Everything before is written (out_ is empty), or the stream waits idle.
+    // Everything before is written (out_ is empty), or the stream waits idle. Whatever
+    // deadline ran before (the first byte's, keep-alive's, a write's that has completed)
+    // is over: the write sets its own if it has to wait, and an idle stream its ping. A
+    // stream whose pulls always find bytes and whose writes always complete at once must
+    // not be closed by one of them (the timer moves on lazily when it fires).
+    deadline_ = clock::time_point::max();
+    deadline_kind_ = deadline_kind::none;
     const std::size_t at = stream_chunked_ ? begin_chunk(out_) : out_.size();
     const pull_status got = stream_->pull(out_, stream_pull_bytes);
     if (stream_chunked_) end_chunk(out_, at);

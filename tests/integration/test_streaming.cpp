@@ -318,3 +318,44 @@ TEST_CASE("a stream whose client stops reading is closed at the write deadline",
     CHECK(out.closed());
     check_still_serving(server.port());
 }
+
+TEST_CASE("a stream that never runs dry is not closed by a deadline left from before it",
+          "[wire][stream]") {
+    // Found under load (bench/live.py): a producer that refills in on_writable means every
+    // pull finds bytes, and a fast reader means every write completes at once, so the
+    // first-byte deadline armed when the connection opened was never replaced and closed
+    // the stream mid-body.
+    tern::config cfg = test_config();
+    cfg.first_byte_timeout = 50ms;
+    cfg.keep_alive_timeout = 50ms;
+    constexpr std::size_t total = 2u << 20;
+    test_server server(
+        [](tern::app& app) {
+            app.get("/busy", [](tern::context& ctx) {
+                struct producer {
+                    tern::response_stream out;
+                    std::size_t sent = 0;
+                    void pump() {
+                        while (sent < total) {
+                            sent += 1;
+                            if (!out.write("b")) return;
+                        }
+                        out.end();
+                    }
+                };
+                auto p = std::make_shared<producer>();
+                p->out = ctx.stream();
+                p->out.on_writable([weak = std::weak_ptr<producer>(p)] {
+                    if (auto held = weak.lock()) held->pump();
+                });
+                p->out.on_close([p] {});
+                p->pump();
+            });
+        },
+        cfg);
+    raw_client c = server.client();
+    c.send(get_request("/busy"));
+    const auto r = c.read_response(false, 20s);
+    CHECK(r.status == 200);
+    CHECK(r.body.size() == total);
+}
