@@ -95,7 +95,9 @@ public:
         void unhandled_exception() noexcept { error = std::current_exception(); }
     };
 
+    /// Takes over `other`'s coroutine (tern does, to start it).
     task(task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+    /// Takes over `other`'s coroutine; one held before is destroyed unstarted.
     task& operator=(task&& other) noexcept {
         if (this != &other) {
             if (handle_) handle_.destroy();
