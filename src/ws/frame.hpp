@@ -33,8 +33,8 @@ inline constexpr std::uint16_t normal = 1000;
 inline constexpr std::uint16_t going_away = 1001;
 inline constexpr std::uint16_t protocol_error = 1002;
 inline constexpr std::uint16_t unsupported_data = 1003;
-inline constexpr std::uint16_t no_status = 1005;   ///< never sent: a close frame without a code
-inline constexpr std::uint16_t abnormal = 1006;    ///< never sent: the TCP connection ended
+inline constexpr std::uint16_t no_status = 1005;  ///< never sent: a close frame without a code
+inline constexpr std::uint16_t abnormal = 1006;   ///< never sent: the TCP connection ended
 inline constexpr std::uint16_t invalid_payload = 1007;
 inline constexpr std::uint16_t policy_violation = 1008;
 inline constexpr std::uint16_t too_big = 1009;
@@ -83,9 +83,7 @@ public:
     /// `frame_end`).
     const frame_header& header() const noexcept { return header_; }
     /// A control frame's payload (at most 125 bytes), valid after its `frame_end`.
-    std::string_view control_payload() const noexcept {
-        return {control_.data(), control_size_};
-    }
+    std::string_view control_payload() const noexcept { return {control_.data(), control_size_}; }
     std::uint16_t error_code() const noexcept { return error_code_; }
     const char* error_reason() const noexcept { return error_reason_; }
 
@@ -114,7 +112,9 @@ void append_frame(std::string& out, opcode op, std::string_view payload, bool fi
                   bool rsv1 = false);
 
 /// Appends a close frame: `code` (omitted when it is close_code::no_status, giving an empty
-/// payload) and `reason`, cut to fit the 125-byte control payload at a UTF-8 boundary.
+/// payload, and then no reason either) and `reason`, cut to fit the 125-byte control payload
+/// (123 bytes of reason) at a UTF-8 boundary. A reason that is not UTF-8 is left out, since
+/// the peer would fail the connection on it (RFC 6455 8.1).
 void append_close_frame(std::string& out, std::uint16_t code, std::string_view reason);
 
 /// What a received close frame's payload says (RFC 6455 5.5.1, 7.1.5, 7.4).

@@ -30,8 +30,10 @@ struct handshake_policy {
 struct handshake_result {
     /// 101 when the upgrade is accepted. Else the refusal: 400 for a malformed upgrade
     /// request, 426 for a request that is not a WebSocket upgrade at all or asks for a
-    /// version other than 13 (the answer then carries `Sec-WebSocket-Version: 13`; RFC 6455
-    /// 4.2.2), 405 for a method other than GET.
+    /// version other than 13 or names none (the answer then carries
+    /// `Sec-WebSocket-Version: 13`, RFC 6455 4.2.2, and `Upgrade: websocket`, which RFC 9110
+    /// 15.5.22 requires of every 426), 405 for a method other than GET (checked first; the
+    /// answer carries `Allow: GET`).
     int status = 400;
     std::string why;          ///< a short reason for a refusal (the error body, the log)
     std::string accept;       ///< Sec-WebSocket-Accept

@@ -15,12 +15,13 @@ public:
     bool feed(std::string_view piece) noexcept;
     /// True when everything fed is valid and no character is left incomplete.
     bool complete() const noexcept { return state_ == 0; }
-    /// Starts a new message.
+    /// Starts a new message (also after a failure).
     void reset() noexcept { state_ = 0; }
 
 private:
-    std::uint32_t state_ = 0;  // implementation-defined: 0 = between characters
-    bool failed_ = false;
+    // 0 between characters; otherwise what the next byte must be (utf8.cpp), or the sticky
+    // failed state, so that complete() is false after a failure and reset() clears it.
+    std::uint32_t state_ = 0;
 };
 
 /// Whole-string check.
