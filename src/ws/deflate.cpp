@@ -61,9 +61,10 @@ bool unquote(std::string_view v, std::string& out) {
     return is_token(out);
 }
 
-// A window size parameter's value: 8..15 in decimal (RFC 7692 7.1.2), or -1.
+// A window size parameter's value: 8..15 in decimal without leading zeroes (RFC 7692
+// 7.1.2.1), or -1.
 int window_bits(std::string_view v) noexcept {
-    if (v.empty() || v.size() > 2) return -1;
+    if (v.empty() || v.size() > 2 || v[0] == '0') return -1;
     int bits = 0;
     for (const char c : v) {
         if (c < '0' || c > '9') return -1;
@@ -102,6 +103,10 @@ std::optional<deflate_params> read_offer(std::string_view params, std::string& s
             // zlib refuses a raw deflate stream with an 8-bit window (since 1.2.9 it makes a
             // 9-bit one instead, which would break the client's limit): decline.
             if (p.server_max_window_bits < 9) return std::nullopt;
+            // RFC 7692 7.1.2.1: accepting this parameter means answering with it, at the same
+            // or a smaller value. deflate_params cannot say that 15 was offered (15 is also
+            // "not offered", which the answer leaves out), so an offer of 15 gets 14.
+            if (p.server_max_window_bits == 15) p.server_max_window_bits = 14;
         } else if (iequals(name, "client_max_window_bits")) {
             // Without a value: the client can honour a limit; tern sets none (the inflater
             // takes any window), so the answer leaves it out (RFC 7692 7.1.2.2).

@@ -154,6 +154,8 @@ TEST_CASE("an offer with a bad parameter is declined and the next offer is tried
         "permessage-deflate; server_max_window_bits=7",
         "permessage-deflate; server_max_window_bits=16",
         "permessage-deflate; server_max_window_bits=010",
+        "permessage-deflate; server_max_window_bits=09",
+        "permessage-deflate; client_max_window_bits=08",
         "permessage-deflate; server_max_window_bits=ten",
         "permessage-deflate; client_max_window_bits=7",
         "permessage-deflate; client_max_window_bits=",
@@ -168,6 +170,17 @@ TEST_CASE("an offer with a bad parameter is declined and the next offer is tried
         REQUIRE(p);
         CHECK(p->client_no_context_takeover);
     }
+}
+
+TEST_CASE("an offer of server_max_window_bits=15 is answered, with 14", "[ws][deflate]") {
+    // RFC 7692 7.1.2.1: the answer must carry the parameter, and 15 is what the answer
+    // leaves out (client_max_window_bits may only be named when offered).
+    const auto p = negotiate_deflate("permessage-deflate; server_max_window_bits=15", false);
+    REQUIRE(p);
+    CHECK(format_deflate_answer(*p) == "permessage-deflate; server_max_window_bits=14");
+    const auto c = negotiate_deflate("permessage-deflate; client_max_window_bits=15", false);
+    REQUIRE(c);
+    CHECK(format_deflate_answer(*c) == "permessage-deflate");
 }
 
 TEST_CASE("server_max_window_bits=8 is declined and 9 is taken", "[ws][deflate]") {
