@@ -177,9 +177,8 @@ std::string format_deflate_answer(const deflate_params& p) {
 
 struct inflater::state {
     z_stream z{};
-    state() {
-        // Window 15 whatever was negotiated: an inflater accepts any smaller window.
-        if (inflateInit2(&z, -15) != Z_OK) throw std::bad_alloc();
+    explicit state(int window_bits) {
+        if (inflateInit2(&z, -window_bits) != Z_OK) throw std::bad_alloc();
     }
     ~state() { inflateEnd(&z); }
     state(const state&) = delete;
@@ -187,6 +186,8 @@ struct inflater::state {
 };
 
 inflater::inflater(const deflate_params& p) noexcept
+    // Window 15 whatever client_max_window_bits says: an inflater with a larger window
+    // reads a stream made with a smaller one.
     : reset_each_message_(p.client_no_context_takeover), window_bits_(15) {}
 
 inflater::~inflater() = default;
@@ -196,7 +197,7 @@ inflater::status inflater::inflate(std::string_view compressed, std::string& out
     // An empty payload is an empty message (RFC 7692 7.2.3.6 sends 0x00, but an empty
     // payload with RSV1 says the same), and the stream is left as it was.
     if (compressed.empty()) return status::ok;
-    if (!z_) z_ = std::make_unique<state>();
+    if (!z_) z_ = std::make_unique<state>(window_bits_);
     z_stream& z = z_->z;
     const std::size_t start = out.size();
     std::size_t produced = 0;
