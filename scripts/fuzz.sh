@@ -4,8 +4,9 @@
 #
 #   scripts/fuzz.sh [seconds=60]
 #
-# The parser harness gets 40% of the time, the router, forms and json harnesses 20% each
-# (at least 5 s in all, so each gets a second: libFuzzer reads 0 as no limit). Seeds come
+# The parser harness gets 30% of the time, the router, forms and json harnesses 15% each and
+# the WebSocket codec's 25% (at least 5 s in all; each harness gets at least a second, since
+# libFuzzer reads 0 as no limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
 # only read. New inputs, crash files and logs go to the build directory
@@ -25,15 +26,22 @@ h2o_corpus=${TERN_H2O_CORPUS:-../shared/corpus/h2o-http1}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DTERN_BUILD_FUZZERS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
-cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms fuzz_json
+cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms fuzz_json fuzz_ws
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-parser_time=$((seconds * 2 / 5))
-router_time=$((seconds / 5))
-forms_time=$((seconds / 5))
-json_time=$((seconds - parser_time - router_time - forms_time))
+# share PERCENT: that share of the time in whole seconds, at least 1.
+share() {
+    local t=$((seconds * $1 / 100))
+    echo $((t < 1 ? 1 : t))
+}
+parser_time=$(share 30)
+router_time=$(share 15)
+forms_time=$(share 15)
+json_time=$(share 15)
+ws_time=$((seconds - parser_time - router_time - forms_time - json_time))
+[ "$ws_time" -lt 1 ] && ws_time=1
 failed=0
 summary=()
 
@@ -70,6 +78,7 @@ run_fuzzer parser "$parser_time" "$h2o_corpus"
 run_fuzzer router "$router_time"
 run_fuzzer forms "$forms_time"
 run_fuzzer json "$json_time"
+run_fuzzer ws "$ws_time"
 
 echo
 for line in "${summary[@]}"; do echo "$line"; done
