@@ -265,6 +265,29 @@ TEST_CASE("without context takeover each message is compressed and inflated alon
     }
 }
 
+TEST_CASE("with client_no_context_takeover the inflater forgets each message's window",
+          "[ws][deflate]") {
+    // A second message that refers back into the first inflates only where the window is
+    // kept: a client that promised no context takeover and broke it is bad_data.
+    client_compressor client;
+    const std::string first = client.compress(sample_text(7));
+    const std::string second = client.compress(sample_text(7));
+    inflater keeps(deflate_params{});
+    std::string back;
+    CHECK(keeps.inflate(first, back, 1 << 20) == inflater::status::ok);
+    back.clear();
+    CHECK(keeps.inflate(second, back, 1 << 20) == inflater::status::ok);
+    CHECK(back == sample_text(7));
+
+    deflate_params reset;
+    reset.client_no_context_takeover = true;
+    inflater forgets(reset);
+    back.clear();
+    CHECK(forgets.inflate(first, back, 1 << 20) == inflater::status::ok);
+    back.clear();
+    CHECK(forgets.inflate(second, back, 1 << 20) == inflater::status::bad_data);
+}
+
 TEST_CASE("a client's messages with context takeover and a small window inflate", "[ws][deflate]") {
     const auto p = negotiate_deflate("permessage-deflate; client_max_window_bits=9", false);
     REQUIRE(p);
