@@ -120,7 +120,7 @@ void append_close_frame(std::string& out, std::uint16_t code, std::string_view r
 /// What a received close frame's payload says (RFC 6455 5.5.1, 7.1.5, 7.4).
 struct close_payload {
     std::uint16_t code = close_code::no_status;  ///< no_status when the payload is empty
-    std::string_view reason;
+    std::string_view reason;                     ///< views the payload given to parse_close_payload
     std::uint16_t error = 0;  ///< 0 when valid; else the close code to answer with (1002 for
                               ///< a 1-byte payload or a code that may not be sent, 1007 for a
                               ///< reason that is not UTF-8)
