@@ -59,7 +59,8 @@ frame_parser::result frame_parser::feed(std::string_view in, std::string& data) 
     // Copies header bytes until head_ holds `want` of them; false when `in` ran out first.
     const auto gather = [&](std::size_t want) {
         const std::size_t take = std::min(want - std::min(want, head_size_), in.size() - pos);
-        std::memcpy(head_.data() + head_size_, in.data() + pos, take);
+        // std::copy_n, not memcpy: an empty view's data() may be null, which memcpy may not take.
+        std::copy_n(in.data() + pos, take, head_.data() + head_size_);
         head_size_ += take;
         pos += take;
         return head_size_ >= want;
@@ -206,7 +207,7 @@ void append_close_frame(std::string& out, std::uint16_t code, std::string_view r
     std::array<char, max_control_payload> payload{};
     payload[0] = static_cast<char>(code >> 8);
     payload[1] = static_cast<char>(code & 0xFF);
-    std::memcpy(payload.data() + 2, reason.data(), reason.size());
+    std::copy_n(reason.data(), reason.size(), payload.data() + 2);  // reason may be a null view
     append_frame(out, opcode::close, {payload.data(), 2 + reason.size()});
 }
 
