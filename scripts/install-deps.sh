@@ -33,7 +33,7 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libasio-dev li
           nlohmann-json3-dev libssl-dev catch2 curl python3 wrk clang clang-format-14 clang-tidy-14
           libclang-rt-14-dev valgrind
           strace
-          chromium)
+          chromium python3-websockets node-ws)
 [ "$want_bench" -eq 1 ] && packages+=(nginx)
 
 missing=()

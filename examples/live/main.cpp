@@ -1,6 +1,7 @@
 // A small live dashboard: everything that answers after the handler has returned.
 //
-//   live [port]     (default 8080)
+//   live [port] [--ws-compression]     (default port 8080; the flag turns on
+//                                      permessage-deflate for /ws)
 //
 //   GET /                 the page (public/index.html): it shows /events as they arrive
 //   GET /events           Server-Sent Events: `id: N`, `data: tick N` every 100 ms from 1;
@@ -8,6 +9,7 @@
 //   GET /stream?n=N&size=S  N pieces of S bytes ('a'..'z' repeating), produced only as fast
 //                         as the client reads them
 //   GET /later?ms=M       "later M" after M milliseconds, holding no thread meanwhile
+//   GET /ws               WebSocket: every message (text or binary) is echoed back
 //   POST /upload          the body (up to 1 GiB) spooled to a temporary file as it arrives,
 //                         answered {"bytes": N, "sha256": "<hex>"}, hashed on the blocking
 //                         pool by a coroutine handler
@@ -191,11 +193,16 @@ long number_param(tern::context& ctx, std::string_view name, long fallback, long
 
 int main(int argc, char** argv) {
     std::uint16_t port = 8080;
-    if (argc > 1) {
-        const std::string_view arg = argv[1];
+    bool ws_compression = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--ws-compression") {
+            ws_compression = true;
+            continue;
+        }
         const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
         if (ec != std::errc{} || end != arg.data() + arg.size()) {
-            std::fprintf(stderr, "usage: live [port]\n");
+            std::fprintf(stderr, "usage: live [port] [--ws-compression]\n");
             return 2;
         }
     }
@@ -205,6 +212,7 @@ int main(int argc, char** argv) {
 
     tern::app app;
     app.static_files(LIVE_PUBLIC_DIR);
+    app.ws_compression(ws_compression);
 
     app.sse("/events",
             [&](tern::context&, tern::sse_client client) { events.add(std::move(client)); });
@@ -220,6 +228,11 @@ int main(int argc, char** argv) {
         });
         p->out.on_close([p] {});  // keeps the producer alive as long as the stream
         p->pump();
+    });
+
+    app.ws("/ws", [](tern::ws_handlers& ws) {
+        ws.on_message([](tern::ws_connection& c, std::string_view text) { c.send(text); });
+        ws.on_binary([](tern::ws_connection& c, std::string_view data) { c.send_binary(data); });
     });
 
     app.get("/later", [&](tern::context& ctx) {

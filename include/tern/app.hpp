@@ -10,6 +10,7 @@
 #include <tern/sse.hpp>
 #include <tern/stats.hpp>
 #include <tern/task.hpp>
+#include <tern/websocket.hpp>
 
 #include <cstdint>
 #include <exception>
@@ -119,6 +120,10 @@ public:
     /// Serves Server-Sent Events at `pattern` (GET): `h` is called once per connecting client
     /// with the request's context and the client's handle (docs/sse.md).
     app& sse(std::string_view pattern, sse_handler h);
+    /// Serves WebSocket connections at `pattern` (a GET route: before filters run on the
+    /// upgrade request and may refuse it): `setup` fills the route's handlers once, now
+    /// (docs/websocket.md).
+    app& ws(std::string_view pattern, const ws_setup& setup);
     /// Adds a handler for `method` (an RFC 9110 token, e.g. "PROPFIND"), case-sensitive.
     /// Throws std::invalid_argument for an empty or malformed method.
     app& add(std::string_view method, std::string_view pattern, route_handler route);
@@ -223,6 +228,13 @@ public:
     app& max_stream_buffer(std::size_t bytes);
     /// Silence after which an SSE stream sends a keep-alive comment; 0: never.
     app& sse_keep_alive(std::chrono::milliseconds interval);
+    /// The largest WebSocket message a peer may send (see `config::ws_max_message_size`).
+    /// Throws std::invalid_argument for 0.
+    app& ws_max_message_size(std::size_t bytes);
+    /// Silence after which a WebSocket connection is pinged; 0: never.
+    app& ws_ping_interval(std::chrono::milliseconds interval);
+    /// Accept permessage-deflate when a WebSocket client offers it (default off).
+    app& ws_compression(bool on);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.
@@ -283,6 +295,8 @@ public:
     group& options(std::string_view pattern, route_handler h);
     /// Adds a handler for `method` under the prefix.
     group& add(std::string_view method, std::string_view pattern, route_handler h);
+    /// Serves WebSocket connections under the prefix (see `app::ws`).
+    group& ws(std::string_view pattern, const ws_setup& setup);
     /// A nested group (a member named `group` would clash with the class name): its prefix
     /// is this group's prefix followed by `prefix`.
     group& subgroup(std::string_view prefix, const std::function<void(tern::group&)>& fn);

@@ -136,6 +136,16 @@ struct config {
     /// a client that left is noticed; 0 turns it off.
     std::chrono::milliseconds sse_keep_alive{15'000};
 
+    /// The largest WebSocket message (and so frame) a peer may send, counted after
+    /// decompression; a larger one closes the connection with 1009 (docs/websocket.md).
+    std::size_t ws_max_message_size = 1024 * 1024;
+    /// Silence (nothing sent) after which a WebSocket connection is pinged; a peer that has
+    /// sent nothing by the next interval is closed. 0: no pings.
+    std::chrono::milliseconds ws_ping_interval{30'000};
+    /// Accept permessage-deflate (RFC 7692) when a WebSocket client offers it. Off by
+    /// default: each compressing connection keeps zlib state (see docs/websocket.md).
+    bool ws_compression = false;
+
     /// Directories served as static files, in the order they are tried.
     std::vector<static_files_config> static_files;
     /// CORS answers and headers; unset: none.

@@ -13,3 +13,4 @@
 #include <tern/stream.hpp>
 #include <tern/task.hpp>
 #include <tern/version.hpp>
+#include <tern/websocket.hpp>

@@ -10,6 +10,7 @@
 #include "pipeline/dispatch.hpp"
 #include "pipeline/errors.hpp"
 #include "pipeline/sse_route.hpp"
+#include "pipeline/ws_route.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
 #include "web/cors.hpp"
@@ -45,6 +46,7 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
         ex.stream_buffer_size = from.stream_buffer_size;
         ex.max_stream_buffer = from.max_stream_buffer;
         ex.sse_keep_alive = from.sse_keep_alive;
+        ex.settings = from.settings;
     }
 
     // On a pool thread: the handler; then the rest of the chain on the connection's thread.
@@ -142,6 +144,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         ex.max_json_depth = settings.max_json_depth;
         ex.port = &later;
         ex.pool = pool.get();
+        ex.settings = &settings;
         ex.stream_buffer_size = settings.stream_buffer_size;
         ex.max_stream_buffer = settings.max_stream_buffer;
         ex.sse_keep_alive = settings.sse_keep_alive;
@@ -271,6 +274,15 @@ app& app::options(std::string_view pattern, route_handler h) {
 app& app::sse(std::string_view pattern, sse_handler h) {
     if (!h) throw std::invalid_argument("tern: empty SSE handler for " + std::string(pattern));
     return add("GET", pattern, route_handler(detail::sse_route(std::move(h))));
+}
+
+app& app::ws(std::string_view pattern, const ws_setup& setup) {
+    if (!setup)
+        throw std::invalid_argument("tern: empty WebSocket setup for " + std::string(pattern));
+    ws_handlers handlers;
+    setup(handlers);
+    auto route = std::make_shared<const ws_handlers::parts>(handlers.get());
+    return add("GET", pattern, route_handler(detail::ws_route(std::move(route))));
 }
 
 app& app::add(std::string_view method, std::string_view pattern, route_handler route) {
@@ -432,6 +444,21 @@ app& app::sse_keep_alive(std::chrono::milliseconds interval) {
     return *this;
 }
 
+app& app::ws_max_message_size(std::size_t bytes) {
+    impl_->update("ws_max_message_size", [&](tern::config& c) { c.ws_max_message_size = bytes; });
+    return *this;
+}
+
+app& app::ws_ping_interval(std::chrono::milliseconds interval) {
+    impl_->update("ws_ping_interval", [&](tern::config& c) { c.ws_ping_interval = interval; });
+    return *this;
+}
+
+app& app::ws_compression(bool on) {
+    impl_->update("ws_compression", [&](tern::config& c) { c.ws_compression = on; });
+    return *this;
+}
+
 app& app::static_files(std::string directory) {
     static_files_config files;
     files.directory = std::move(directory);
@@ -554,6 +581,11 @@ group& group::options(std::string_view pattern, route_handler h) {
 
 group& group::add(std::string_view method, std::string_view pattern, route_handler h) {
     app_.add(method, full(pattern), std::move(h));
+    return *this;
+}
+
+group& group::ws(std::string_view pattern, const ws_setup& setup) {
+    app_.ws(full(pattern), setup);
     return *this;
 }
 

@@ -43,6 +43,8 @@ std::vector<std::string> config_faults(const config& c) {
     at_least(faults, c.stream_buffer_size, 1, "stream_buffer_size");
     at_least(faults, c.max_stream_buffer, c.stream_buffer_size, "max_stream_buffer");
     not_negative(faults, c.sse_keep_alive, "sse_keep_alive");
+    at_least(faults, c.ws_max_message_size, 1, "ws_max_message_size");
+    not_negative(faults, c.ws_ping_interval, "ws_ping_interval");
     for (const auto& files : c.static_files) {
         if (files.directory.empty()) faults.emplace_back("static_files needs a directory");
         if (files.hosted_path.empty() || files.hosted_path.front() != '/') {

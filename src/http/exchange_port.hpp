@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace tern::detail {
 
@@ -69,6 +70,17 @@ public:
     /// Loop: the server stops. True when the source ended itself (it is an endless stream,
     /// like SSE, whose clients reconnect); false to let it run until the drain deadline.
     virtual bool end_on_stop() noexcept { return false; }
+};
+
+/// The protocol a connection carries after a `101 Switching Protocols` response (WebSocket).
+/// A body source whose bytes are already framed by the protocol (the transport sends them as
+/// they are) and which also takes every byte the transport reads. `pull` returning `ended`
+/// closes the connection once the bytes are written; `aborted` closes it at once.
+class upgraded_protocol : public body_source {
+public:
+    /// Loop: bytes read from the peer, in order. False when the protocol takes no more
+    /// input (it is closing): the transport stops reading.
+    virtual bool receive(std::string_view bytes) = 0;
 };
 
 /// One request's way back to its transport, given to the application with the request

@@ -13,7 +13,8 @@
 
 namespace tern::detail {
 
-class body_source;  // http/exchange_port.hpp
+class body_source;        // http/exchange_port.hpp
+class upgraded_protocol;  // http/exchange_port.hpp
 
 /// A body sent from an open file: `length` bytes from `offset`.
 struct file_body {
@@ -34,6 +35,8 @@ struct response {
     /// When set, the body is streamed from it after the head (no Content-Length): chunked
     /// on HTTP/1.1, close-delimited on HTTP/1.0. `body` and `file` are unused then.
     std::shared_ptr<body_source> source;
+    /// With status 101: the protocol the connection carries once this head is written.
+    std::shared_ptr<upgraded_protocol> upgrade;
 
     void clear() noexcept {
         status = 200;
@@ -43,6 +46,7 @@ struct response {
         file = file_body{};
         close = false;
         source.reset();
+        upgrade.reset();
     }
 };
 

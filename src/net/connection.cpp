@@ -97,6 +97,10 @@ void connection::read() {
 
 void connection::on_read(std::error_code ec, std::size_t n) {
     reading_ = false;
+    if (upgrade_ && phase_ != phase::closed) {
+        on_upgraded_read(ec, n);
+        return;
+    }
     switch (phase_) {
         case phase::reading:
             if (ec) {
@@ -196,6 +200,10 @@ void connection::finish_answer(request& req) {
     const auto limit = owner_.settings().max_requests_per_connection;
     const bool close =
         !req.keep_alive || response_.close || owner_.stopping() || (limit != 0 && served_ >= limit);
+    if (response_.upgrade && response_.status == 101) {
+        start_upgrade();
+        return;
+    }
     framing how;
     how.omit_body = req.is_head;
     how.close = close;

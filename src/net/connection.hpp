@@ -72,6 +72,9 @@ private:
     void pull_stream();
     void end_stream() noexcept;
     void wait_for_stream();
+    // After a 101: the upgraded protocol (connection_upgrade.cpp).
+    void start_upgrade();
+    void on_upgraded_read(std::error_code ec, std::size_t n);
     void resume(std::function<void()> on_connection);
     void wait_for_resume();
     bool take_back(bool answer_now) noexcept;
@@ -127,6 +130,9 @@ private:
     // The streamed body being sent, and how: chunks (HTTP/1.1) or up to the close.
     std::shared_ptr<body_source> stream_;
     bool stream_chunked_ = false;
+    // After a 101 (WebSocket): the protocol that takes what is read and is pulled for what
+    // is sent (it is also stream_, unchunked). Reads go on while it writes.
+    std::shared_ptr<upgraded_protocol> upgrade_;
     std::size_t served_ = 0;
     clock::time_point head_started_{};
 

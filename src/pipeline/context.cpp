@@ -42,17 +42,7 @@ std::string_view context::path_param(std::string_view name) const {
 }
 
 std::optional<std::string> context::query_param(std::string_view name) const {
-    std::optional<std::string> found;
-    std::string key;
-    detail::for_each_query_pair(ex_->req.query, [&](std::string_view k, std::string_view v) {
-        if (found) return;
-        detail::url_decode(k, key, true);
-        if (key == name) {
-            found.emplace();
-            detail::url_decode(v, *found, true);
-        }
-    });
-    return found;
+    return detail::find_query_param(ex_->req.query, name);
 }
 
 std::vector<std::string> context::query_params(std::string_view name) const {

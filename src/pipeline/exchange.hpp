@@ -7,6 +7,7 @@
 #include "http/response.hpp"
 #include "routing/router.hpp"
 
+#include <tern/config.hpp>
 #include <tern/context.hpp>
 
 #include <chrono>
@@ -75,6 +76,9 @@ struct exchange {
     std::size_t stream_buffer_size = 64 * 1024;        ///< config::stream_buffer_size
     std::size_t max_stream_buffer = 1024 * 1024;       ///< config::max_stream_buffer
     std::chrono::milliseconds sse_keep_alive{15'000};  ///< config::sse_keep_alive
+    /// The app's settings, read-only while it runs (null in unit tests): the settings
+    /// tern's built-in routes read at the moment they need them (WebSocket upgrades).
+    const tern::config* settings = nullptr;
 };
 
 }  // namespace tern::detail

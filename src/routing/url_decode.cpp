@@ -22,4 +22,18 @@ void url_decode(std::string_view in, std::string& out, bool plus_is_space) {
     }
 }
 
+std::optional<std::string> find_query_param(std::string_view query, std::string_view name) {
+    std::optional<std::string> found;
+    std::string key;
+    for_each_query_pair(query, [&](std::string_view k, std::string_view v) {
+        if (found) return;
+        url_decode(k, key, true);
+        if (key == name) {
+            found.emplace();
+            url_decode(v, *found, true);
+        }
+    });
+    return found;
+}
+
 }  // namespace tern::detail

@@ -1,6 +1,7 @@
 #pragma once
 // Percent-decoding of path parameters and query strings (RFC 3986 2.1).
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,5 +28,8 @@ void for_each_query_pair(std::string_view query, Fn&& fn) {
         }
     }
 }
+
+/// The decoded value of the first pair of `query` whose decoded name is `name`, or nullopt.
+std::optional<std::string> find_query_param(std::string_view query, std::string_view name);
 
 }  // namespace tern::detail

@@ -196,4 +196,23 @@ everyone.broadcast("{\"price\": 42}", "quote");
 app.sse_keep_alive(std::chrono::seconds(15));  // the default
 }
 }  // namespace docs_sse
+namespace docs_websocket {
+void snippets(tern::app& app) {
+tern::ws_clients lobby;
+app.ws("/chat/{room}", [&lobby](tern::ws_handlers& ws) {
+    ws.on_connect([&lobby](tern::ws_connection& c) {
+        lobby.add(c);
+        c.send("welcome to " + std::string(c.path_param("room")));
+    });
+    ws.on_message([&lobby](tern::ws_connection&, std::string_view text) {
+        lobby.broadcast(text);
+    });
+    ws.on_close([](tern::ws_connection& c, int code, std::string_view reason) {
+        std::printf("%llu left: %d %.*s\n", static_cast<unsigned long long>(c.id()), code,
+                    static_cast<int>(reason.size()), reason.data());
+    });
+    ws.allowed_origins({"https://chat.example"});
+});
+}
+}  // namespace docs_websocket
 // clang-format on

@@ -3,6 +3,7 @@
 // (503 + Retry-After above it); stop() answers what has not started and returns after
 // drain_timeout even while a handler still runs.
 
+#include "support/eventually.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -38,17 +39,6 @@ tern::config one_of_each() {
     cfg.threads = 1;
     cfg.blocking_threads = 1;
     return cfg;
-}
-
-// Polls `done` until it holds or `timeout` passes.
-template <class Predicate>
-bool eventually(Predicate done, std::chrono::milliseconds timeout = 10s) {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() > until) return false;
-        std::this_thread::sleep_for(5ms);
-    }
-    return true;
 }
 
 // A route /slow whose first call waits at `hold` (holding the one pool thread) and whose

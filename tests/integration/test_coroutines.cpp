@@ -2,6 +2,7 @@
 // another thread, holding no thread while suspended; exceptions mapped as a handler's; the
 // rest of the chain applied at the end; a client that leaves and a stop during a sleep.
 
+#include "support/eventually.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -21,16 +22,6 @@ tern::config one_thread() {
     tern::config cfg = test_config();
     cfg.threads = 1;
     return cfg;
-}
-
-template <class F>
-bool eventually(F ok, std::chrono::milliseconds limit = 5000ms) {
-    const auto until = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < until) {
-        if (ok()) return true;
-        std::this_thread::sleep_for(10ms);
-    }
-    return ok();
 }
 
 // Counts the frames that ended, however they ended (returned, threw, or were destroyed at

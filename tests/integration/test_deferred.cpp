@@ -3,6 +3,7 @@
 // client leaving and the server stopping are told to the handle; requests pipelined behind
 // a held one wait in order.
 
+#include "support/eventually.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -52,16 +53,6 @@ tern::config one_thread() {
     tern::config cfg = test_config();
     cfg.threads = 1;
     return cfg;
-}
-
-// Polls `ok` for up to 5 s.
-template <class F>
-bool eventually(F ok) {
-    for (int i = 0; i < 500; ++i) {
-        if (ok()) return true;
-        std::this_thread::sleep_for(10ms);
-    }
-    return ok();
 }
 
 }  // namespace

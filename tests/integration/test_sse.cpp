@@ -3,6 +3,7 @@
 // thread to clients on several event loops, close from either side, and the end of every
 // stream at stop.
 
+#include "support/eventually.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -30,16 +31,6 @@ std::string read_until(raw_client& c, std::string_view text,
         c.receive_more(50ms);
     }
     return c.buffered();
-}
-
-template <class F>
-bool eventually(F ok, std::chrono::milliseconds limit = 5000ms) {
-    const auto until = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < until) {
-        if (ok()) return true;
-        std::this_thread::sleep_for(10ms);
-    }
-    return ok();
 }
 
 }  // namespace

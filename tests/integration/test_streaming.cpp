@@ -3,6 +3,7 @@
 // producer that ignores it is cut off); a client that leaves or stops reading ends the
 // stream and the producer is told; pipelined requests behind a stream wait for its end.
 
+#include "support/eventually.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -42,16 +43,6 @@ private:
     std::condition_variable cv_;
     std::vector<tern::response_stream> streams_;
 };
-
-template <class F>
-bool eventually(F ok, std::chrono::milliseconds limit = 5000ms) {
-    const auto until = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < until) {
-        if (ok()) return true;
-        std::this_thread::sleep_for(10ms);
-    }
-    return ok();
-}
 
 }  // namespace
 

@@ -129,6 +129,8 @@ public:
 
     /// Bytes received but not yet consumed by a read_* call.
     const std::string& buffered() const noexcept { return buffer_; }
+    /// Drops the first `n` buffered bytes (a caller that parsed them itself).
+    void consume(std::size_t n) { buffer_.erase(0, n); }
 
 private:
     enum class recv_status { data, closed, timed_out };
