@@ -79,7 +79,9 @@ public:
 class upgraded_protocol : public body_source {
 public:
     /// Loop: bytes read from the peer, in order. False when the protocol takes no more
-    /// input (it is closing): the transport stops reading.
+    /// input (it is closing): the transport stops reading. After it returns the transport
+    /// pulls (at once, or when the write in progress completes), so what `receive` queued
+    /// needs no wake-up.
     virtual bool receive(std::string_view bytes) = 0;
 };
 

@@ -68,7 +68,7 @@ bool stream_source::cut_locked() noexcept {
 }
 
 bool stream_source::need_wake() noexcept {
-    if (!attached_ || wake_posted_) return false;
+    if (!attached_ || wake_posted_ || pull_follows_) return false;
     wake_posted_ = true;
     return true;
 }
@@ -161,6 +161,11 @@ void stream_source::make_event_stream(std::chrono::milliseconds idle, std::strin
     event_stream_ = true;
     idle_ = idle;
     ping_ = std::move(ping);
+}
+
+void stream_source::pull_follows(bool on) noexcept {
+    std::lock_guard lock(mutex_);
+    pull_follows_ = on;
 }
 
 void stream_source::attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchange_port> port) {

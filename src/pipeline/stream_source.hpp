@@ -45,6 +45,9 @@ public:
     std::chrono::milliseconds idle_interval() const noexcept { return idle_; }
     void on_idle();
     bool end_on_stop() noexcept;
+    /// On the loop, around work after which the transport pulls anyway (an upgraded
+    /// protocol's `receive`): while on, what is written posts no wake-up through the door.
+    void pull_follows(bool on) noexcept;
 
     /// The transport's view of `source`: a body_source that tells the source it is closed
     /// when the transport lets go of it, whatever happened to the response (an exception
@@ -68,7 +71,8 @@ private:
     bool aborted_ = false;
     bool attached_ = false;
     bool wake_posted_ = false;
-    bool blocked_ = false;  // a write said false; on_writable runs when it drains
+    bool pull_follows_ = false;  // pull_follows(true): the transport pulls next anyway
+    bool blocked_ = false;       // a write said false; on_writable runs when it drains
     std::atomic<bool> closed_{false};
     std::atomic<bool> cut_off_{false};  // aborted_, readable without the lock
     std::function<void()> on_writable_;

@@ -174,6 +174,13 @@ void ws_session::closed() noexcept {
 bool ws_session::receive(std::string_view bytes) {
     if (!receiving_) return false;
     awaiting_pong_ = false;  // any word from the peer answers the ping
+    // Echoes, pongs and closes queued from here are pulled by the transport right after:
+    // a wake-up through the door for each would cost a pipe write and a loop turn.
+    out_.pull_follows(true);
+    struct pull_after {
+        stream_source& out;
+        ~pull_after() { out.pull_follows(false); }
+    } released{out_};
     for (;;) {
         const auto r = parser_.feed(bytes, message_);
         bytes.remove_prefix(r.consumed);
