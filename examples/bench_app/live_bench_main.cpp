@@ -1,5 +1,6 @@
-// The server bench/live.py measures: examples/live's /later and /stream, plus an SSE
-// endpoint whose clients all join one tern::sse_clients set and a POST that broadcasts to it.
+// The server bench/live.py and bench/ws.py measure: examples/live's /later and /stream, an
+// SSE endpoint whose clients all join one tern::sse_clients set and a POST that broadcasts to
+// it, and WebSocket echo and broadcast endpoints.
 //
 //   GET  /later?ms=M               "later M" after M ms, from one timer thread (no thread
 //                                  is held per waiting request)
@@ -9,6 +10,10 @@
 //   POST /broadcast?n=K&size=B     K events of B bytes ('x') broadcast to the set, on the
 //                                  request's own thread (the worker's event loop); answers
 //                                  one line per event: how many clients it was queued for
+//   GET  /ws/echo                  WebSocket (bench/ws.py): every message echoed back
+//   GET  /ws/feed                  WebSocket: the connection joins the broadcast set
+//   GET  /ws/control               WebSocket: a text message "broadcast B" broadcasts one
+//                                  text message of B bytes ('x') to /ws/feed's set
 //   GET  /                         "Hello, World!" (what bench/lib waits for)
 //
 //   bench_live_app [--threads N] [port]      (defaults: 1 thread, port 8080; 127.0.0.1)
@@ -173,6 +178,28 @@ int main(int argc, char** argv) {
         std::string reached;
         for (long i = 0; i < n; ++i) reached += std::to_string(feed.broadcast(data)) + "\n";
         ctx.text(reached);
+    });
+
+    tern::ws_clients ws_feed;
+    app.ws("/ws/echo", [](tern::ws_handlers& ws) {
+        ws.on_message([](tern::ws_connection& c, std::string_view text) { c.send(text); });
+        ws.on_binary([](tern::ws_connection& c, std::string_view data) { c.send_binary(data); });
+    });
+    app.ws("/ws/feed", [&ws_feed](tern::ws_handlers& ws) {
+        ws.on_connect([&ws_feed](tern::ws_connection& c) { ws_feed.add(c); });
+        ws.on_close(
+            [&ws_feed](tern::ws_connection& c, int, std::string_view) { ws_feed.remove(c); });
+    });
+    app.ws("/ws/control", [&ws_feed](tern::ws_handlers& ws) {
+        ws.on_message([&ws_feed](tern::ws_connection&, std::string_view text) {
+            constexpr std::string_view verb = "broadcast ";
+            std::size_t size = 0;
+            if (text.substr(0, verb.size()) != verb ||
+                !parse_number(text.substr(verb.size()), size) || size > 1024 * 1024) {
+                return;
+            }
+            ws_feed.broadcast(std::string(size, 'x'));
+        });
     });
 
     std::printf("bench_live_app: listening on http://127.0.0.1:%u/ with %u thread(s)\n", port,
