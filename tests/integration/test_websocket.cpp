@@ -724,3 +724,41 @@ TEST_CASE("RSV1 on a continuation or control frame fails a compressing connectio
     c.send(client_frame(1, "\xff\xff\xff\xff garbage", true, true, 4));
     CHECK(c.read_close_code() == 1007);
 }
+
+TEST_CASE(
+    "an app with blocking routes and compression and CORS and after filters and a logger upgrades",
+    "[wire][ws]") {
+    // With a blocking route the chain runs in two halves (dispatch_begin/end); compression,
+    // CORS and after filters see the 101 and must leave it as it is.
+    observed seen;
+    std::atomic<int> after_ran{0};
+    std::atomic<int> logged_101{0};
+    test_server server([&](tern::app& app) {
+        echo_routes(app, seen);
+        app.get("/work", tern::blocking([](tern::context& ctx) { ctx.text("worked"); }));
+        app.compression();
+        tern::cors_config cors;
+        cors.allowed_origins = {"http://page.example"};
+        app.cors(cors);
+        app.after([&](tern::context&) { ++after_ran; });
+        app.request_logger([&](const tern::context& ctx, std::chrono::nanoseconds) {
+            if (ctx.status() == 101) ++logged_101;
+        });
+    });
+    ws_client c(server.port(), "/echo", "Origin: http://page.example\r\nAccept-Encoding: gzip\r\n");
+    INFO(describe(c.handshake));
+    REQUIRE(c.handshake.status == 101);
+    CHECK_FALSE(c.handshake.header("Content-Encoding"));
+    CHECK_FALSE(c.handshake.header("Content-Length"));
+    CHECK_FALSE(c.handshake.header("Transfer-Encoding"));
+    const std::string big(4000, 'z');  // above the compression threshold as an HTTP body
+    c.send_text(big);
+    const auto f = c.read_frame();
+    REQUIRE(f);
+    CHECK(f->payload == big);
+    CHECK(after_ran.load() >= 1);
+    CHECK(eventually([&] { return logged_101.load() == 1; }));
+    const auto r = fetch(server, get_request("/work"));
+    CHECK(r.status == 200);
+    CHECK(r.body == "worked");
+}
