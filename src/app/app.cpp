@@ -129,17 +129,24 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
 
     explicit impl(tern::config c) : settings(std::move(c)) {}
 
-    // One request at a time runs on a thread, so its scratch state is reused across
-    // requests and connections without allocating once warm.
-    static detail::exchange_scratch& scratch() noexcept {
-        thread_local detail::exchange_scratch s;
-        s.reset();
-        return s;
+    // One worker's state: one request at a time runs on a loop, so its scratch state is
+    // reused across requests and connections without allocating once warm, and the static
+    // roots stay open between requests. Made per worker, so it ends with the server.
+    struct loop_state final : detail::loop_state {
+        detail::exchange_scratch scratch;
+        detail::root_cache roots;
+    };
+
+    std::unique_ptr<detail::loop_state> make_loop_state() override {
+        return std::make_unique<loop_state>();
     }
 
     void handle(detail::request& req, detail::response& res, std::string_view remote_ip,
-                detail::answer_later& later) noexcept override {
-        detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
+                detail::answer_later& later, detail::loop_state& state) noexcept override {
+        auto& own = static_cast<loop_state&>(state);
+        own.scratch.reset();
+        detail::exchange ex{req, res, remote_ip, own.scratch, settings.max_upload_file_size};
+        ex.roots = &own.roots;
         ex.max_json_size = settings.max_json_size;
         ex.max_json_depth = settings.max_json_depth;
         ex.port = &later;
@@ -206,8 +213,10 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     }
 
     void handle_failure(detail::request& req, int status, detail::response& res,
-                        std::string_view remote_ip) noexcept override {
-        detail::exchange ex{req, res, remote_ip, scratch(), settings.max_upload_file_size};
+                        std::string_view remote_ip, detail::loop_state& state) noexcept override {
+        auto& own = static_cast<loop_state&>(state);
+        own.scratch.reset();
+        detail::exchange ex{req, res, remote_ip, own.scratch, settings.max_upload_file_size};
         ex.max_json_size = settings.max_json_size;
         ex.max_json_depth = settings.max_json_depth;
         detail::dispatch_failure(pipeline, ex, status);

@@ -192,7 +192,7 @@ void connection::answer(request& req) {
     ++served_;
     owner_.count_request();
     deferred_ = false;
-    owner_.handler().handle(req, response_, remote_ip_, *this);
+    owner_.handler().handle(req, response_, remote_ip_, *this, owner_.app_state());
     if (!deferred_) finish_answer(req);
 }
 
@@ -273,7 +273,7 @@ void connection::fail(std::error_code why) {
     // whole, and the header fields complete by then).
     request& req = parser_.parsed_so_far();
     owner_.handler().handle_failure(req, status_of(static_cast<error>(why.value())), response_,
-                                    remote_ip_);
+                                    remote_ip_, owner_.app_state());
     framing how;
     how.omit_body = req.is_head;
     how.close = true;

@@ -7,6 +7,7 @@
 #include "http/response.hpp"
 
 #include <functional>
+#include <memory>
 #include <string_view>
 
 namespace tern::detail {
@@ -35,18 +36,30 @@ protected:
     ~answer_later() = default;
 };
 
+/// What the application keeps per event loop (scratch buffers, open static roots): made by
+/// `request_handler::make_loop_state` when a worker is made, owned by the worker (so it ends
+/// with the server, never shared between threads or apps), handed back with every request
+/// on that loop. Loop thread only.
+class loop_state {
+public:
+    virtual ~loop_state() = default;
+};
+
 /// Implemented by the application layer. Called on the connection's own thread, once per
 /// complete request, in order; must fill `res` (or take `later.defer()`) and must not throw.
 /// As a body_planner it gives each request with a body its route's body limit.
 class request_handler : public body_planner {
 public:
     virtual void handle(request& req, response& res, std::string_view remote_ip,
-                        answer_later& later) noexcept = 0;
+                        answer_later& later, loop_state& state) noexcept = 0;
+    /// The state one worker's requests share (see loop_state); called once per worker, on
+    /// the thread that makes the server.
+    virtual std::unique_ptr<loop_state> make_loop_state() = 0;
     /// Fills `res` for a request the connection refuses with `status` (a limit, a parse
     /// error, a timeout; 400..599). `req` holds the request head when it was complete,
     /// else it is empty. The connection closes after writing `res`.
-    virtual void handle_failure(request& req, int status, response& res,
-                                std::string_view remote_ip) noexcept = 0;
+    virtual void handle_failure(request& req, int status, response& res, std::string_view remote_ip,
+                                loop_state& state) noexcept = 0;
 
 protected:
     ~request_handler() = default;

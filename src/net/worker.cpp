@@ -21,7 +21,8 @@ using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT
 
 }  // namespace
 
-worker::worker(shared_state& shared) : shared_(shared) {
+worker::worker(shared_state& shared)
+    : shared_(shared), app_state_(shared.handler.make_loop_state()) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::system_error(errno, std::system_category(), "tern: pipe");
     file_handle read_end(fds[0]);

@@ -77,6 +77,8 @@ public:
     const config& settings() const noexcept { return shared_.settings; }
     const parser_limits& limits() const noexcept { return shared_.limits; }
     request_handler& handler() noexcept { return shared_.handler; }
+    /// The application's state for this loop, given back with each request.
+    loop_state& app_state() noexcept { return *app_state_; }
     bool stopping() const noexcept { return shared_.stopping.load(std::memory_order_relaxed); }
     /// Removes a closed connection from this worker's list.
     void forget(connection* c) noexcept;
@@ -104,6 +106,9 @@ private:
     }
 
     shared_state& shared_;
+    // The application's per-loop state (request_handler::make_loop_state): outlives every
+    // connection and the loop (declared early, destroyed late).
+    const std::unique_ptr<loop_state> app_state_;
     std::unordered_set<connection*> connections_;  // outlives io_context_ (declared first)
     // One thread runs this loop, and every socket, timer and handler queue on it is touched
     // only from that thread: so neither the scheduler nor the reactor needs locks. Messages

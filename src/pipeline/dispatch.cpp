@@ -94,7 +94,8 @@ bool run(const pipeline& p, const handler& h, exchange& ex, const char* stage) n
 
 // The static layer's answer. False when it did not claim the path.
 bool answer_static(const static_files& files, exchange& ex) {
-    switch (files.serve(ex.req, ex.res)) {
+    root_cache none_kept;  // without a loop's cache: the root is opened for this request
+    switch (files.serve(ex.req, ex.res, ex.roots != nullptr ? *ex.roots : none_kept)) {
         case static_outcome::not_handled:
             return false;
         case static_outcome::answered:

@@ -6,6 +6,7 @@
 #include "http/request.hpp"
 #include "http/response.hpp"
 #include "routing/router.hpp"
+#include "static/root_cache.hpp"
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>
@@ -76,6 +77,9 @@ struct exchange {
     std::size_t stream_buffer_size = 64 * 1024;        ///< config::stream_buffer_size
     std::size_t max_stream_buffer = 1024 * 1024;       ///< config::max_stream_buffer
     std::chrono::milliseconds sse_keep_alive{15'000};  ///< config::sse_keep_alive
+    /// The static roots the event loop keeps open (its loop state); null where no loop
+    /// serves the request (unit tests): the static layer then opens the root per request.
+    root_cache* roots = nullptr;
     /// The app's settings, read-only while it runs (null in unit tests): the settings
     /// tern's built-in routes read at the moment they need them (WebSocket upgrades).
     const tern::config* settings = nullptr;

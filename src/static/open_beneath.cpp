@@ -1,5 +1,7 @@
 #include "static/open_beneath.hpp"
 
+#include "static/root_cache.hpp"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <unistd.h>
@@ -13,12 +15,7 @@ namespace tern::detail {
 
 namespace {
 
-// Directories on the way are only searched, never read: O_PATH needs no read permission.
-#ifdef O_PATH
-constexpr int dir_flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-#else
-constexpr int dir_flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-#endif
+constexpr int dir_flags = beneath_dir_flags;  // static/root_cache.hpp
 // O_NONBLOCK: a FIFO planted in the root must not block the event loop on open.
 constexpr int file_flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
 
@@ -71,68 +68,11 @@ bool strip_root(std::string_view root, std::string_view target, std::string_view
     return true;
 }
 
-// The roots this thread has open, each checked against its path at most once a second.
-class root_cache {
-public:
-    /// The open root, or -1 with errno set.
-    int get(const std::string& root) {
-        const std::time_t now = std::time(nullptr);
-        auto it = entries_.begin();
-        while (it != entries_.end() && it->path != root) ++it;
-        if (it == entries_.end()) {
-            if (entries_.size() == max_entries) entries_.erase(entries_.begin());
-            it = entries_.insert(entries_.end(), entry{root, file_handle(), 0, 0, 0});
-        }
-        if (it->checked != now) {
-            struct stat st {};
-            if (!it->fd || ::lstat(root.c_str(), &st) != 0 || st.st_dev != it->dev ||
-                st.st_ino != it->ino) {
-                if (!reopen(*it)) {
-                    // Not cached: the next request tries the path again.
-                    const int err = errno;
-                    entries_.erase(it);
-                    errno = err;
-                    return -1;
-                }
-            }
-            it->checked = now;
-        }
-        return it->fd.get();
-    }
-
-private:
-    struct entry {
-        std::string path;
-        file_handle fd;
-        dev_t dev;
-        ino_t ino;
-        std::time_t checked;
-    };
-
-    static bool reopen(entry& e) {
-        e.fd = file_handle(::open(e.path.c_str(), dir_flags));
-        struct stat st {};
-        if (!e.fd || ::fstat(e.fd.get(), &st) != 0) {
-            const int err = errno;
-            e.fd = file_handle();
-            errno = err;
-            return false;
-        }
-        e.dev = st.st_dev;
-        e.ino = st.st_ino;
-        return true;
-    }
-
-    static constexpr std::size_t max_entries = 8;  // apps serve a handful of directories
-    std::vector<entry> entries_;
-};
-
 }  // namespace
 
-open_status open_beneath(const std::string& root, std::string_view relative,
+open_status open_beneath(root_cache& roots, const std::string& root, std::string_view relative,
                          const beneath_options& options, opened_file& opened) {
     opened = opened_file{};
-    thread_local root_cache roots;
     const int root_fd = roots.get(root);
     if (root_fd < 0) return from_errno(errno);
 

@@ -5,6 +5,7 @@
 // the root is refused rather than followed.
 
 #include "http/file_handle.hpp"
+#include "static/root_cache.hpp"
 
 #include <sys/stat.h>
 
@@ -34,8 +35,8 @@ struct opened_file {
     /// fstat and openat (O_PATH where available), or none.
     file_handle file;
     /// The directory holding it, for siblings (-1 for the root itself): `dir_handle`'s
-    /// descriptor, or the root's, which this thread keeps open and which stays valid until
-    /// the next open_beneath call on this thread.
+    /// descriptor, or the root's, which the root_cache keeps open and which stays valid
+    /// until the next open_beneath call with that cache.
     int dir = -1;
     file_handle dir_handle;  ///< owns `dir` when it is below the root
     std::string name;        ///< its name in `dir` after symlinks were resolved
@@ -43,12 +44,9 @@ struct opened_file {
 };
 
 /// Opens `relative` ('/'-separated, no leading slash, "" for the root) below `root`, an
-/// absolute path without symlinks (a realpath). Never throws except std::bad_alloc.
-///
-/// Each thread keeps the root directory open between calls and looks at the path again at
-/// most once a second: a root replaced at its path (deleted and made again, renamed over)
-/// is used within a second, and a request costs no open and close of the root.
-open_status open_beneath(const std::string& root, std::string_view relative,
+/// absolute path without symlinks (a realpath), whose directory `roots` keeps open between
+/// calls (static/root_cache.hpp). Never throws except std::bad_alloc.
+open_status open_beneath(root_cache& roots, const std::string& root, std::string_view relative,
                          const beneath_options& options, opened_file& opened);
 
 }  // namespace tern::detail

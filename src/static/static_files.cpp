@@ -125,14 +125,15 @@ static_files::static_files(const std::vector<static_files_config>& configs) {
     }
 }
 
-static_outcome static_files::serve(const request& req, response& res) const noexcept {
+static_outcome static_files::serve(const request& req, response& res,
+                                   root_cache& roots) const noexcept {
     if (req.method != "GET" && req.method != "HEAD") return static_outcome::not_handled;
     const std::size_t fields_before = res.fields.size();
     try {
         for (const auto& dir : dirs_) {
             std::string_view rest;
             if (!claims(dir.prefix, req.path, rest)) continue;
-            const static_outcome answer = serve_in(dir, rest, req, res);
+            const static_outcome answer = serve_in(dir, rest, req, res, roots);
             if (answer != static_outcome::not_handled) return answer;
         }
         return static_outcome::not_handled;
@@ -145,7 +146,7 @@ static_outcome static_files::serve(const request& req, response& res) const noex
 }
 
 static_outcome static_files::serve_in(const directory& dir, std::string_view rest,
-                                      const request& req, response& res) {
+                                      const request& req, response& res, root_cache& roots) {
     resolved_path path;
     if (resolve_path(rest, path) != path_status::ok) return status_only(res, 400);
     // A hidden path is absent from this directory; another may still serve it.
@@ -154,7 +155,7 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
     const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
                                .allow_dotfiles = dir.allow_dotfiles};
     opened_file opened;
-    open_status st = open_beneath(dir.root, path.decoded, walk, opened);
+    open_status st = open_beneath(roots, dir.root, path.decoded, walk, opened);
     if (st != open_status::ok) return from_open_status(st, res);
 
     std::string_view type_name = last_segment(path.decoded);
@@ -163,7 +164,7 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
         std::string index = path.decoded;
         if (!index.empty()) index.push_back('/');
         index.append(dir.index_file);
-        st = open_beneath(dir.root, index, walk, opened);
+        st = open_beneath(roots, dir.root, index, walk, opened);
         if (st != open_status::ok) return from_open_status(st, res);
         if (!S_ISREG(opened.st.st_mode)) return static_outcome::not_handled;
         if (!path.trailing_slash) {

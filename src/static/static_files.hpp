@@ -6,6 +6,7 @@
 #include "http/request.hpp"
 #include "http/response.hpp"
 #include "static/mime_types.hpp"
+#include "static/root_cache.hpp"
 #include "static/static_outcome.hpp"
 
 #include <tern/config.hpp>
@@ -37,8 +38,8 @@ public:
     /// file, and appends header fields to those `res` has (Content-Type aside, in order:
     /// Last-Modified, ETag, Accept-Ranges, Content-Encoding, Vary, Cache-Control,
     /// Content-Range, Location, as they apply). Never throws: I/O failures are a 500,
-    /// allocation failure too.
-    static_outcome serve(const request& req, response& res) const noexcept;
+    /// allocation failure too. `roots` keeps the directories open: one per event loop.
+    static_outcome serve(const request& req, response& res, root_cache& roots) const noexcept;
 
 private:
     struct directory {
@@ -53,7 +54,7 @@ private:
     };
 
     static static_outcome serve_in(const directory& dir, std::string_view rest, const request& req,
-                                   response& res);
+                                   response& res, root_cache& roots);
 
     std::vector<directory> dirs_;
 };

@@ -57,7 +57,7 @@ TEST_CASE("the redirect keeps the query, after the fields already set", "[static
     req.query = "x=1&y";
     tern::detail::response res;
     res.fields.emplace_back("X-Before", "1");
-    CHECK(files.serve(req, res) == outcome::status_only);
+    CHECK(files.serve(req, res, test_roots()) == outcome::status_only);
     CHECK(res.status == 301);
     CHECK(res.fields == decltype(res.fields){{"X-Before", "1"}, {"Location", "/docs/?x=1&y"}});
     // The query goes out as it came, still percent-encoded.
@@ -204,7 +204,8 @@ TEST_CASE("a root replaced at its path is served from its new directory within a
     const static_files files({t.config()});
     REQUIRE(body_of(get(files, "/a.txt")) == "old");
     // A deploy that swaps the whole directory: the old one moves away, a new one takes its
-    // path. The root each thread keeps open is checked against the path once a second.
+    // path. The root the loop keeps open (test_roots) is checked against the path once a
+    // second.
     fs::rename(t.root, t.base / "previous");
     fs::create_directory(t.root);
     t.write("a.txt", "new");

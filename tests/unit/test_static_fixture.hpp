@@ -92,6 +92,13 @@ struct answer {
     }
 };
 
+/// The static roots these tests keep open, as one event loop keeps them (the unit tests run
+/// on one thread).
+inline tern::detail::root_cache& test_roots() {
+    static tern::detail::root_cache roots;
+    return roots;
+}
+
 /// Asks `files` for `method` `target` (a path, with a "?query" or not) with `headers`.
 inline answer serve(const static_files& files, std::string_view method, std::string_view target,
                     const fields& headers = {}) {
@@ -104,7 +111,7 @@ inline answer serve(const static_files& files, std::string_view method, std::str
     req.headers = headers;
     req.is_head = method == "HEAD";
     answer a;
-    a.what = files.serve(req, a.res);
+    a.what = files.serve(req, a.res, test_roots());
     return a;
 }
 

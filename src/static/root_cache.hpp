@@ -1,0 +1,48 @@
+#pragma once
+// The static roots one event loop keeps open for open_beneath: each root directory is opened
+// once and looked at again at most once a second, so a request costs no open and close of
+// the root, and a root replaced at its path (deleted and made again, renamed over) is used
+// within a second. One per worker (in its exchange_scratch): never shared between threads,
+// closed with the worker.
+
+#include "http/file_handle.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <ctime>
+#include <string>
+#include <vector>
+
+namespace tern::detail {
+
+/// How directories on the way to a static file are opened: only searched, never read
+/// (O_PATH needs no read permission), never through a symlink.
+#ifdef O_PATH
+inline constexpr int beneath_dir_flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#else
+inline constexpr int beneath_dir_flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#endif
+
+class root_cache {
+public:
+    /// The open root directory at `root` (an absolute path), or -1 with errno set. The
+    /// descriptor stays valid until the next call.
+    int get(const std::string& root);
+
+private:
+    struct entry {
+        std::string path;
+        file_handle fd;
+        dev_t dev;
+        ino_t ino;
+        std::time_t checked;
+    };
+
+    static bool reopen(entry& e);
+
+    static constexpr std::size_t max_entries = 8;  // apps serve a handful of directories
+    std::vector<entry> entries_;
+};
+
+}  // namespace tern::detail
