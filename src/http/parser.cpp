@@ -564,6 +564,12 @@ request& request_parser::parsed_so_far() {
 
 void request_parser::next() noexcept { state_->reset_message(); }
 
+void request_parser::release() noexcept {
+    state_->reset_message();
+    state_->req = request{};
+    std::vector<field_span>().swap(state_->fields);
+}
+
 std::error_code request_parser::error() const noexcept { return state_->failure; }
 
 bool request_parser::in_progress() const noexcept {

@@ -69,6 +69,9 @@ public:
     request& parsed_so_far();
     /// Forgets the completed request and gets ready for the next one.
     void next() noexcept;
+    /// Forgets the completed request and gives back the memory kept for the next one's
+    /// head: the connection carries another protocol now (a WebSocket), so no HTTP follows.
+    void release() noexcept;
     /// Why parsing failed (after `event::error`).
     std::error_code error() const noexcept;
     /// Bytes of a request have arrived but the request is not complete.

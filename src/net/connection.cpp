@@ -156,7 +156,12 @@ void connection::consume_input() {
                 }
                 return;
             }
-            parser_.next();
+            // After a 101 no HTTP follows: the head's buffers go back.
+            if (upgrade_) {
+                parser_.release();
+            } else {
+                parser_.next();
+            }
         } else if (r.what == request_parser::event::error) {
             fail(parser_.error());
             break;

@@ -140,7 +140,12 @@ void connection::resume(std::function<void()> on_connection) {
     try {
         on_connection();
         finish_answer(parser_.current());
-        parser_.next();
+        // After a 101 no HTTP follows: the head's buffers go back.
+        if (upgrade_) {
+            parser_.release();
+        } else {
+            parser_.next();
+        }
         phase_ = phase::writing;  // as after a write: consume_input goes on with what is left
         consume_input();
     } catch (...) {
