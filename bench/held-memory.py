@@ -18,18 +18,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-from common import status_fields  # noqa: E402  (bench/lib, beside this script)
+from common import free_port, status_fields  # noqa: E402  (bench/lib, beside this script)
 from servers import wait_ready  # noqa: E402
 
 
 def rss_mib(pid: int) -> float:
     return status_fields(pid).get("VmRSS", 0) / 1024
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def exchange(port: int, body: bytes) -> socket.socket:

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-from common import status_fields  # noqa: E402  (bench/lib, beside this script)
+from common import free_port, status_fields  # noqa: E402  (bench/lib, beside this script)
 from servers import wait_ready  # noqa: E402
 
 KIB = 1024
@@ -38,12 +38,6 @@ MAX_JSON_SIZE = 1 * MIB  # tern::config defaults
 MAX_BODY_SIZE = 10 * MIB
 BOUNDARY = "b0undary"
 LONG_BOUNDARY = "a" * 70  # the longest RFC 2046 allows
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def fill(head: bytes, item: bytes, tail: bytes, size: int, sep: bytes = b",") -> bytes:

@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-from common import BENCH, CLK_TCK, ROOT, cpu_busy_ticks, cpu_ticks, log, machine_info, mem_of, parse_cpus, proc_tree  # noqa: E402
+from common import BENCH, CLK_TCK, ROOT, cpu_busy_ticks, cpu_ticks, free_port, log, machine_info, mem_of, parse_cpus, proc_tree, raise_fd_limit  # noqa: E402
 from report import fmt_num, fmt_x, med, paired  # noqa: E402
 from servers import stop_proc, wait_ready  # noqa: E402
 
@@ -70,34 +70,9 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * (1024 if m.group(3) else 1000) ** power)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def client_cpu_s() -> float:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
-
-
-def raise_fd_limit(need: int) -> tuple[int, str]:
-    """Raises RLIMIT_NOFILE (inherited by the servers) toward `need`; returns (limit, note)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = max(need, soft)
-    note = ""
-    if hard != resource.RLIM_INFINITY and hard < want:
-        try:  # root may raise the hard limit too (up to /proc/sys/fs/nr_open)
-            resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
-            soft, hard = want, want
-        except (ValueError, OSError) as e:
-            note = f"RLIMIT_NOFILE hard limit {hard} < {want} and cannot be raised ({e})"
-    if soft < min(want, hard):
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
-        except (ValueError, OSError) as e:
-            note = f"RLIMIT_NOFILE stays {soft} ({e})"
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0], note
 
 
 # ---- servers -------------------------------------------------------------------------------

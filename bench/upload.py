@@ -7,6 +7,10 @@ the server's peak RSS (VmHWM) per round. Loopback only, bounded in time.
     bench/upload.py [--size-mib 1024] [--rounds 3] [--live build/examples/live/live]
 """
 import argparse, hashlib, os, socket, statistics, subprocess, sys, tempfile, time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+from common import free_port  # noqa: E402  (bench/lib, beside this script)
 
 
 def rss_hwm_kib(pid):
@@ -15,14 +19,6 @@ def rss_hwm_kib(pid):
             if line.startswith("VmHWM:"):
                 return int(line.split()[1])
     return 0
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def upload(port, path, size):

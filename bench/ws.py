@@ -36,35 +36,18 @@ import argparse
 import datetime as dt
 import json
 import os
-import resource
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-from common import BENCH, CLK_TCK, ROOT, cpu_ticks, log, machine_info, mem_of, parse_cpus, proc_tree  # noqa: E402
+from common import BENCH, CLK_TCK, cpu_ticks, free_port, log, machine_info, mem_of, parse_cpus, proc_tree, raise_fd_limit  # noqa: E402
 from report import fmt_num, fmt_x, med  # noqa: E402
 from servers import stop_proc, wait_ready  # noqa: E402
 
 PEERS = ("tern", "node", "python")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def raise_fd_limit(need: int) -> int:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    try:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(need, hard)), hard))
-    except (ValueError, OSError):
-        pass
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 class Server:
@@ -283,7 +266,9 @@ def main():
         ap.error("--phases takes idle, rtt, burst, fanout")
     command = "bench/ws.py " + " ".join(sys.argv[1:])
     os.sched_setaffinity(0, parse_cpus(a.load_cpus))
-    raise_fd_limit(max(a.idle_conns, a.fanout_conns, a.conns) + 512)
+    limit, note = raise_fd_limit(max(a.idle_conns, a.fanout_conns, a.conns) + 512)
+    if note:
+        log(f"warning: {note}; fewer connections may open (RLIMIT_NOFILE {limit})")
     out = Path(a.out or BENCH / "results" / f"ws-{dt.datetime.now():%Y-%m-%d-%H%M}")
     out.mkdir(parents=True, exist_ok=True)
     if not a.no_build:

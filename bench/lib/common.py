@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import platform
 import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -25,6 +26,33 @@ T0 = time.monotonic()
 
 def log(*args):
     print(f"[bench {time.monotonic() - T0:6.1f}s]", *args, flush=True)
+
+
+# ---- sockets and limits ------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def raise_fd_limit(need: int) -> tuple[int, str]:
+    """Raises RLIMIT_NOFILE (inherited by the servers) toward `need`; returns (limit, note)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = max(need, soft)
+    note = ""
+    if hard != resource.RLIM_INFINITY and hard < want:
+        try:  # root may raise the hard limit too (up to /proc/sys/fs/nr_open)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+            soft, hard = want, want
+        except (ValueError, OSError) as e:
+            note = f"RLIMIT_NOFILE hard limit {hard} < {want} and cannot be raised ({e})"
+    if soft < min(want, hard):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+        except (ValueError, OSError) as e:
+            note = f"RLIMIT_NOFILE stays {soft} ({e})"
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0], note
 
 
 # ---- /proc helpers ------------------------------------------------------------------------
