@@ -7,23 +7,12 @@ tests/browser/cdp.py drives the browser over the DevTools protocol.
     chat_browser.py path/to/chat        exit 77 (ctest: skipped) when Chromium is missing
 """
 import json
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "browser"))
 import cdp  # noqa: E402
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from chat_server import start_chat  # noqa: E402  (beside this script)
 
 
 def say(page, text):
@@ -33,16 +22,8 @@ def say(page, text):
 
 
 def main():
-    port = free_port()
-    proc = subprocess.Popen([sys.argv[1], str(port)], stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    proc, base = start_chat(sys.argv[1])
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/rooms", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
         with cdp.Browser() as browser:
             ann = browser.new_page()
             ann.navigate(f"{base}/?room=lobby&name=ann")

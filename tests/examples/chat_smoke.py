@@ -10,21 +10,12 @@ the server stops.
 import asyncio
 import json
 import signal
-import socket
-import subprocess
 import sys
-import time
 import urllib.request
 
 import websockets
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from chat_server import start_chat
 
 
 def ok(what):
@@ -38,6 +29,16 @@ def fail(what):
 def get_json(base, path):
     with urllib.request.urlopen(base + path, timeout=5) as r:
         return json.loads(r.read())
+
+
+async def expect_close(ws, code, what):
+    """The next thing `ws` gets must be the server's close frame with `code`."""
+    try:
+        await asyncio.wait_for(ws.recv(), 5)
+        fail(f"{what}: a message instead of close {code}")
+    except websockets.exceptions.ConnectionClosed as e:
+        if e.rcvd is None or e.rcvd.code != code:
+            fail(f"{what}: close {e.rcvd}, not {code}")
 
 
 async def recv_json(ws, timeout=5):
@@ -118,24 +119,14 @@ async def main(base, ws_base, proc):
     ok("a page of this server's own origin is let in")
 
     await dave.send("x" * 3000)
-    try:
-        await asyncio.wait_for(dave.recv(), 5)
-        fail("dave's long message was not refused")
-    except websockets.exceptions.ConnectionClosed as e:
-        if e.rcvd is None or e.rcvd.code != 1009:
-            fail(f"a long message: close {e.rcvd}")
+    await expect_close(dave, 1009, "a long message")
     ok("a message over 2,000 bytes closes that member with 1009")
     left = {"type": "leave", "room": "lobby", "name": "dave", "members": 2}
     await expect(alice, left, "alice sees dave leave")
     await expect(bob, left, "bob sees dave leave")
 
     await bob.send(b"\x00binary")
-    try:
-        await asyncio.wait_for(bob.recv(), 5)
-        fail("bob's binary message was not refused")
-    except websockets.exceptions.ConnectionClosed as e:
-        if e.rcvd is None or e.rcvd.code != 1003:
-            fail(f"a binary message: close {e.rcvd}")
+    await expect_close(bob, 1003, "a binary message")
     await expect(alice, {"type": "leave", "room": "lobby", "name": "bob", "members": 1},
                  "alice sees bob leave")
     ok("a binary message closes that member with 1003; the others keep chatting")
@@ -146,29 +137,14 @@ async def main(base, ws_base, proc):
 
     proc.send_signal(signal.SIGTERM)
     for who in (alice, carol):
-        try:
-            await asyncio.wait_for(who.recv(), 5)
-            fail("a message instead of the close at stop")
-        except websockets.exceptions.ConnectionClosed as e:
-            if e.rcvd is None or e.rcvd.code != 1001:
-                fail(f"close at stop: {e.rcvd}")
+        await expect_close(who, 1001, "at stop")
     ok("SIGTERM closes every member with 1001")
 
 
 if __name__ == "__main__":
-    port = free_port()
-    proc = subprocess.Popen([sys.argv[1], str(port)], stdout=subprocess.DEVNULL)
+    proc, base = start_chat(sys.argv[1])
     try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/rooms", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            fail("chat did not start")
-        asyncio.run(main(base, f"ws://127.0.0.1:{port}", proc))
+        asyncio.run(main(base, base.replace("http://", "ws://"), proc))
         if proc.wait(timeout=10) != 0:
             fail(f"chat exited with {proc.returncode}")
         ok("chat exited 0")
