@@ -7,7 +7,7 @@ find_package(nlohmann_json 3.2 REQUIRED)
 # gzip compression of responses (private to libtern).
 find_package(ZLIB REQUIRED)
 # SHA-1 and base64 of the WebSocket handshake's Sec-WebSocket-Accept (private to libtern).
-find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+find_package(OpenSSL REQUIRED COMPONENTS SSL Crypto)
 
 # llhttp >= 9.2: older releases accept "\r\n\rX" as the end of the header block and obs-fold,
 # both request-smuggling vectors. Debian 12 ships 8.1; scripts/install-deps.sh fetches 9.2.

@@ -30,10 +30,10 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 
 packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libasio-dev libfmt-dev
-          nlohmann-json3-dev libssl-dev catch2 curl python3 wrk clang clang-format-14 clang-tidy-14
+          nlohmann-json3-dev libssl-dev openssl catch2 curl python3 wrk clang clang-format-14 clang-tidy-14
           libclang-rt-14-dev valgrind
           strace
-          chromium python3-websockets node-ws)
+          chromium python3-websockets node-ws testssl.sh)
 [ "$want_bench" -eq 1 ] && packages+=(nginx)
 
 missing=()

@@ -1,7 +1,11 @@
 // The Levtus benchmark app, ported line for line: its limits, static files from ./public,
 // and GET/POST/PUT/DELETE on "/".
 //
-//   hello [port]      (default 8080; serves ./public relative to the working directory)
+//   hello [port] [--cert FILE --key FILE]
+//
+// port: default 8080. ./public is served relative to the working directory. With --cert and
+// --key (PEM files: the certificate chain and its key) it serves HTTPS on the port instead,
+// and SIGHUP re-reads the two files without dropping a connection (docs/tls.md).
 
 #include <tern/tern.hpp>
 
@@ -9,18 +13,36 @@
 
 #include <charconv>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+
+namespace {
+
+int usage(std::string_view why) {
+    fmt::print(stderr, "usage: hello [port] [--cert FILE --key FILE]   ({})\n", why);
+    return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     std::uint16_t port = 8080;
-    if (argc > 1) {
-        const std::string_view arg = argv[1];
+    std::string cert_file;
+    std::string key_file;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--cert" || arg == "--key") {
+            if (i + 1 == argc) return usage(fmt::format("{} needs a file", arg));
+            (arg == "--cert" ? cert_file : key_file) = argv[++i];
+            continue;
+        }
         const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
         if (ec != std::errc{} || end != arg.data() + arg.size()) {
-            fmt::print(stderr, "usage: hello [port]   ('{}' is not a port)\n", arg);
-            return 2;
+            return usage(fmt::format("'{}' is not a port", arg));
         }
     }
+    if (cert_file.empty() != key_file.empty()) return usage("--cert and --key go together");
 
     tern::app app;
     app.max_concurrent_connections(500)
@@ -40,8 +62,16 @@ int main(int argc, char** argv) {
     app.put("/", [](tern::context& ctx) { ctx.text(std::string(ctx.body())); });
     app.del("/", [](tern::context& ctx) { ctx.text("Deleted successfully!"); });
 
-    fmt::print("hello: listening on http://0.0.0.0:{}/ (Ctrl-C stops)\n", port);
+    if (!cert_file.empty()) app.tls(cert_file, key_file);
+
+    fmt::print("hello: listening on {}://0.0.0.0:{}/ (Ctrl-C stops)\n",
+               cert_file.empty() ? "http" : "https", port);
     std::fflush(stdout);
-    app.listen(port);
+    try {
+        app.listen(port);
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "hello: {}\n", e.what());  // e.g. a certificate that cannot be read
+        return 1;
+    }
     return 0;
 }

@@ -188,6 +188,18 @@ public:
     app& cors(cors_config settings);
     /// gzip-compresses responses the client accepts compressed (see docs/compression.md).
     app& compression(compression_config settings = {});
+    /// Serves HTTPS instead of plain HTTP on the listener (see docs/tls.md). The files are
+    /// read at `start`/`listen`, which throw std::invalid_argument naming a bad one. Throws
+    /// std::invalid_argument for settings without a certificate, or with a certificate
+    /// that names both or neither of a file and PEM text.
+    app& tls(tls_config settings);
+    /// HTTPS with one certificate chain and key, from PEM files.
+    app& tls(std::string cert_file, std::string key_file);
+    /// Re-reads the TLS certificates while serving: connections accepted from now on use
+    /// the new ones, open connections keep theirs. Throws std::invalid_argument (the old
+    /// certificates stay) when they cannot be loaded, std::logic_error when not running or
+    /// without TLS. `listen` does this on SIGHUP.
+    void reload_tls();
 
     // ---- settings (see tern::config for defaults) -----------------------------------
 
@@ -244,8 +256,9 @@ public:
 
     // ---- lifecycle -------------------------------------------------------------------
 
-    /// Serves on all interfaces at `port` and blocks until `stop()` or SIGINT/SIGTERM.
-    /// Throws std::system_error when the port cannot be bound.
+    /// Serves on all interfaces at `port` and blocks until `stop()` or SIGINT/SIGTERM. With
+    /// TLS, SIGHUP meanwhile reloads the certificates (`reload_tls`; a failure is logged and
+    /// the old ones stay). Throws std::system_error when the port cannot be bound.
     void listen(std::uint16_t port);
     /// Serves on `host` (an IP address) at `port`, blocking as `listen(port)`.
     void listen(const std::string& host, std::uint16_t port);

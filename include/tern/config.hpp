@@ -2,6 +2,8 @@
 /// @file config.hpp
 /// Every setting of a tern server, as plain data with its default beside it.
 
+#include <tern/tls.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <map>
@@ -152,6 +154,8 @@ struct config {
     std::optional<cors_config> cors;
     /// gzip compression of responses; unset: none.
     std::optional<compression_config> compression;
+    /// HTTPS on the listener (docs/tls.md); unset: plain HTTP.
+    std::optional<tls_config> tls;
 };
 
 }  // namespace tern

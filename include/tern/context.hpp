@@ -138,6 +138,9 @@ public:
     int body_fd() const noexcept;
     /// The peer's IP address, e.g. "127.0.0.1" or "::1".
     std::string ip() const;
+    /// "https" when the request came over TLS (docs/tls.md), else "http". The connection's
+    /// own scheme: a proxy's X-Forwarded-Proto is an ordinary header.
+    std::string_view scheme() const noexcept;
 
     // ---- response --------------------------------------------------------------------
 

@@ -12,10 +12,17 @@ namespace tern {
 /// may be a few events behind.
 struct server_stats {
     std::uint64_t connections_accepted = 0;  ///< accepted, including those refused below
-    std::uint64_t connections_refused = 0;   ///< answered 503 (over max_concurrent_connections)
-    std::uint64_t requests = 0;              ///< requests answered, including error answers
-    std::uint64_t writes = 0;  ///< socket writes; responses to requests read together share one
+    /// Refused over max_concurrent_connections (answered 503 on plain HTTP, closed at once on
+    /// HTTPS) or over tls_config::max_handshakes (closed at once).
+    std::uint64_t connections_refused = 0;
+    std::uint64_t requests = 0;  ///< requests answered, including error answers
+    std::uint64_t writes = 0;    ///< socket writes; responses to requests read together share one
     std::size_t open_connections = 0;  ///< connections open now
+    std::uint64_t tls_handshakes = 0;  ///< TLS handshakes completed
+    /// TLS handshakes refused on a protocol error: an old version, no shared cipher or
+    /// protocol, garbage instead of a ClientHello (logged on stderr, at most a line a
+    /// second per thread). Clients that leave or time out mid-handshake are not counted.
+    std::uint64_t tls_handshake_failures = 0;
 };
 
 }  // namespace tern

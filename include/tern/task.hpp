@@ -72,15 +72,10 @@ public:
             /// Completes or fails the response, then destroys the frame.
             void await_suspend(std::coroutine_handle<promise_type> h) noexcept {
                 auto& p = h.promise();
-                try {
-                    if (p.error) {
-                        p.reply.fail(p.error);
-                    } else {
-                        p.reply.complete();
-                    }
-                } catch (...) {
-                    // Out of memory while posting: the handle dropped with the frame
-                    // answers 500 if it still can.
+                if (p.error) {
+                    p.reply.fail(p.error);
+                } else {
+                    p.reply.complete();
                 }
                 h.destroy();
             }
@@ -166,14 +161,7 @@ template <class T>
 struct callback_token {
     std::shared_ptr<callback_state<T>> state;
     explicit callback_token(std::shared_ptr<callback_state<T>> s) noexcept : state(std::move(s)) {}
-    ~callback_token() {
-        try {
-            state->deliver(std::nullopt);
-        } catch (...) {
-            // Out of memory while posting the resumption: the frame is destroyed with the
-            // loop's pending work, or at the stop.
-        }
-    }
+    ~callback_token() { state->deliver(std::nullopt); }
     callback_token(const callback_token&) = delete;
     callback_token& operator=(const callback_token&) = delete;
 };

@@ -66,12 +66,8 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
     // stops before the handler started): 503 + Retry-After: 1, then the rest of the chain,
     // so error handlers, CORS and the logger see it as any other tern error.
     void answer_unavailable() noexcept {
-        try {
-            detail::set_error(ex.res, 503, detail::reason_phrase(503));
-            ex.res.fields.emplace_back("Retry-After", "1");
-        } catch (...) {
-            // Out of memory: the status alone still says it.
-        }
+        detail::set_error(ex.res, 503, detail::reason_phrase(503));
+        ex.res.fields.emplace_back("Retry-After", "1");
         detail::dispatch_end(pipeline, ex, st);
     }
 };
@@ -162,35 +158,19 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         detail::dispatch_state st;
         detail::dispatch_begin(pipeline, ex, st);
         if (detail::runs_blocking(st)) {
-            std::shared_ptr<blocking_job> job;
-            try {
-                // A copy of the state, not a move: when this throws, st answers below.
-                job = std::make_shared<blocking_job>(pipeline, ex, st);
-            } catch (...) {
-                // Out of memory: answered below, on this thread, as any other route.
-            }
-            if (job) {
-                auto* p = pool.get();
-                const auto ticket = p->new_ticket();
-                // The connection takes the job back (never run) when its client leaves or
-                // the server stops before a pool thread has picked it up.
-                job->resume = later.defer(
-                    [p, ticket,
-                     weak = std::weak_ptr<blocking_job>(job)]() -> std::function<void()> {
-                        auto held = weak.lock();
-                        if (!held || !p->cancel(ticket)) return {};
-                        return [held] { held->answer_unavailable(); };
-                    });
-                bool queued = false;
-                try {
-                    queued = p->submit(ticket, [job] { job->run(); });
-                } catch (...) {
-                    job->run();  // could not queue it: run it here rather than never
-                    return;
-                }
-                if (!queued) job->refuse();
-                return;
-            }
+            auto job = std::make_shared<blocking_job>(pipeline, ex, st);
+            auto* p = pool.get();
+            const auto ticket = p->new_ticket();
+            // The connection takes the job back (never run) when its client leaves or the
+            // server stops before a pool thread has picked it up.
+            job->resume = later.defer(
+                [p, ticket, weak = std::weak_ptr<blocking_job>(job)]() -> std::function<void()> {
+                    auto held = weak.lock();
+                    if (!held || !p->cancel(ticket)) return {};
+                    return [held] { held->answer_unavailable(); };
+                });
+            if (!p->submit(ticket, [job] { job->run(); })) job->refuse();
+            return;
         }
         detail::dispatch_answer(pipeline, ex, st);
         detail::dispatch_end(pipeline, ex, st);
@@ -200,14 +180,10 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     // route has a limit of its own.
     std::size_t body_limit(const detail::request& head) const noexcept override {
         if (!has_body_limits) return settings.max_body_size;
-        try {
-            std::vector<detail::path_param> params;
-            const auto found = pipeline.routes.find(head.method, head.path, params);
-            if (found.result == detail::router::outcome::found && found.body_limit != 0) {
-                return found.body_limit;
-            }
-        } catch (...) {
-            // Out of memory while routing: the app's limit stands.
+        std::vector<detail::path_param> params;
+        const auto found = pipeline.routes.find(head.method, head.path, params);
+        if (found.result == detail::router::outcome::found && found.body_limit != 0) {
+            return found.body_limit;
         }
         return settings.max_body_size;
     }
@@ -362,6 +338,25 @@ app& app::request_logger(log_handler fn) {
 app& app::cors(cors_config settings) {
     impl_->update("cors", [&](tern::config& c) { c.cors = std::move(settings); });
     return *this;
+}
+
+app& app::tls(tls_config settings) {
+    impl_->update("tls", [&](tern::config& c) { c.tls = std::move(settings); });
+    return *this;
+}
+
+app& app::tls(std::string cert_file, std::string key_file) {
+    tls_config settings;
+    settings.certificates.push_back({});
+    settings.certificates.back().cert_file = std::move(cert_file);
+    settings.certificates.back().key_file = std::move(key_file);
+    return tls(std::move(settings));
+}
+
+void app::reload_tls() {
+    const auto s = impl_->running();
+    if (!s) throw std::logic_error("tern: reload_tls() needs a running server");
+    s->reload_tls();
 }
 
 app& app::compression(compression_config settings) {

@@ -17,6 +17,23 @@ void at_least(std::vector<std::string>& faults, std::size_t value, std::size_t m
     }
 }
 
+// The shape of the TLS settings; the files themselves are read at start (they may not exist
+// yet when the app is set up), where a bad one is an error naming it.
+void tls_faults(const tls_config& t, std::vector<std::string>& faults) {
+    if (t.certificates.empty()) faults.emplace_back("tls needs at least one certificate");
+    for (std::size_t i = 0; i < t.certificates.size(); ++i) {
+        const auto& cert = t.certificates[i];
+        const std::string which = "tls certificate " + std::to_string(i);
+        if (cert.cert_file.empty() == cert.cert_pem.empty()) {
+            faults.push_back(which + " needs exactly one of cert_file and cert_pem");
+        }
+        if (cert.key_file.empty() == cert.key_pem.empty()) {
+            faults.push_back(which + " needs exactly one of key_file and key_pem");
+        }
+    }
+    at_least(faults, t.max_handshakes, 1, "tls max_handshakes");
+}
+
 void not_negative(std::vector<std::string>& faults, std::chrono::milliseconds value,
                   std::string_view name) {
     if (value.count() < 0) faults.push_back(std::string(name) + " must not be negative");
@@ -61,6 +78,7 @@ std::vector<std::string> config_faults(const config& c) {
     if (c.compression && (c.compression->level < 1 || c.compression->level > 9)) {
         faults.emplace_back("compression level must be 1..9");
     }
+    if (c.tls) tls_faults(*c.tls, faults);
     return faults;
 }
 

@@ -29,6 +29,7 @@ struct request {
     std::shared_ptr<spooled_body> spooled;
     bool keep_alive = true;  ///< the client allows another request after this one
     bool is_head = false;    ///< method is HEAD (the response omits its body)
+    bool secure = false;     ///< it came over TLS (set by the connection)
 
     /// Bytes the views above point into: method, target, header names and values.
     std::string storage;

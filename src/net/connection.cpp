@@ -4,6 +4,7 @@
 #include "http/error.hpp"
 #include "http/status.hpp"
 #include "http/writer.hpp"
+#include "net/cancel_waits.hpp"
 #include "net/worker.hpp"
 
 #include <asio/post.hpp>
@@ -47,7 +48,12 @@ void connection::start() {
     const auto peer = socket_.remote_endpoint(ec);
     if (!ec) remote_ip_ = peer.address().to_string();
     // A client that connects and sends nothing is closed without an answer.
+    accepted_at_ = clock::now();
     set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+    if (const auto& tls = owner_.tls()) {
+        start_handshake(tls);
+        return;
+    }
     read();
 }
 
@@ -59,7 +65,9 @@ void connection::reject() {
 }
 
 void connection::stop_when_idle() {
-    if (phase_ == phase::reading && !parser_.in_progress()) close();
+    if ((phase_ == phase::reading && !parser_.in_progress()) || phase_ == phase::handshaking) {
+        close();
+    }
     // A request waiting for a blocking handler that has not started is answered now (503);
     // one whose handler runs is answered when it returns.
     if (phase_ == phase::waiting) take_back(true);
@@ -76,20 +84,35 @@ void connection::close() noexcept {
     // Work not started for a request that can no longer be answered never runs. Taken back
     // before the socket closes, so that it is gone once the client sees the close.
     take_back(false);
+    if (handshake_counted_) end_handshake(false, nullptr);  // the client left, or timed out
+    if (tls_) tls_->shutdown();  // close_notify, if the session can still send one
     // A held response or a streamed body is told that nothing more reaches the client.
     if (auto link = std::exchange(held_, nullptr)) link->abandon();
     end_stream();
     std::error_code ignored;
-    timer_.cancel();
+    cancel_waits(timer_);
     socket_.close(ignored);
     owner_.forget(this);
 }
 
 // ---- reading -----------------------------------------------------------------------------
 
+void connection::end_request() noexcept {
+    // After a 101 no HTTP follows: the head's buffers go back.
+    if (upgrade_) {
+        parser_.release();
+    } else {
+        parser_.next();
+    }
+}
+
 void connection::read() {
     if (reading_) return;
     reading_ = true;
+    if (tls_) {
+        tls_read(false);
+        return;
+    }
     auto self = shared_from_this();
     socket_.async_read_some(asio::buffer(read_buf_),
                             [self](std::error_code ec, std::size_t n) { self->on_read(ec, n); });
@@ -102,6 +125,8 @@ void connection::on_read(std::error_code ec, std::size_t n) {
         return;
     }
     switch (phase_) {
+        case phase::handshaking:
+            return;
         case phase::reading:
             if (ec) {
                 close();  // the peer went away (or reset); there is nobody to answer
@@ -156,12 +181,7 @@ void connection::consume_input() {
                 }
                 return;
             }
-            // After a 101 no HTTP follows: the head's buffers go back.
-            if (upgrade_) {
-                parser_.release();
-            } else {
-                parser_.next();
-            }
+            end_request();
         } else if (r.what == request_parser::event::error) {
             fail(parser_.error());
             break;
@@ -197,6 +217,7 @@ void connection::answer(request& req) {
     ++served_;
     owner_.count_request();
     deferred_ = false;
+    req.secure = tls_ != nullptr;
     owner_.handler().handle(req, response_, remote_ip_, *this, owner_.app_state());
     if (!deferred_) finish_answer(req);
 }
@@ -277,6 +298,7 @@ void connection::fail(std::error_code why) {
     // it: both get what of the request was parsed (the request line once it arrived
     // whole, and the header fields complete by then).
     request& req = parser_.parsed_so_far();
+    req.secure = tls_ != nullptr;
     owner_.handler().handle_failure(req, status_of(static_cast<error>(why.value())), response_,
                                     remote_ip_, owner_.app_state());
     framing how;
@@ -333,6 +355,7 @@ void connection::on_deadline() {
         case deadline_kind::idle:
         case deadline_kind::write:
         case deadline_kind::linger:
+        case deadline_kind::handshake:
             close();
             return;
         case deadline_kind::stream_idle:

@@ -6,6 +6,7 @@
 #include "http/parser.hpp"
 #include "http/response.hpp"
 #include "net/request_handler.hpp"
+#include "tls/session.hpp"
 
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
@@ -52,15 +53,28 @@ private:
     // waiting: a request was deferred (a blocking handler runs elsewhere, or the response
     // is held); nothing is read or answered until it resumes. streaming: a streamed body's
     // source has nothing to send now; wake() or the idle deadline goes on.
-    enum class phase { reading, writing, waiting, streaming, lingering, closed };
-    enum class deadline_kind { none, idle, header, body, write, linger, stream_idle };
+    // handshaking: TLS, before the first request (connection_tls.cpp).
+    enum class phase { handshaking, reading, writing, waiting, streaming, lingering, closed };
+    enum class deadline_kind { none, idle, header, body, write, linger, stream_idle, handshake };
 
     void read();
+    // TLS (connection_tls.cpp): the handshake, then reads and writes through the session.
+    void start_handshake(const std::shared_ptr<const tls_context>& context);
+    void continue_handshake();
+    void end_handshake(bool completed, const char* failure) noexcept;
+    void refuse_plain_http();
+    void tls_read(bool in_completion);
+    void tls_write_some();
+    ssize_t tls_send_file_chunk(std::size_t n);
+    asio::socket_base::wait_type tls_wait_for(tls_session::status want) const noexcept;
     void on_read(std::error_code ec, std::size_t n);
     void process(std::size_t n);
     void consume_input();
     void answer(request& req);
     void finish_answer(request& req);
+    // The answered request is done with: the parser takes the next one, or gives its head
+    // buffers back after a 101.
+    void end_request() noexcept;
     resume_fn defer(withdraw_fn withdraw) override;
     // exchange_port (through answer_later)
     std::shared_ptr<loop_door> door() override;
@@ -75,7 +89,7 @@ private:
     // After a 101: the upgraded protocol (connection_upgrade.cpp).
     void start_upgrade();
     void on_upgraded_read(std::error_code ec, std::size_t n);
-    void resume(std::function<void()> on_connection);
+    void resume(std::function<void()> on_connection) noexcept;
     void wait_for_resume();
     bool take_back(bool answer_now) noexcept;
     void watch_for_departure();
@@ -111,6 +125,14 @@ private:
     file_body pending_file_;  // a file body to send after out_
     std::string file_buf_;    // the portable path's buffer (unused with sendfile)
     bool sendfile_unsupported_ = false;
+    // HTTPS: the connection's TLS session (null on plain HTTP). The handshake holds one of
+    // the worker's handshake slots until it ends; the last TLS write that could not go on
+    // said which readiness it waits for.
+    std::unique_ptr<tls_session> tls_;
+    bool handshake_counted_ = false;
+    bool handshake_heard_ = false;
+    tls_session::status tls_write_wants_ = tls_session::status::want_write;
+    clock::time_point accepted_at_{};
 
     phase phase_ = phase::reading;
     bool reading_ = false;  // an async read is outstanding

@@ -43,17 +43,12 @@ bool connection::take_back(bool answer_now) noexcept {
     if (!withdraw_) return false;
     // The work holds this connection: dropping it must not end the connection inside one
     // of its own calls, so the last reference is let go on a later turn of the loop.
-    auto self = shared_from_this();
-    bool taken = false;
-    try {
-        auto instead = std::exchange(withdraw_, nullptr)();
-        if (instead) {
-            taken = true;
-            owner_.unexpect_posted();  // its resume never comes
-            if (answer_now) resume(std::move(instead));
-        }
-    } catch (...) {
-        close();  // out of memory: the connection cannot be answered
+    auto self = weak_from_this().lock();  // the non-throwing spelling of shared_from_this
+    auto instead = std::exchange(withdraw_, nullptr)();
+    const bool taken = static_cast<bool>(instead);
+    if (taken) {
+        owner_.unexpect_posted();  // its resume never comes
+        if (answer_now) resume(std::move(instead));
     }
     asio::post(socket_.get_executor(), [self = std::move(self)] {});
     return taken;
@@ -127,7 +122,7 @@ void connection::stop_watching() noexcept {
     socket_.cancel(ignored);  // the only operation outstanding while waiting is the watch
 }
 
-void connection::resume(std::function<void()> on_connection) {
+void connection::resume(std::function<void()> on_connection) noexcept {
     withdraw_ = nullptr;  // done: there is nothing left to take back
     stop_watching();
     // Closed meanwhile (the client left, the stop's drain deadline): nobody to answer.
@@ -137,20 +132,11 @@ void connection::resume(std::function<void()> on_connection) {
         return;
     }
     deferred_ = false;
-    try {
-        on_connection();
-        finish_answer(parser_.current());
-        // After a 101 no HTTP follows: the head's buffers go back.
-        if (upgrade_) {
-            parser_.release();
-        } else {
-            parser_.next();
-        }
-        phase_ = phase::writing;  // as after a write: consume_input goes on with what is left
-        consume_input();
-    } catch (...) {
-        close();  // out of memory: the connection cannot be answered
-    }
+    on_connection();
+    finish_answer(parser_.current());
+    end_request();
+    phase_ = phase::writing;  // as after a write: consume_input goes on with what is left
+    consume_input();
 }
 
 }  // namespace tern::detail

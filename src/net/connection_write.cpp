@@ -40,6 +40,10 @@ void connection::write() {
 }
 
 void connection::write_some() {
+    if (tls_) {
+        tls_write_some();
+        return;
+    }
     // First a plain non-blocking send: the socket buffer almost always takes a batch of
     // responses whole, and then no asynchronous operation (with its allocation, queueing
     // and completion dispatch) is needed at all.
@@ -120,15 +124,16 @@ void connection::send_file() {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             set_deadline(write_timeout_, deadline_kind::write);
-            socket_.async_wait(asio::socket_base::wait_write,
-                               [self = shared_from_this()](std::error_code ec) {
-                                   if (self->phase_ != phase::writing) return;
-                                   if (ec) {
-                                       self->close();
-                                       return;
-                                   }
-                                   self->send_file();
-                               });
+            socket_.async_wait(
+                tls_ ? tls_wait_for(tls_write_wants_) : asio::socket_base::wait_write,
+                [self = shared_from_this()](std::error_code ec) {
+                    if (self->phase_ != phase::writing) return;
+                    if (ec) {
+                        self->close();
+                        return;
+                    }
+                    self->send_file();
+                });
             return;
         }
         // The file shrank under us or the socket failed: the promised Content-Length can no
@@ -141,6 +146,7 @@ void connection::send_file() {
 }
 
 ssize_t connection::send_file_chunk(std::size_t n) {
+    if (tls_) return tls_send_file_chunk(n);  // the bytes go through OpenSSL: no sendfile
     auto& f = pending_file_;
 #if defined(__linux__)
     if (!sendfile_unsupported_) {
@@ -195,6 +201,7 @@ void connection::after_write() {
 }
 
 void connection::linger() {
+    if (tls_) tls_->shutdown();  // close_notify before the TCP FIN
     std::error_code ignored;
     socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
     set_deadline(linger_time, deadline_kind::linger);

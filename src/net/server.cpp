@@ -10,7 +10,10 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -87,6 +90,8 @@ void server::start(const std::string& host, std::uint16_t port) {
                            ? s.shared.settings.threads
                            : std::max(1u, std::thread::hardware_concurrency());
     asio::ip::tcp::endpoint endpoint(asio::ip::make_address(host), port);
+    // The certificates are loaded before anything binds: a bad file is an error at start.
+    if (s.shared.settings.tls) s.shared.tls = tls_context::build(*s.shared.settings.tls);
     if (port != 0) refuse_port_in_use(endpoint);
     for (unsigned i = 0; i < n; ++i) {
         auto w = std::make_unique<worker>(s.shared);
@@ -116,17 +121,43 @@ void server::begin_stop() noexcept {
     if (s.waiting) s.waiter.stop();
 }
 
+void server::reload_tls() {
+    auto& s = *impl_;
+    if (!s.shared.settings.tls) throw std::logic_error("tern: reload_tls() without tls settings");
+    // Built here, on the caller's thread (it reads files); each worker takes it on its own
+    // thread, for the connections it accepts from then on. Connections already open keep
+    // the certificates they started with.
+    std::shared_ptr<const tls_context> fresh = tls_context::build(*s.shared.settings.tls);
+    for (auto& w : s.workers) {
+        w->door()->post([w = w.get(), fresh] { w->set_tls(fresh); });
+    }
+}
+
 void server::wait_for_stop_signal() {
     auto& s = *impl_;
     asio::signal_set signals(s.waiter, SIGINT, SIGTERM);
+    if (s.shared.settings.tls) signals.add(SIGHUP);  // reloads the certificates
     {
         std::lock_guard lock(s.waiter_mutex);
         if (s.stop_requested) return;
         s.waiting = true;
     }
-    signals.async_wait([this](std::error_code ec, int) {
-        if (!ec) begin_stop();
-    });
+    std::function<void(std::error_code, int)> on_signal = [&](std::error_code ec, int sig) {
+        if (ec) return;
+        if (sig != SIGHUP) {
+            begin_stop();
+            return;
+        }
+        try {
+            reload_tls();
+            std::fprintf(stderr, "tern: SIGHUP: TLS certificates reloaded\n");
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "tern: SIGHUP: TLS reload failed, the old certificates stay: %s\n",
+                         e.what());
+        }
+        signals.async_wait(on_signal);
+    };
+    signals.async_wait(on_signal);
     s.waiter.run();
     std::lock_guard lock(s.waiter_mutex);
     s.waiting = false;

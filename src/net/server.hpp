@@ -27,7 +27,11 @@ public:
     std::uint16_t port() const noexcept;
     /// Thread-safe and idempotent: stop accepting and drain (see app::stop).
     void begin_stop() noexcept;
+    /// Re-reads the TLS certificates (app::reload_tls). Throws std::invalid_argument, and
+    /// keeps the certificates in use, when they cannot be loaded.
+    void reload_tls();
     /// Blocks until SIGINT or SIGTERM arrives or `begin_stop` is called, then begins the stop.
+    /// With TLS, SIGHUP meanwhile reloads the certificates (a failure is logged).
     void wait_for_stop_signal();
     /// After `begin_stop`: waits until every worker has closed its connections (the drain,
     /// at most about drain_timeout). True when some worker still waits for a blocking

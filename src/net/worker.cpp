@@ -1,6 +1,7 @@
 #include "net/worker.hpp"
 
 #include "http/file_handle.hpp"
+#include "net/cancel_waits.hpp"
 #include "net/connection.hpp"
 
 #include <fcntl.h>
@@ -10,6 +11,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <system_error>
 #include <vector>
 
@@ -22,7 +25,7 @@ using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT
 }  // namespace
 
 worker::worker(shared_state& shared)
-    : shared_(shared), app_state_(shared.handler.make_loop_state()) {
+    : shared_(shared), app_state_(shared.handler.make_loop_state()), tls_(shared.tls) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::system_error(errno, std::system_category(), "tern: pipe");
     file_handle read_end(fds[0]);
@@ -70,6 +73,8 @@ void worker::run() {
             auto left = door_->shut();
             left.clear();
             return;
+        } catch (const std::bad_alloc&) {
+            std::terminate();  // out of memory is not recovered from (docs/architecture.md)
         } catch (const std::exception& e) {
             // Handlers never throw by design; if one does, log it and keep the loop alive.
             fmt::print(stderr, "tern: event loop error: {}\n", e.what());
@@ -125,12 +130,7 @@ void worker::on_messages() {
     char bytes[64];
     while (::read(wake_.native_handle(), bytes, sizeof bytes) > 0) {
     }
-    for (auto& fn : door_->take()) {
-        try {
-            fn();
-        } catch (...) {
-        }
-    }
+    for (auto& fn : door_->take()) fn();
     if (stop_posted_.load(std::memory_order_acquire)) stop();
     check_drained();
     // After a stop the loop ends once nothing is left: no connection, no timer, and no
@@ -150,7 +150,7 @@ void worker::check_drained() noexcept {
     // answer (even one whose client has gone: the stop lets it finish too), or at the drain
     // deadline, whichever comes first.
     if (!draining_ || !connections_.empty() || expected_posts_ > 0) return;
-    drain_timer_.cancel();
+    cancel_waits(drain_timer_);
     report_drained();
 }
 
@@ -165,13 +165,7 @@ void worker::after(std::chrono::nanoseconds delay, std::function<void(bool fired
 }
 
 void worker::cancel_timers() noexcept {
-    for (auto& t : timers_) {
-        try {
-            t.cancel();
-        } catch (...) {
-            // cancel() fails only when the OS refuses; the timer then fires when due.
-        }
-    }
+    for (auto& t : timers_) cancel_waits(t);
 }
 
 void worker::report_drained() noexcept {
@@ -194,6 +188,32 @@ void worker::add_stats(server_stats& into) const noexcept {
     into.connections_refused += refused_.load(std::memory_order_relaxed);
     into.requests += requests_.load(std::memory_order_relaxed);
     into.writes += writes_.load(std::memory_order_relaxed);
+    into.tls_handshakes += handshakes_.load(std::memory_order_relaxed);
+    into.tls_handshake_failures += handshake_failures_.load(std::memory_order_relaxed);
+}
+
+void worker::handshake_ended(bool completed, const char* failure,
+                             std::string_view remote_ip) noexcept {
+    --handshakes_in_progress_;
+    if (completed) bump(handshakes_);
+    if (failure == nullptr) return;
+    bump(handshake_failures_);
+    // Refused hellos are the client's problem, and a scan sends thousands: one line a
+    // second at most, saying how many went unlogged.
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_failure_line_ < std::chrono::seconds(1)) {
+        ++unlogged_failures_;
+        return;
+    }
+    last_failure_line_ = now;
+    std::fprintf(stderr, "tern: TLS handshake with %.*s refused: %s",
+                 static_cast<int>(remote_ip.size()), remote_ip.data(), failure);
+    if (unlogged_failures_ > 0) {
+        std::fprintf(stderr, " (and %llu more since the last line)",
+                     static_cast<unsigned long long>(unlogged_failures_));
+    }
+    std::fputc('\n', stderr);
+    unlogged_failures_ = 0;
 }
 
 void worker::accept() {
@@ -203,10 +223,13 @@ void worker::accept() {
             bump(accepted_);
             auto conn = std::make_shared<connection>(std::move(socket), *this);
             const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
-            if (open >= shared_.settings.max_concurrent_connections) {
+            const bool over_handshakes = tls_ && handshakes_in_progress_ >= tls_->max_handshakes();
+            if (open >= shared_.settings.max_concurrent_connections || over_handshakes) {
                 shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
                 bump(refused_);
-                conn->reject();
+                // A 503 in plain text means nothing to a TLS client, and a handshake to
+                // say it costs what the refusal saves: an HTTPS connection just closes.
+                if (!tls_) conn->reject();
             } else {
                 connections_.insert(conn.get());
                 conn->start();
@@ -230,7 +253,7 @@ void worker::stop() {
     draining_ = true;
     std::error_code ignored;
     acceptor_.close(ignored);
-    accept_retry_.cancel();
+    cancel_waits(accept_retry_);
     // Copy: closing a connection removes it from the list.
     const std::vector<connection*> open(connections_.begin(), connections_.end());
     for (auto* c : open) c->stop_when_idle();

@@ -6,6 +6,7 @@
 #include "http/parser.hpp"
 #include "net/door.hpp"
 #include "net/request_handler.hpp"
+#include "tls/context.hpp"
 
 #include <tern/config.hpp>
 #include <tern/stats.hpp>
@@ -34,6 +35,9 @@ struct shared_state {
     const config& settings;
     parser_limits limits;
     request_handler& handler;
+    // HTTPS: the certificates new connections start with; null for plain HTTP. Each worker
+    // keeps its own copy, replaced on its thread by a reload (server::reload_tls).
+    std::shared_ptr<const tls_context> tls{};
     std::atomic<std::size_t> open_connections{0};
     std::atomic<bool> stopping{false};
     // The drain: each worker reports once, when it has no connection left after a stop.
@@ -89,6 +93,18 @@ public:
     /// Adds this worker's counters to `into` (from any thread).
     void add_stats(server_stats& into) const noexcept;
 
+    // TLS, on the worker's thread.
+    /// The certificates a new connection of this worker uses: null for plain HTTP.
+    const std::shared_ptr<const tls_context>& tls() const noexcept { return tls_; }
+    /// A reload's new certificates, for the connections accepted from now on.
+    void set_tls(std::shared_ptr<const tls_context> tls) noexcept { tls_ = std::move(tls); }
+    /// A connection's handshake begins (a slot of tls_config::max_handshakes is taken).
+    void handshake_started() noexcept { ++handshakes_in_progress_; }
+    /// A handshake ended: `failure` is OpenSSL's reason when it failed on a protocol error
+    /// (logged, at most one line a second per worker), null when it completed or the
+    /// client left.
+    void handshake_ended(bool completed, const char* failure, std::string_view remote_ip) noexcept;
+
 private:
     void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) override;
     void cancel_timers() noexcept;
@@ -131,6 +147,12 @@ private:
     bool draining_ = false;
     bool reported_drained_ = false;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};
+    std::atomic<std::uint64_t> handshakes_{0}, handshake_failures_{0};
+    std::shared_ptr<const tls_context> tls_;
+    std::size_t handshakes_in_progress_ = 0;
+    // The failure log's rate limit: when the last line went out, failures not logged since.
+    std::chrono::steady_clock::time_point last_failure_line_{};
+    std::uint64_t unlogged_failures_ = 0;
 };
 
 }  // namespace tern::detail

@@ -67,6 +67,8 @@ int context::body_fd() const noexcept { return ex_->req.spooled ? ex_->req.spool
 
 std::string context::ip() const { return std::string(ex_->remote_ip); }
 
+std::string_view context::scheme() const noexcept { return ex_->req.secure ? "https" : "http"; }
+
 // ---- response --------------------------------------------------------------------------
 
 int context::status() const noexcept { return ex_->res.status; }

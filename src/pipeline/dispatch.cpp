@@ -8,8 +8,6 @@
 
 #include <tern/http_error.hpp>
 
-#include <fmt/core.h>
-
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -25,8 +23,12 @@ void decode_params(const std::vector<path_param>& params, std::vector<std::strin
     }
 }
 
-void log_failure(const exchange& ex, const char* stage, const char* what) {
-    fmt::print(stderr, "tern: {} for {} {} threw: {}\n", stage, ex.req.method, ex.req.path, what);
+// stdio, not fmt: a line that cannot be written is lost, never an exception (the failure
+// policy in docs/architecture.md).
+void log_failure(const exchange& ex, const char* stage, const char* what) noexcept {
+    std::fprintf(stderr, "tern: %s for %.*s %.*s threw: %s\n", stage,
+                 static_cast<int>(ex.req.method.size()), ex.req.method.data(),
+                 static_cast<int>(ex.req.path.size()), ex.req.path.data(), what);
 }
 
 // Inside a catch block: answers the exception being handled. The app's mappers first;
@@ -114,15 +116,9 @@ bool answer_static(const static_files& files, exchange& ex) {
 bool run_filter(const pipeline& p, const handler& h, const path_pattern* matched, exchange& ex,
                 const char* stage) noexcept {
     if (matched == nullptr) return run(p, h, ex, stage);
-    try {
-        auto& s = ex.scratch;
-        pattern_captures(*matched, ex.req.path, s.filter_params);
-        decode_params(s.filter_params, s.filter_decoded);
-    } catch (...) {
-        // Out of memory while capturing: answer, do not crash.
-        set_error(ex.res, 500, reason_phrase(500));
-        return false;
-    }
+    auto& s = ex.scratch;
+    pattern_captures(*matched, ex.req.path, s.filter_params);
+    decode_params(s.filter_params, s.filter_decoded);
     ex.filter_params = true;
     const bool ok = run(p, h, ex, stage);
     ex.filter_params = false;
@@ -140,14 +136,7 @@ void answer(const pipeline& p, exchange& ex, const router::match& found) noexcep
         return;
     }
     // Static files come after the routes: a route for the path and method wins.
-    if (found.result != router::outcome::found && p.files) {
-        try {
-            if (answer_static(*p.files, ex)) return;
-        } catch (...) {
-            set_error(res, 500, reason_phrase(500));
-            return;
-        }
-    }
+    if (found.result != router::outcome::found && p.files && answer_static(*p.files, ex)) return;
     switch (found.result) {
         case router::outcome::found:
             ex.in_handler = true;
@@ -162,11 +151,7 @@ void answer(const pipeline& p, exchange& ex, const router::match& found) noexcep
             } else {
                 set_error(res, 405, reason_phrase(405));
             }
-            try {
-                res.fields.emplace_back("Allow", found.allow);
-            } catch (...) {
-                set_error(res, 500, reason_phrase(500));
-            }
+            res.fields.emplace_back("Allow", found.allow);
             return;
         case router::outcome::not_found:
             set_error(res, 404, reason_phrase(404));
@@ -208,21 +193,13 @@ void shape_error(const pipeline& p, exchange& ex) noexcept {
     }
     // A handler set an error status without a body: say what the status means.
     if (res.body.empty()) set_error(res, res.status, reason_phrase(res.status));
-    try {
-        if (prefers_json(ex.req.headers)) render_json_error(res);
-    } catch (...) {
-        // Keep the plain-text body.
-    }
+    if (prefers_json(ex.req.headers)) render_json_error(res);
 }
 
 // Headers that depend on the request and the final response: CORS, then compression.
 void decorate(const pipeline& p, exchange& ex, bool compress) noexcept {
-    try {
-        if (p.cors) p.cors->decorate(ex.req, ex.res);
-        if (compress && p.compression) compress_response(ex.res, ex.req.headers, *p.compression);
-    } catch (...) {
-        set_error(ex.res, 500, reason_phrase(500));
-    }
+    if (p.cors) p.cors->decorate(ex.req, ex.res);
+    if (compress && p.compression) compress_response(ex.res, ex.req.headers, *p.compression);
 }
 
 void log_request(const pipeline& p, exchange& ex,
@@ -254,27 +231,15 @@ namespace {
     if (p.cors && cors_policy::is_preflight(ex.req)) {
         // Preflights carry no credentials, so they are answered before the app's filters
         // (an auth filter would refuse them) and for every path.
-        try {
-            p.cors->answer_preflight(ex.req, ex.res);
-        } catch (...) {
-            set_error(ex.res, 500, reason_phrase(500));
-        }
+        p.cors->answer_preflight(ex.req, ex.res);
         log_request(p, ex, st.started);
         st.done = true;
         return;
     }
     // Routed first, so that before filters see the route's path parameters.
-    try {
-        st.found = p.routes.find(ex.req.method, ex.req.path, ex.scratch.params);
-        if (st.found.result == router::outcome::found) {
-            decode_params(ex.scratch.params, ex.scratch.decoded);
-        }
-    } catch (...) {
-        // Out of memory while building Allow or decoding: answer, do not crash.
-        set_error(ex.res, 500, reason_phrase(500));
-        log_request(p, ex, st.started);
-        st.done = true;
-        return;
+    st.found = p.routes.find(ex.req.method, ex.req.path, ex.scratch.params);
+    if (st.found.result == router::outcome::found) {
+        decode_params(ex.scratch.params, ex.scratch.decoded);
     }
     if (!p.before.empty()) {
         p.before.for_each_matching(ex.req.path, [&](const handler& h, const path_pattern* m) {
@@ -346,8 +311,10 @@ void dispatch_complete(const pipeline& p, exchange& ex, const dispatch_state& st
                        const handler& fill, const std::exception_ptr& error,
                        bool dropped) noexcept {
     if (dropped) {
-        fmt::print(stderr, "tern: the deferred response for {} {} was dropped without completing\n",
-                   ex.req.method, ex.req.path);
+        std::fprintf(stderr,
+                     "tern: the deferred response for %.*s %.*s was dropped without completing\n",
+                     static_cast<int>(ex.req.method.size()), ex.req.method.data(),
+                     static_cast<int>(ex.req.path.size()), ex.req.path.data());
         ex.res.clear();
         ex.app_body = false;
         set_error(ex.res, 500, reason_phrase(500));

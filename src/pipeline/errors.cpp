@@ -92,11 +92,7 @@ int accept_weight(std::span<const header_field> headers, std::string_view type) 
 }  // namespace
 
 bool prefers_json(std::span<const header_field> headers) noexcept {
-    try {
-        return accept_weight(headers, "application/json") > accept_weight(headers, "text/plain");
-    } catch (...) {
-        return false;
-    }
+    return accept_weight(headers, "application/json") > accept_weight(headers, "text/plain");
 }
 
 void render_json_error(response& res) {

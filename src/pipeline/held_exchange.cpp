@@ -77,14 +77,7 @@ bool held_exchange::complete(handler fill, std::exception_ptr error) {
     return begin_completion(std::move(fill), std::move(error), false);
 }
 
-void held_exchange::drop() noexcept {
-    try {
-        begin_completion({}, {}, true);
-    } catch (...) {
-        // Out of memory while posting: the client's departure or the drain deadline still
-        // ends the connection (never a connection held forever by the server).
-    }
-}
+void held_exchange::drop() noexcept { begin_completion({}, {}, true); }
 
 void held_exchange::on_cancel(std::function<void()> fn) {
     {

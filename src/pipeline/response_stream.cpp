@@ -19,14 +19,7 @@ namespace detail {
 struct stream_token {
     std::shared_ptr<stream_source> source;
     explicit stream_token(std::shared_ptr<stream_source> s) noexcept : source(std::move(s)) {}
-    ~stream_token() {
-        try {
-            source->handles_gone();
-        } catch (...) {
-            // Out of memory while posting the wake-up: the connection's write deadline or
-            // the client's departure still ends the stream.
-        }
-    }
+    ~stream_token() { source->handles_gone(); }
     stream_token(const stream_token&) = delete;
     stream_token& operator=(const stream_token&) = delete;
 };

@@ -144,11 +144,7 @@ void ws_session::on_idle() {
 }
 
 bool ws_session::end_on_stop() noexcept {
-    try {
-        close(ws::close_code::going_away, "server stopping");
-    } catch (...) {
-        out_.abort();  // out of memory: the connection closes without the handshake
-    }
+    close(ws::close_code::going_away, "server stopping");
     return true;
 }
 

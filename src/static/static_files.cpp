@@ -128,21 +128,13 @@ static_files::static_files(const std::vector<static_files_config>& configs) {
 static_outcome static_files::serve(const request& req, response& res,
                                    root_cache& roots) const noexcept {
     if (req.method != "GET" && req.method != "HEAD") return static_outcome::not_handled;
-    const std::size_t fields_before = res.fields.size();
-    try {
-        for (const auto& dir : dirs_) {
-            std::string_view rest;
-            if (!claims(dir.prefix, req.path, rest)) continue;
-            const static_outcome answer = serve_in(dir, rest, req, res, roots);
-            if (answer != static_outcome::not_handled) return answer;
-        }
-        return static_outcome::not_handled;
-    } catch (...) {
-        // Out of memory: none of the fields added so far go out with the 500.
-        res.fields.erase(res.fields.begin() + static_cast<std::ptrdiff_t>(fields_before),
-                         res.fields.end());
-        return status_only(res, 500);
+    for (const auto& dir : dirs_) {
+        std::string_view rest;
+        if (!claims(dir.prefix, req.path, rest)) continue;
+        const static_outcome answer = serve_in(dir, rest, req, res, roots);
+        if (answer != static_outcome::not_handled) return answer;
     }
+    return static_outcome::not_handled;
 }
 
 static_outcome static_files::serve_in(const directory& dir, std::string_view rest,

@@ -37,8 +37,9 @@ public:
     /// fields. HEAD gets the same answer as GET. Sets the status, the content type of a
     /// file, and appends header fields to those `res` has (Content-Type aside, in order:
     /// Last-Modified, ETag, Accept-Ranges, Content-Encoding, Vary, Cache-Control,
-    /// Content-Range, Location, as they apply). Never throws: I/O failures are a 500,
-    /// allocation failure too. `roots` keeps the directories open: one per event loop.
+    /// Content-Range, Location, as they apply). I/O failures are a 500; out of memory
+    /// ends the process (docs/architecture.md, "Failures"). `roots` keeps the directories open: one
+    /// per event loop.
     static_outcome serve(const request& req, response& res, root_cache& roots) const noexcept;
 
 private:

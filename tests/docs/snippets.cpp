@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <functional>
@@ -25,6 +26,22 @@ app.get("/report", tern::blocking([](tern::context& ctx) {
 }));
 }
 }  // namespace docs_threading
+
+namespace docs_tls {
+void snippets() {
+tern::app app;
+app.tls("cert.pem", "key.pem");   // the chain (server certificate first) and its key
+app.get("/", [](tern::context& ctx) { ctx.text("hello over https"); });
+app.listen(8443);                 // HTTPS on 8443; SIGHUP re-reads the two files
+}
+void more(tern::app& app, const std::string& other_key_password) {
+tern::tls_config tls;
+tls.certificates.push_back({.cert_file = "example.pem", .key_file = "example.key"});
+tls.certificates.push_back({.cert_file = "other.pem", .key_file = "other.key",
+                            .password = other_key_password});
+app.tls(tls);
+}
+}  // namespace docs_tls
 
 namespace docs_limits {
 void snippets() {

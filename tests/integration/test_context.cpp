@@ -95,6 +95,13 @@ TEST_CASE("ip() is the peer address", "[wire][context]") {
     CHECK(fetch(server, get_request("/ip")).body == "127.0.0.1");
 }
 
+TEST_CASE("scheme() is http without TLS", "[wire][context]") {
+    test_server server([](tern::app& app) {
+        app.get("/s", [](tern::context& ctx) { ctx.text(std::string(ctx.scheme())); });
+    });
+    CHECK(fetch(server, get_request("/s")).body == "http");
+}
+
 TEST_CASE("body() is empty for a request without a body", "[wire][context]") {
     test_server server([](tern::app& app) {
         app.get("/b",

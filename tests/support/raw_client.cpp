@@ -1,8 +1,14 @@
 #include "support/raw_client.hpp"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,6 +18,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <memory>
 
 namespace tern_test {
 
@@ -174,6 +181,466 @@ std::string body_request(std::string_view method, std::string_view target, std::
     return out;
 }
 
+// ---- TLS ------------------------------------------------------------------------------------
+
+// The OpenSSL objects of one TLS connection. The SSL object reads and writes the socket
+// through a BIO of our own (below) rather than OpenSSL's socket BIO, whose write(2) would
+// raise SIGPIPE when the server has gone; this one passes MSG_NOSIGNAL as send() does.
+struct raw_client::tls_state {
+    SSL_CTX* ctx = nullptr;
+    SSL* ssl = nullptr;
+    int fd = -1;
+    bool eof = false;    // a read of the BIO saw the TCP end of input
+    int io_errno = 0;    // errno of the BIO's last failed recv or send
+    std::string alerts;  // alerts received and sent (not close_notify), for tls_error()
+
+    explicit tls_state(int socket) : fd(socket) {}
+    ~tls_state() {
+        SSL_free(ssl);  // frees the BIO too
+        SSL_CTX_free(ctx);
+    }
+    tls_state(const tls_state&) = delete;
+    tls_state& operator=(const tls_state&) = delete;
+
+    // Builds ctx and ssl for `options` (no BIO yet); throws client_error when unusable.
+    void setup(const tls_options& options);
+    // Attaches the socket BIO.
+    void attach_socket();
+    // Sends close_notify once (errors ignored: the peer may be gone).
+    void shutdown() noexcept;
+    // OpenSSL's queued errors (consumed) and what else explains `ssl_error`.
+    std::string describe(int ssl_error);
+
+    static BIO_METHOD* socket_method();
+    static int bio_write(BIO* bio, const char* data, std::size_t size, std::size_t* written);
+    static int bio_read(BIO* bio, char* data, std::size_t size, std::size_t* read);
+    static long bio_ctrl(BIO* bio, int cmd, long num, void* ptr);
+    static void info_callback(const SSL* ssl, int where, int ret);
+};
+
+namespace {
+
+// OpenSSL's queued errors, consumed, joined by "; ".
+std::string take_openssl_errors() {
+    std::string out;
+    while (const unsigned long e = ERR_get_error()) {
+        char text[256];
+        ERR_error_string_n(e, text, sizeof text);
+        if (!out.empty()) out += "; ";
+        out += text;
+    }
+    return out;
+}
+
+[[noreturn]] void fail_setup(const std::string& what) {
+    std::string message = "raw_client: TLS setup: " + what;
+    if (const std::string errors = take_openssl_errors(); !errors.empty()) {
+        message += ": " + errors;
+    }
+    throw client_error(message);
+}
+
+// A password callback that gives none: an encrypted key fails instead of prompting.
+int no_password(char*, int, int, void*) { return -1; }
+
+// Waits until `fd` is ready for `events` or the deadline passes: true when ready.
+bool wait_for(int fd, short events, std::chrono::steady_clock::time_point deadline) {
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return false;
+        pollfd pfd{fd, events, 0};
+        const int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+        if (ready < 0) {
+            if (errno == EINTR) continue;
+            throw client_error(std::string("raw_client: poll failed: ") + std::strerror(errno));
+        }
+        return ready > 0;
+    }
+}
+
+}  // namespace
+
+void raw_client::tls_state::setup(const tls_options& options) {
+    ctx = SSL_CTX_new(TLS_client_method());
+    if (ctx == nullptr) fail_setup("SSL_CTX_new");
+    // A TCP close without close_notify reads as a close (SSL_ERROR_ZERO_RETURN, told apart
+    // by `eof`), as curl does, instead of a fatal error that sends the server an alert.
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    const auto old_version = [](int v) { return v > 0 && v < TLS1_2_VERSION; };
+    // OpenSSL 3 offers TLS 1.0 and 1.1 only at security level 0.
+    if (old_version(options.min_version) || old_version(options.max_version)) {
+        SSL_CTX_set_security_level(ctx, 0);
+    }
+    if (options.min_version != 0 && SSL_CTX_set_min_proto_version(ctx, options.min_version) != 1) {
+        fail_setup("min_version " + std::to_string(options.min_version));
+    }
+    if (options.max_version != 0 && SSL_CTX_set_max_proto_version(ctx, options.max_version) != 1) {
+        fail_setup("max_version " + std::to_string(options.max_version));
+    }
+    if (!options.cipher_list.empty() &&
+        SSL_CTX_set_cipher_list(ctx, options.cipher_list.c_str()) != 1) {
+        fail_setup("cipher_list \"" + options.cipher_list + "\"");
+    }
+    if (!options.ca_pem.empty()) {
+        BIO* bio = BIO_new_mem_buf(options.ca_pem.data(), static_cast<int>(options.ca_pem.size()));
+        if (bio == nullptr) fail_setup("BIO_new_mem_buf");
+        X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+        int added = 0;
+        while (X509* cert = PEM_read_bio_X509(bio, nullptr, no_password, nullptr)) {
+            const int ok = X509_STORE_add_cert(store, cert);
+            X509_free(cert);
+            if (ok != 1) {
+                BIO_free(bio);
+                fail_setup("X509_STORE_add_cert");
+            }
+            ++added;
+        }
+        BIO_free(bio);
+        if (added == 0) fail_setup("ca_pem holds no certificate");
+        ERR_clear_error();  // the read that ended the loop queued "no start line"
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    }
+    if (!options.client_cert_pem.empty() || !options.client_key_pem.empty()) {
+        BIO* cert_bio = BIO_new_mem_buf(options.client_cert_pem.data(),
+                                        static_cast<int>(options.client_cert_pem.size()));
+        X509* cert =
+            cert_bio ? PEM_read_bio_X509(cert_bio, nullptr, no_password, nullptr) : nullptr;
+        BIO_free(cert_bio);
+        const int cert_ok = cert ? SSL_CTX_use_certificate(ctx, cert) : 0;
+        X509_free(cert);
+        if (cert_ok != 1) fail_setup("client_cert_pem");
+        BIO* key_bio = BIO_new_mem_buf(options.client_key_pem.data(),
+                                       static_cast<int>(options.client_key_pem.size()));
+        EVP_PKEY* key =
+            key_bio ? PEM_read_bio_PrivateKey(key_bio, nullptr, no_password, nullptr) : nullptr;
+        BIO_free(key_bio);
+        const int key_ok = key ? SSL_CTX_use_PrivateKey(ctx, key) : 0;
+        EVP_PKEY_free(key);
+        if (key_ok != 1) fail_setup("client_key_pem");
+        if (SSL_CTX_check_private_key(ctx) != 1) fail_setup("client key and certificate");
+    }
+    if (!options.alpn.empty()) {
+        // RFC 7301 §3.1: each protocol name prefixed by its one-byte length.
+        std::string wire;
+        for (const std::string& protocol : options.alpn) {
+            if (protocol.empty() || protocol.size() > 255) {
+                fail_setup("ALPN protocol \"" + protocol + "\" must be 1 to 255 bytes");
+            }
+            wire += static_cast<char>(protocol.size());
+            wire += protocol;
+        }
+        // SSL_CTX_set_alpn_protos returns 0 on success.
+        if (SSL_CTX_set_alpn_protos(ctx, reinterpret_cast<const unsigned char*>(wire.data()),
+                                    static_cast<unsigned int>(wire.size())) != 0) {
+            fail_setup("SSL_CTX_set_alpn_protos");
+        }
+    }
+
+    ssl = SSL_new(ctx);
+    if (ssl == nullptr) fail_setup("SSL_new");
+    // Without AUTO_RETRY, an SSL_read that handled only handshake records (TLS 1.3 session
+    // tickets) returns WANT_READ instead of blocking for application data, so the caller
+    // polls again and its deadline holds.
+    SSL_clear_mode(ssl, SSL_MODE_AUTO_RETRY);
+    SSL_set_app_data(ssl, this);
+    SSL_set_info_callback(ssl, info_callback);
+    if (!options.server_name.empty() &&
+        SSL_set_tlsext_host_name(ssl, options.server_name.c_str()) != 1) {
+        fail_setup("server_name \"" + options.server_name + "\"");
+    }
+    SSL_set_connect_state(ssl);
+}
+
+void raw_client::tls_state::attach_socket() {
+    BIO* bio = BIO_new(socket_method());
+    if (bio == nullptr) fail_setup("BIO_new");
+    BIO_set_data(bio, this);
+    BIO_set_init(bio, 1);
+    SSL_set_bio(ssl, bio, bio);  // one reference, owned by ssl
+}
+
+void raw_client::tls_state::shutdown() noexcept {
+    if ((SSL_get_shutdown(ssl) & SSL_SENT_SHUTDOWN) == 0) SSL_shutdown(ssl);
+    ERR_clear_error();
+}
+
+std::string raw_client::tls_state::describe(int ssl_error) {
+    std::string out = take_openssl_errors();
+    const auto add = [&](const std::string& text) {
+        if (!out.empty()) out += "; ";
+        out += text;
+    };
+    if (ssl_error == SSL_ERROR_SYSCALL) {
+        add(io_errno != 0 ? std::string(std::strerror(io_errno))
+                          : std::string("the connection closed"));
+    } else if (ssl_error == SSL_ERROR_ZERO_RETURN) {
+        add(eof ? "the server closed the connection without close_notify"
+                : "the server sent close_notify");
+    }
+    if (const long verify = SSL_get_verify_result(ssl);
+        (SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER) != 0 && verify != X509_V_OK) {
+        add(std::string("certificate verify result: ") + X509_verify_cert_error_string(verify));
+    }
+    if (!alerts.empty()) add(alerts);
+    if (out.empty()) add("SSL error " + std::to_string(ssl_error));
+    return out;
+}
+
+BIO_METHOD* raw_client::tls_state::socket_method() {
+    static BIO_METHOD* const method = [] {
+        BIO_METHOD* m =
+            BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "tern_test socket");
+        if (m != nullptr) {
+            BIO_meth_set_write_ex(m, bio_write);
+            BIO_meth_set_read_ex(m, bio_read);
+            BIO_meth_set_ctrl(m, bio_ctrl);
+        }
+        return m;
+    }();
+    return method;
+}
+
+int raw_client::tls_state::bio_write(BIO* bio, const char* data, std::size_t size,
+                                     std::size_t* written) {
+    auto* state = static_cast<tls_state*>(BIO_get_data(bio));
+    BIO_clear_retry_flags(bio);
+    for (;;) {
+        const ssize_t n = ::send(state->fd, data, size, MSG_NOSIGNAL);
+        if (n >= 0) {
+            *written = static_cast<std::size_t>(n);
+            return 1;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            BIO_set_retry_write(bio);
+        } else {
+            state->io_errno = errno;
+        }
+        *written = 0;
+        return 0;
+    }
+}
+
+int raw_client::tls_state::bio_read(BIO* bio, char* data, std::size_t size, std::size_t* read) {
+    auto* state = static_cast<tls_state*>(BIO_get_data(bio));
+    BIO_clear_retry_flags(bio);
+    *read = 0;
+    if (size == 0) return 0;
+    for (;;) {
+        const ssize_t n = ::recv(state->fd, data, size, 0);
+        if (n > 0) {
+            *read = static_cast<std::size_t>(n);
+            return 1;
+        }
+        if (n == 0) {
+            state->eof = true;  // BIO_CTRL_EOF tells OpenSSL: "unexpected eof while reading"
+            return 0;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            BIO_set_retry_read(bio);
+        } else {
+            state->io_errno = errno;
+        }
+        return 0;
+    }
+}
+
+long raw_client::tls_state::bio_ctrl(BIO* bio, int cmd, long, void*) {
+    switch (cmd) {
+        case BIO_CTRL_FLUSH:
+            return 1;
+        case BIO_CTRL_EOF:
+            return static_cast<tls_state*>(BIO_get_data(bio))->eof ? 1 : 0;
+        default:
+            return 0;
+    }
+}
+
+void raw_client::tls_state::info_callback(const SSL* ssl, int where, int ret) {
+    if ((where & SSL_CB_ALERT) == 0 || (ret & 0xff) == SSL_AD_CLOSE_NOTIFY) return;
+    auto* state = static_cast<tls_state*>(SSL_get_app_data(ssl));
+    if (!state->alerts.empty()) state->alerts += "; ";
+    state->alerts += (where & SSL_CB_READ) ? "alert received: " : "alert sent: ";
+    state->alerts += SSL_alert_type_string_long(ret);
+    state->alerts += ' ';
+    state->alerts += SSL_alert_desc_string_long(ret);
+    state->alerts += " (" + std::to_string(ret & 0xff) + ")";  // 3.0 names no TLS 1.3 alert
+}
+
+std::string tls_client_hello(const tls_options& options) {
+    ERR_clear_error();
+    raw_client::tls_state state(-1);
+    state.setup(options);
+    BIO* in = BIO_new(BIO_s_mem());
+    BIO* out = BIO_new(BIO_s_mem());
+    if (in == nullptr || out == nullptr) {
+        BIO_free(in);
+        BIO_free(out);
+        fail_setup("BIO_new");
+    }
+    SSL_set_bio(state.ssl, in, out);
+    // With nothing to read, SSL_connect writes the ClientHello and waits for the server.
+    const int rc = SSL_connect(state.ssl);
+    if (SSL_get_error(state.ssl, rc) != SSL_ERROR_WANT_READ) fail_setup("SSL_connect");
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(out, &data);
+    return std::string(data, static_cast<std::size_t>(n));
+}
+
+bool raw_client::start_tls(const tls_options& options) {
+    if (fd_ < 0) throw client_error("raw_client: start_tls on a closed client");
+    if (tls_ != nullptr) throw client_error("raw_client: start_tls: TLS is already active");
+    tls_error_.clear();
+    ERR_clear_error();
+    auto state = std::make_unique<tls_state>(fd_);
+    state->setup(options);
+    state->attach_socket();
+
+    // The handshake runs on a non-blocking socket so that the read deadline bounds it;
+    // the socket is blocking again afterwards, as for the plain path.
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) < 0) {
+        throw client_error(std::string("raw_client: fcntl failed: ") + std::strerror(errno));
+    }
+    const auto deadline = clock::now() + timeout_;
+    std::string error;
+    for (;;) {
+        ERR_clear_error();
+        state->io_errno = 0;
+        const int rc = SSL_connect(state->ssl);
+        if (rc == 1) break;
+        const int e = SSL_get_error(state->ssl, rc);
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+            if (wait_for(fd_, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline)) continue;
+            error = "timed out: the handshake did not finish within " +
+                    std::to_string(timeout_.count()) + " ms";
+            if (!state->alerts.empty()) error += "; " + state->alerts;
+            break;
+        }
+        error = state->describe(e);
+        break;
+    }
+    ::fcntl(fd_, F_SETFL, flags);
+    if (!error.empty()) {
+        tls_error_ = std::move(error);
+        return false;
+    }
+    tls_ = state.release();
+    return true;
+}
+
+std::string raw_client::tls_version() const {
+    return tls_ != nullptr ? SSL_get_version(tls_->ssl) : std::string();
+}
+
+std::string raw_client::tls_alpn() const {
+    if (tls_ == nullptr) return {};
+    const unsigned char* data = nullptr;
+    unsigned int size = 0;
+    SSL_get0_alpn_selected(tls_->ssl, &data, &size);
+    return data != nullptr ? std::string(reinterpret_cast<const char*>(data), size) : std::string();
+}
+
+std::string raw_client::tls_peer_cert_pem() const {
+    if (tls_ == nullptr) return {};
+    X509* cert = SSL_get1_peer_certificate(tls_->ssl);
+    if (cert == nullptr) return {};
+    std::string out;
+    if (BIO* bio = BIO_new(BIO_s_mem())) {
+        if (PEM_write_bio_X509(bio, cert) == 1) {
+            char* data = nullptr;
+            const long n = BIO_get_mem_data(bio, &data);
+            out.assign(data, static_cast<std::size_t>(n));
+        }
+        BIO_free(bio);
+    }
+    X509_free(cert);
+    return out;
+}
+
+std::string raw_client::tls_cipher() const {
+    return tls_ != nullptr ? SSL_get_cipher_name(tls_->ssl) : std::string();
+}
+
+bool raw_client::tls_close_notify_received() const noexcept {
+    // SSL_OP_IGNORE_UNEXPECTED_EOF marks a bare TCP close as received shutdown too.
+    return tls_ != nullptr && (SSL_get_shutdown(tls_->ssl) & SSL_RECEIVED_SHUTDOWN) != 0 &&
+           !tls_->eof;
+}
+
+void raw_client::tls_send(std::string_view bytes) {
+    while (!bytes.empty()) {
+        ERR_clear_error();
+        tls_->io_errno = 0;
+        std::size_t written = 0;
+        if (SSL_write_ex(tls_->ssl, bytes.data(), bytes.size(), &written) == 1) {
+            bytes.remove_prefix(written);
+            continue;
+        }
+        // The socket's own error first: after a close_notify, SSL_get_error says
+        // ZERO_RETURN for any failure, including an EPIPE from the socket.
+        if (tls_->io_errno != 0) {
+            ERR_clear_error();
+            throw client_error(std::string("raw_client: send failed: ") +
+                               std::strerror(tls_->io_errno));
+        }
+        const int e = SSL_get_error(tls_->ssl, 0);
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) continue;
+        throw client_error("raw_client: TLS send failed: " + tls_->describe(e));
+    }
+}
+
+raw_client::recv_status raw_client::tls_receive_some(clock::time_point deadline) {
+    for (;;) {
+        // Bytes OpenSSL has decrypted already are not in the socket for poll to see.
+        if (SSL_pending(tls_->ssl) == 0 && !wait_for(fd_, POLLIN, deadline)) {
+            return recv_status::timed_out;
+        }
+        std::array<char, 64 * 1024> chunk;
+        ERR_clear_error();
+        tls_->io_errno = 0;
+        std::size_t n = 0;
+        if (SSL_read_ex(tls_->ssl, chunk.data(), chunk.size(), &n) == 1) {
+            buffer_.append(chunk.data(), n);
+            return recv_status::data;
+        }
+        const int e = SSL_get_error(tls_->ssl, 0);
+        switch (e) {
+            case SSL_ERROR_WANT_READ:
+            case SSL_ERROR_WANT_WRITE:
+                continue;  // handshake records only (a session ticket): wait again
+            case SSL_ERROR_ZERO_RETURN:
+                // close_notify, or a TCP close without one (SSL_OP_IGNORE_UNEXPECTED_EOF).
+                if (tls_->eof) tls_error_ = tls_->describe(e);
+                peer_closed_ = true;
+                return recv_status::closed;
+            case SSL_ERROR_SYSCALL:
+                if (tls_->io_errno == 0 || tls_->io_errno == ECONNRESET) {
+                    tls_error_ = tls_->describe(e);
+                    peer_closed_ = true;
+                    return recv_status::closed;
+                }
+                throw client_error("raw_client: recv failed: " + tls_->describe(e));
+            case SSL_ERROR_SSL: {
+                // A fatal alert from the server ends the connection; anything else (a
+                // record that does not decrypt) is a server bug the test should see.
+                const unsigned long first = ERR_peek_error();
+                if (ERR_GET_LIB(first) == ERR_LIB_SSL &&
+                    ERR_GET_REASON(first) >= SSL_AD_REASON_OFFSET) {
+                    tls_error_ = tls_->describe(e);
+                    peer_closed_ = true;
+                    return recv_status::closed;
+                }
+                throw client_error("raw_client: TLS read failed: " + tls_->describe(e));
+            }
+            default:
+                throw client_error("raw_client: TLS read failed: " + tls_->describe(e));
+        }
+    }
+}
+
 // ---- raw_client -----------------------------------------------------------------------------
 
 raw_client::raw_client(std::uint16_t port) { connect(port); }
@@ -182,6 +649,8 @@ raw_client::~raw_client() { close(); }
 
 raw_client::raw_client(raw_client&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
+      tls_(std::exchange(other.tls_, nullptr)),
+      tls_error_(std::move(other.tls_error_)),
       peer_closed_(other.peer_closed_),
       buffer_(std::move(other.buffer_)),
       timeout_(other.timeout_) {}
@@ -190,6 +659,8 @@ raw_client& raw_client::operator=(raw_client&& other) noexcept {
     if (this != &other) {
         close();
         fd_ = std::exchange(other.fd_, -1);
+        tls_ = std::exchange(other.tls_, nullptr);
+        tls_error_ = std::move(other.tls_error_);
         peer_closed_ = other.peer_closed_;
         buffer_ = std::move(other.buffer_);
         timeout_ = other.timeout_;
@@ -206,6 +677,7 @@ void raw_client::connect(std::uint16_t port) {
     }
     fd_ = fd;
     peer_closed_ = false;
+    tls_error_.clear();
 }
 
 int raw_client::connect_error(std::uint16_t port) {
@@ -216,6 +688,7 @@ int raw_client::connect_error(std::uint16_t port) {
 }
 
 void raw_client::close() noexcept {
+    delete std::exchange(tls_, nullptr);
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
     buffer_.clear();
@@ -223,6 +696,7 @@ void raw_client::close() noexcept {
 
 void raw_client::send(std::string_view bytes) {
     if (fd_ < 0) throw client_error("raw_client: send on a closed client");
+    if (tls_ != nullptr) return tls_send(bytes);
     while (!bytes.empty()) {
         const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
         if (n < 0) {
@@ -239,12 +713,15 @@ void raw_client::send_raw_and_close(std::string_view bytes) {
 }
 
 void raw_client::shutdown_write() {
-    if (fd_ >= 0) ::shutdown(fd_, SHUT_WR);
+    if (fd_ < 0) return;
+    if (tls_ != nullptr) tls_->shutdown();
+    ::shutdown(fd_, SHUT_WR);
 }
 
 raw_client::recv_status raw_client::receive_some(clock::time_point deadline) {
     if (fd_ < 0) throw client_error("raw_client: read on a closed client");
     if (peer_closed_) return recv_status::closed;
+    if (tls_ != nullptr) return tls_receive_some(deadline);
     for (;;) {
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());

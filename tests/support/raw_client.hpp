@@ -61,9 +61,41 @@ std::string get_request(std::string_view target, std::string_view extra_headers 
 std::string body_request(std::string_view method, std::string_view target, std::string_view body,
                          std::string_view extra_headers = {});
 
+/// What start_tls offers and checks. The defaults are OpenSSL's client defaults with no
+/// certificate verification.
+struct tls_options {
+    /// The server name sent as SNI; empty: no SNI extension.
+    std::string server_name;
+    /// The protocols offered by ALPN, e.g. {"http/1.1"}; empty: no ALPN extension.
+    std::vector<std::string> alpn;
+    /// The lowest and highest protocol version offered, as OpenSSL's TLS1_VERSION ...
+    /// TLS1_3_VERSION (0x0301 ... 0x0304); 0: OpenSSL's default. When either is below
+    /// TLS 1.2 the client runs at OpenSSL security level 0, so it really offers TLS 1.0/1.1
+    /// (and their ciphers) and the server is the one that refuses.
+    int min_version = 0;
+    int max_version = 0;
+    /// Verify the server's chain against this CA (PEM, one or more certificates); empty:
+    /// no verification. The host name is not checked.
+    std::string ca_pem;
+    /// The TLS 1.2 cipher list (SSL_CTX_set_cipher_list syntax); empty: OpenSSL's default.
+    std::string cipher_list;
+    /// A client certificate (PEM) and its key (PEM, in the clear); both empty: none.
+    std::string client_cert_pem;
+    std::string client_key_pem;
+};
+
+/// The bytes of the ClientHello that start_tls(`options`) would send first (one TLS
+/// record), made by OpenSSL without a socket. Sending part of it with send() stalls a
+/// server's handshake, e.g. to test a handshake deadline. Throws client_error when
+/// `options` is unusable.
+std::string tls_client_hello(const tls_options& options = {});
+
 /// A blocking loopback client. Every read has a deadline (5 s by default); on timeout it
 /// throws client_error rather than hanging. Received bytes are buffered, so several
 /// pipelined responses can be read one after another.
+///
+/// After start_tls() every operation (send, shutdown_write, every read) goes through TLS,
+/// so the response parsing works over HTTPS unchanged.
 class raw_client {
 public:
     /// The default deadline of one read operation.
@@ -86,8 +118,40 @@ public:
     static int connect_error(std::uint16_t port);
     /// True while the socket is open on this side.
     bool is_open() const noexcept { return fd_ >= 0; }
-    /// Closes the socket (if open) and drops buffered bytes.
+    /// Closes the socket (if open) and drops buffered bytes. Over TLS it frees the TLS
+    /// state without sending close_notify (shutdown_write() sends one).
     void close() noexcept;
+
+    /// Runs a TLS handshake over the connected socket, as a client offering `options`,
+    /// within the read deadline (set_timeout). True on success: from then on every
+    /// operation goes through TLS. False when the handshake fails (the server refused,
+    /// closed, or did not finish in time, or verification against `options.ca_pem`
+    /// failed): tls_error() then says why, and the socket stays open for plain checks such
+    /// as closed_by_peer(). Throws client_error when not connected, when TLS is already
+    /// active, or when `options` itself is unusable (a bad cipher list, a client
+    /// certificate or CA that does not parse).
+    bool start_tls(const tls_options& options);
+    /// True after a successful start_tls(), until close().
+    bool tls_active() const noexcept { return tls_ != nullptr; }
+    /// Why the last start_tls() failed, or the alert or error that ended a TLS connection
+    /// afterwards (e.g. a TLS 1.3 server refusing the client certificate after the
+    /// handshake). OpenSSL's error strings, e.g. "error:0A00042E:SSL
+    /// routines::tlsv1 alert protocol version", then any alert received or sent, e.g.
+    /// "alert received: fatal protocol version (70)"; or "the server closed the connection
+    /// without close_notify". Empty when there was none.
+    std::string tls_error() const { return tls_error_; }
+    /// The negotiated protocol version, e.g. "TLSv1.3" (SSL_get_version); empty without TLS.
+    std::string tls_version() const;
+    /// The protocol the server selected by ALPN; empty when none (or without TLS).
+    std::string tls_alpn() const;
+    /// The server's leaf certificate as PEM; empty without TLS.
+    std::string tls_peer_cert_pem() const;
+    /// The negotiated cipher suite's OpenSSL name, e.g. "TLS_AES_256_GCM_SHA384" or
+    /// "ECDHE-RSA-AES128-GCM-SHA256"; empty without TLS.
+    std::string tls_cipher() const;
+    /// True when a read has seen the server's close_notify; false before, without TLS, or
+    /// when the server closed the TCP connection without one.
+    bool tls_close_notify_received() const noexcept;
 
     /// Sets the deadline used by reads that are not given one.
     void set_timeout(std::chrono::milliseconds timeout) noexcept { timeout_ = timeout; }
@@ -96,7 +160,8 @@ public:
     void send(std::string_view bytes);
     /// Sends `bytes`, then closes the socket without reading anything.
     void send_raw_and_close(std::string_view bytes);
-    /// Shuts down the sending side (the server sees end of input).
+    /// Shuts down the sending side (the server sees end of input). Over TLS it sends
+    /// close_notify first.
     void shutdown_write();
 
     /// Reads and parses ONE response. A 1xx interim response is returned on its own. No
@@ -113,7 +178,8 @@ public:
     std::string read_all_until_close(std::chrono::milliseconds timeout);
 
     /// True when the peer closes (recv returns 0 or ECONNRESET) within the deadline, false
-    /// when it does not. Bytes received meanwhile are kept (see buffered()).
+    /// when it does not. Bytes received meanwhile are kept (see buffered()). Over TLS a
+    /// close_notify, a TCP close without one, and a fatal alert all count as a close.
     bool closed_by_peer();
     /// As closed_by_peer(), with its own deadline.
     bool closed_by_peer(std::chrono::milliseconds timeout);
@@ -144,8 +210,17 @@ private:
     std::size_t fill_until(std::string_view delimiter, std::size_t from, clock::time_point deadline,
                            std::string_view what);
     [[noreturn]] void fail(std::string_view what, std::string_view why) const;
+    // receive_some and send over TLS.
+    recv_status tls_receive_some(clock::time_point deadline);
+    void tls_send(std::string_view bytes);
+
+    // The OpenSSL objects of an active TLS connection (raw_client.cpp).
+    struct tls_state;
+    friend std::string tls_client_hello(const tls_options& options);
 
     int fd_ = -1;
+    tls_state* tls_ = nullptr;  // Owned; null while the connection is plain.
+    std::string tls_error_;
     bool peer_closed_ = false;
     std::string buffer_;
     std::chrono::milliseconds timeout_ = default_timeout;

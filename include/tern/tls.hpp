@@ -1,0 +1,53 @@
+#pragma once
+/// @file tls.hpp
+/// HTTPS settings: certificates, the protocol profile, and the handshake limits
+/// (docs/tls.md). Plain types only; OpenSSL stays private to libtern.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tern {
+
+/// One certificate chain and its private key, from PEM files or from PEM text in memory.
+/// Every field has a default, so designated initializers may name only some.
+struct tls_certificate {
+    /// PEM file with the certificate chain, the server's own certificate first.
+    std::string cert_file{};
+    /// PEM file with the private key of that certificate.
+    std::string key_file{};
+    /// The chain as PEM text, instead of `cert_file`.
+    std::string cert_pem{};
+    /// The key as PEM text, instead of `key_file`.
+    std::string key_pem{};
+    /// The password of an encrypted key; empty for a key in the clear.
+    std::string password{};
+    /// The server names (SNI) this certificate answers, e.g. "example.com" or
+    /// "*.example.com" (one label). Empty: the names in the certificate itself (its DNS
+    /// subject alternative names). A client whose name no certificate claims, or that sends
+    /// none, gets the first certificate.
+    std::vector<std::string> server_names{};
+};
+
+/// Which protocol versions and ciphers the server offers.
+enum class tls_profile {
+    /// TLS 1.2 and 1.3, Mozilla's "intermediate" cipher list for 1.2 (forward-secret AEAD
+    /// suites only). The default: every client of the last ten years connects.
+    intermediate,
+    /// TLS 1.3 only (Mozilla's "modern").
+    modern,
+};
+
+/// HTTPS on the app's listener: `app.tls(...)`, then `listen`/`start` as usual.
+struct tls_config {
+    /// At least one. The first is the default for clients that send no known server name.
+    std::vector<tls_certificate> certificates{};
+    /// Protocol versions and ciphers.
+    tls_profile profile = tls_profile::intermediate;
+    /// Handshakes in progress per worker thread; a connection over it is closed at once
+    /// (counted as refused), so a flood of handshakes cannot take the loop from the
+    /// connections already established.
+    std::size_t max_handshakes = 64;
+};
+
+}  // namespace tern

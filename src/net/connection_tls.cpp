@@ -1,0 +1,194 @@
+// HTTPS on a connection: the TLS handshake before the first request, and the reads and
+// writes of the other phases through the connection's tls_session (src/tls/session.hpp).
+// OpenSSL does the system calls on the non-blocking socket; here the connection waits for
+// the readiness a call asked for, with the same deadlines as plain HTTP (docs/tls.md).
+
+#include "net/connection.hpp"
+
+#include "net/worker.hpp"
+
+#include <asio/post.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string_view>
+#include <utility>
+
+namespace tern::detail {
+
+asio::socket_base::wait_type connection::tls_wait_for(tls_session::status want) const noexcept {
+    return want == tls_session::status::want_read ? asio::socket_base::wait_read
+                                                  : asio::socket_base::wait_write;
+}
+
+void connection::start_handshake(const std::shared_ptr<const tls_context>& context) {
+    tls_ = std::make_unique<tls_session>(context, socket_.native_handle());
+    owner_.handshake_started();
+    handshake_counted_ = true;
+    phase_ = phase::handshaking;
+    continue_handshake();
+}
+
+void connection::continue_handshake() {
+    if (phase_ != phase::handshaking) return;
+    const auto r = tls_->handshake();
+    switch (r.what) {
+        case tls_session::status::done:
+            end_handshake(true, nullptr);
+            // The first request has a new connection's deadlines, from here.
+            phase_ = phase::reading;
+            set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+            read();
+            return;
+        case tls_session::status::want_read:
+        case tls_session::status::want_write:
+            socket_.async_wait(
+                tls_wait_for(r.what), [self = shared_from_this()](std::error_code ec) {
+                    if (self->phase_ != phase::handshaking) return;
+                    if (ec) {
+                        self->close();
+                        return;
+                    }
+                    if (!self->handshake_heard_) {
+                        // The first bytes of the hello: from now on the whole handshake has the
+                        // header deadline, counted from the accept (a trickled hello ends there).
+                        self->handshake_heard_ = true;
+                        self->set_deadline_at(
+                            self->accepted_at_ + self->owner_.settings().header_timeout,
+                            deadline_kind::handshake);
+                    }
+                    self->continue_handshake();
+                });
+            return;
+        case tls_session::status::closed:
+            close();  // the client left mid-handshake
+            return;
+        case tls_session::status::failed:
+            end_handshake(false, tls_->failure());
+            if (tls_->plain_http()) {
+                refuse_plain_http();
+                return;
+            }
+            close();
+            return;
+    }
+}
+
+void connection::end_handshake(bool completed, const char* failure) noexcept {
+    if (!handshake_counted_) return;
+    handshake_counted_ = false;
+    owner_.handshake_ended(completed, failure, remote_ip_);
+}
+
+// A plain HTTP request on the HTTPS port: answered in plain text, as nginx does, so that
+// someone who typed http:// sees why instead of a reset. Then the connection closes.
+void connection::refuse_plain_http() {
+    tls_.reset();
+    phase_ = phase::writing;
+    static constexpr std::string_view answer =
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        "Content-Length: 55\r\nConnection: close\r\n\r\n"
+        "This port speaks HTTPS: the request came as plain HTTP\n";
+    static_assert(answer.size() - answer.find("\r\n\r\n") - 4 == 55);
+    out_.append(answer);
+    close_after_write_ = true;
+    write();
+}
+
+// Reads what OpenSSL can decrypt now into read_buf_, or waits for the readiness it asks
+// for. The result goes to on_read as an asio read's would; from read() itself (not in a
+// completion) it is posted, so that a read never completes inside its own call.
+void connection::tls_read(bool in_completion) {
+    const auto r = tls_->read(read_buf_.data(), read_buf_.size());
+    std::error_code ec;
+    switch (r.what) {
+        case tls_session::status::done:
+            break;
+        case tls_session::status::want_read:
+        case tls_session::status::want_write:
+            socket_.async_wait(tls_wait_for(r.what),
+                               [self = shared_from_this()](std::error_code e) {
+                                   if (e || self->phase_ == phase::closed) {
+                                       self->on_read(e ? e : asio::error::operation_aborted, 0);
+                                       return;
+                                   }
+                                   self->tls_read(true);
+                               });
+            return;
+        case tls_session::status::closed:
+            ec = asio::error::eof;
+            break;
+        case tls_session::status::failed:
+            ec = asio::error::connection_aborted;
+            break;
+    }
+    if (in_completion) {
+        on_read(ec, r.n);
+        return;
+    }
+    asio::post(socket_.get_executor(),
+               [self = shared_from_this(), ec, n = r.n] { self->on_read(ec, n); });
+}
+
+// The TLS form of write_some: everything OpenSSL takes now, then a wait for the readiness
+// it asks for, under the write deadline (progress-based, as for plain writes).
+void connection::tls_write_some() {
+    while (written_ < out_.size()) {
+        const auto r = tls_->write(out_.data() + written_, out_.size() - written_);
+        switch (r.what) {
+            case tls_session::status::done:
+                written_ += r.n;
+                continue;
+            case tls_session::status::want_read:
+            case tls_session::status::want_write:
+                set_deadline(write_timeout_, deadline_kind::write);
+                socket_.async_wait(tls_wait_for(r.what),
+                                   [self = shared_from_this()](std::error_code ec) {
+                                       if (!ec && self->phase_ == phase::writing) {
+                                           self->tls_write_some();
+                                           return;
+                                       }
+                                       self->on_write(ec);
+                                   });
+                return;
+            case tls_session::status::closed:
+            case tls_session::status::failed:
+                on_write(asio::error::connection_reset);
+                return;
+        }
+    }
+    on_write({});
+}
+
+// A piece of a file body through OpenSSL: read, then encrypted and sent. A retry after a
+// wait reads the same bytes again from the same offset, as OpenSSL requires. Returns what
+// send(2) would, with errno EAGAIN while waiting (tls_write_wants_ says for what).
+ssize_t connection::tls_send_file_chunk(std::size_t n) {
+    const auto& f = pending_file_;
+    file_buf_.resize(std::min<std::size_t>(n, std::size_t{64} * 1024));
+    const ssize_t got =
+        ::pread(f.file.get(), file_buf_.data(), file_buf_.size(), static_cast<off_t>(f.offset));
+    if (got <= 0) {
+        if (got == 0) errno = EIO;
+        return -1;
+    }
+    const auto r = tls_->write(file_buf_.data(), static_cast<std::size_t>(got));
+    switch (r.what) {
+        case tls_session::status::done:
+            return static_cast<ssize_t>(r.n);
+        case tls_session::status::want_read:
+        case tls_session::status::want_write:
+            tls_write_wants_ = r.what;
+            errno = EAGAIN;
+            return -1;
+        case tls_session::status::closed:
+        case tls_session::status::failed:
+            break;
+    }
+    errno = EPIPE;
+    return -1;
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,270 @@
+#include "tls/context.hpp"
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tern::detail {
+
+namespace {
+
+// Mozilla's "intermediate" configuration (v5.7) for TLS 1.2: forward-secret AEAD suites,
+// in the server's order of preference. TLS 1.3 suites are OpenSSL's three, all AEAD.
+constexpr const char* intermediate_ciphers =
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:"
+    "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305";
+constexpr const char* tls13_suites =
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
+constexpr const char* key_exchange_groups = "X25519:prime256v1:secp384r1";
+constexpr std::string_view http11 = "http/1.1";
+
+// OpenSSL's reason for the last failure, and an empty error queue after it.
+std::string openssl_reason() {
+    std::string why;
+    while (const unsigned long e = ERR_get_error()) {
+        if (!why.empty()) why += "; ";
+        const char* reason = ERR_reason_error_string(e);
+        why += reason != nullptr ? reason : "unknown OpenSSL error";
+    }
+    return why.empty() ? "no reason given" : why;
+}
+
+struct bio_deleter {
+    void operator()(BIO* b) const noexcept { BIO_free(b); }
+};
+using bio_ptr = std::unique_ptr<BIO, bio_deleter>;
+
+struct ctx_deleter {
+    void operator()(SSL_CTX* c) const noexcept { SSL_CTX_free(c); }
+};
+using ctx_ptr = std::unique_ptr<SSL_CTX, ctx_deleter>;
+
+// Where a certificate's problem is, for the message: "tls: certificate 0 (cert.pem)".
+std::string where(std::size_t index, const tern::tls_certificate& c) {
+    std::string w = "tls: certificate " + std::to_string(index);
+    w += c.cert_file.empty() ? " (PEM in memory)" : " (" + c.cert_file + ")";
+    return w;
+}
+
+[[noreturn]] void refuse(std::size_t index, const tern::tls_certificate& c, std::string_view what) {
+    std::string message = where(index, c);
+    message.append(": ").append(what).append(": ").append(openssl_reason());
+    throw std::invalid_argument(message);
+}
+
+// The PEM source of one certificate or key: the file when named, else the text.
+bio_ptr open_pem(const std::string& file, const std::string& text) {
+    if (!file.empty()) return bio_ptr(BIO_new_file(file.c_str(), "r"));
+    return bio_ptr(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+}
+
+int give_password(char* buf, int size, int /*rwflag*/, void* user) {
+    const auto* password = static_cast<const std::string*>(user);
+    if (password->size() > static_cast<std::size_t>(size)) return 0;
+    // OpenSSL takes the length returned, not a terminator.
+    std::copy(password->begin(), password->end(), buf);
+    return static_cast<int>(password->size());
+}
+
+void load_chain(SSL_CTX* ctx, std::size_t index, const tern::tls_certificate& c) {
+    if (c.cert_file.empty() && c.cert_pem.empty()) {
+        throw std::invalid_argument(where(index, c) + ": no cert_file and no cert_pem");
+    }
+    const bio_ptr in = open_pem(c.cert_file, c.cert_pem);
+    if (!in) refuse(index, c, "cannot open the certificate");
+    X509* leaf = PEM_read_bio_X509_AUX(in.get(), nullptr, nullptr, nullptr);
+    if (leaf == nullptr) refuse(index, c, "no PEM certificate");
+    const int used = SSL_CTX_use_certificate(ctx, leaf);
+    X509_free(leaf);
+    if (used != 1) refuse(index, c, "the certificate is refused");
+    // The rest of the file is the chain, in order.
+    while (X509* next = PEM_read_bio_X509(in.get(), nullptr, nullptr, nullptr)) {
+        if (SSL_CTX_add0_chain_cert(ctx, next) != 1) {
+            X509_free(next);
+            refuse(index, c, "a chain certificate is refused");
+        }
+    }
+    const unsigned long end = ERR_peek_last_error();
+    if (ERR_GET_LIB(end) == ERR_LIB_PEM && ERR_GET_REASON(end) == PEM_R_NO_START_LINE) {
+        ERR_clear_error();  // the end of the file, not an error
+    } else if (end != 0) {
+        refuse(index, c, "the certificate chain cannot be read");
+    }
+}
+
+void load_key(SSL_CTX* ctx, std::size_t index, const tern::tls_certificate& c) {
+    if (c.key_file.empty() && c.key_pem.empty()) {
+        throw std::invalid_argument(where(index, c) + ": no key_file and no key_pem");
+    }
+    const bio_ptr in = open_pem(c.key_file, c.key_pem);
+    if (!in) refuse(index, c, "cannot open the key" + (c.key_file.empty() ? "" : " " + c.key_file));
+    std::string password = c.password;
+    EVP_PKEY* key = PEM_read_bio_PrivateKey(in.get(), nullptr, give_password, &password);
+    OPENSSL_cleanse(password.data(), password.size());
+    if (key == nullptr) refuse(index, c, "the key cannot be read (a wrong password?)");
+    const int used = SSL_CTX_use_PrivateKey(ctx, key);
+    EVP_PKEY_free(key);
+    if (used != 1) refuse(index, c, "the key is refused");
+    if (SSL_CTX_check_private_key(ctx) != 1)
+        refuse(index, c, "the key does not match the certificate");
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char ch) {
+        return static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    });
+    return out;
+}
+
+// The DNS names of the certificate in `ctx` (its subject alternative names).
+std::vector<std::string> certificate_names(SSL_CTX* ctx) {
+    std::vector<std::string> names;
+    X509* leaf = SSL_CTX_get0_certificate(ctx);
+    auto* sans =
+        static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(leaf, NID_subject_alt_name, nullptr, nullptr));
+    if (sans == nullptr) return names;
+    for (int i = 0; i < sk_GENERAL_NAME_num(sans); ++i) {
+        const GENERAL_NAME* n = sk_GENERAL_NAME_value(sans, i);
+        if (n->type != GEN_DNS) continue;
+        const auto* data = ASN1_STRING_get0_data(n->d.dNSName);
+        const auto length = static_cast<std::size_t>(ASN1_STRING_length(n->d.dNSName));
+        names.push_back(lower({reinterpret_cast<const char*>(data), length}));
+    }
+    GENERAL_NAMES_free(sans);
+    return names;
+}
+
+int select_alpn(SSL* /*ssl*/, const unsigned char** out, unsigned char* out_length,
+                const unsigned char* in, unsigned int in_length, void* /*arg*/) {
+    const auto chosen = choose_alpn({reinterpret_cast<const char*>(in), in_length});
+    // RFC 7301 3.2: a client offering only protocols the server does not speak gets the
+    // fatal no_application_protocol alert.
+    if (chosen.empty()) return SSL_TLSEXT_ERR_ALERT_FATAL;
+    *out = reinterpret_cast<const unsigned char*>(chosen.data());
+    *out_length = static_cast<unsigned char>(chosen.size());
+    return SSL_TLSEXT_ERR_OK;
+}
+
+int select_certificate(SSL* ssl, int* /*alert*/, void* arg) {
+    const char* name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+    if (name == nullptr) return SSL_TLSEXT_ERR_NOACK;  // no name: the first certificate
+    SSL_CTX* chosen = static_cast<const tls_context*>(arg)->for_server_name(name);
+    if (chosen == nullptr) return SSL_TLSEXT_ERR_NOACK;  // unknown name: the first one
+    if (chosen != SSL_get_SSL_CTX(ssl)) SSL_set_SSL_CTX(ssl, chosen);
+    return SSL_TLSEXT_ERR_OK;
+}
+
+// The profile, the same for every certificate's context.
+void apply_profile(SSL_CTX* ctx, tern::tls_profile profile) {
+    const int min_version = profile == tern::tls_profile::modern ? TLS1_3_VERSION : TLS1_2_VERSION;
+    SSL_CTX_set_min_proto_version(ctx, min_version);
+    SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION);
+    // No compression (CRIME), no renegotiation at all, the server's cipher order, and a
+    // TCP close without close_notify is an end of input like any other (HTTP's own framing
+    // tells a truncated message).
+    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
+                                 SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_cipher_list(ctx, intermediate_ciphers);
+    SSL_CTX_set_ciphersuites(ctx, tls13_suites);
+    SSL_CTX_set1_groups_list(ctx, key_exchange_groups);
+    SSL_CTX_set_dh_auto(ctx, 1);  // DHE with a group of at least 2048 bits
+    // Writes may be partial and retried from a moved buffer (the connection's output
+    // buffer grows); an idle connection gives OpenSSL's record buffers back.
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                              SSL_MODE_RELEASE_BUFFERS);
+    // Resumption by tickets only (stateless): no server-side session cache to bound.
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    static constexpr unsigned char session_context[] = {'t', 'e', 'r', 'n'};
+    SSL_CTX_set_session_id_context(ctx, session_context, sizeof session_context);
+    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
+}
+
+}  // namespace
+
+std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& settings) {
+    if (settings.certificates.empty()) {
+        throw std::invalid_argument("tls: no certificate (tls_config::certificates is empty)");
+    }
+    if (settings.max_handshakes == 0) {
+        throw std::invalid_argument("tls: max_handshakes is 0 (no connection could start)");
+    }
+    std::shared_ptr<tls_context> built(new tls_context());
+    built->max_handshakes_ = settings.max_handshakes;
+    built->entries_.reserve(settings.certificates.size());
+    for (std::size_t i = 0; i < settings.certificates.size(); ++i) {
+        const auto& c = settings.certificates[i];
+        ERR_clear_error();
+        ctx_ptr ctx(SSL_CTX_new(TLS_server_method()));
+        if (!ctx) throw std::bad_alloc();
+        apply_profile(ctx.get(), settings.profile);
+        load_chain(ctx.get(), i, c);
+        load_key(ctx.get(), i, c);
+        entry e;
+        if (c.server_names.empty()) {
+            e.names = certificate_names(ctx.get());
+        } else {
+            for (const auto& n : c.server_names) e.names.push_back(lower(n));
+        }
+        e.ctx = ctx.release();
+        built->entries_.push_back(std::move(e));
+    }
+    SSL_CTX_set_tlsext_servername_callback(built->initial(), select_certificate);
+    SSL_CTX_set_tlsext_servername_arg(built->initial(), built.get());
+    return built;
+}
+
+tls_context::~tls_context() {
+    for (auto& e : entries_) SSL_CTX_free(e.ctx);
+}
+
+SSL_CTX* tls_context::for_server_name(std::string_view server_name) const noexcept {
+    for (const auto& e : entries_) {
+        for (const auto& n : e.names) {
+            if (!n.starts_with("*.") && server_name_matches(n, server_name)) return e.ctx;
+        }
+    }
+    for (const auto& e : entries_) {
+        for (const auto& n : e.names) {
+            if (n.starts_with("*.") && server_name_matches(n, server_name)) return e.ctx;
+        }
+    }
+    return nullptr;
+}
+
+std::string_view choose_alpn(std::string_view client_list) noexcept {
+    while (!client_list.empty()) {
+        const auto length = static_cast<unsigned char>(client_list.front());
+        if (length == 0 || length + std::size_t{1} > client_list.size()) return {};  // malformed
+        const std::string_view protocol = client_list.substr(1, length);
+        if (protocol == http11) return protocol;
+        client_list.remove_prefix(length + std::size_t{1});
+    }
+    return {};
+}
+
+bool server_name_matches(std::string_view pattern, std::string_view name) noexcept {
+    const auto same = [](std::string_view a, std::string_view b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const auto ch = static_cast<unsigned char>(b[i]);
+            const char folded = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+            if (a[i] != folded) return false;
+        }
+        return true;
+    };
+    if (!pattern.starts_with("*.")) return same(pattern, name);
+    const std::string_view rest = pattern.substr(1);  // ".example.com"
+    if (name.size() <= rest.size()) return false;
+    const std::string_view label = name.substr(0, name.size() - rest.size());
+    return label.find('.') == std::string_view::npos &&
+           same(rest, name.substr(name.size() - rest.size()));
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Real TLS clients against examples/hello --cert --key (docs/tls.md).
+
+A throwaway CA and a certificate for localhost/127.0.0.1 are made with the openssl command;
+hello serves HTTPS with them. Then:
+  - curl: GET/POST/PUT verified against the CA, over TLS 1.3 and capped at TLS 1.2;
+  - openssl s_client: -tls1 and -tls1_1 refused (-ssl3 too where this OpenSSL still has it),
+    ALPN http/1.1 chosen, a client offering only h2 refused, SNI with verification;
+  - Python's ssl: TLS 1.3 and 1.2 with the default (verifying) context; a keep-alive
+    connection opened before a SIGHUP reload goes on, while a new one sees the new
+    certificate;
+  - hello still serves after every refusal and stops cleanly on SIGTERM.
+
+    tls_clients.py <path to hello>
+"""
+import http.client
+import os
+import pathlib
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+failures = 0
+
+
+def check(what, ok, detail=""):
+    global failures
+    if ok:
+        print(f"ok   {what}")
+    else:
+        failures += 1
+        print(f"FAIL {what}" + (f": {detail}" if detail else ""))
+
+
+def run(*args, stdin=None, timeout=15):
+    return subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=timeout)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_ca(d, days=2):
+    run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        "-keyout", f"{d}/ca.key", "-out", f"{d}/ca.pem", "-days", str(days), "-subj", "/CN=tern test CA",
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
+
+
+def issue(d, name, days=2):
+    """A certificate for localhost and 127.0.0.1 signed by the CA: d/name.pem, d/name.key."""
+    run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        "-keyout", f"{d}/{name}.key", "-out", f"{d}/{name}.csr", "-subj", "/CN=localhost")
+    ext = pathlib.Path(d, f"{name}.ext")
+    ext.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+    run("openssl", "x509", "-req", "-in", f"{d}/{name}.csr", "-CA", f"{d}/ca.pem", "-CAkey",
+        f"{d}/ca.key", "-CAcreateserial", "-out", f"{d}/{name}.pem", "-days", str(days), "-extfile",
+        str(ext))
+    return run("openssl", "x509", "-in", f"{d}/{name}.pem", "-noout", "-serial").stdout.strip()
+
+
+def der_serial(der):
+    pem = ssl.DER_cert_to_PEM_cert(der)
+    return run("openssl", "x509", "-noout", "-serial", stdin=pem).stdout.strip()
+
+
+def main(hello):
+    work = pathlib.Path(tempfile.mkdtemp(prefix="tern-tls-"))
+    (work / "public").mkdir()
+    make_ca(work)
+    first_serial = issue(work, "first")
+    # hello reads these two paths; the reload below replaces their contents.
+    (work / "cert.pem").write_bytes((work / "first.pem").read_bytes())
+    (work / "key.pem").write_bytes((work / "first.key").read_bytes())
+    port = free_port()
+    log = open(work / "hello.log", "w")
+    proc = subprocess.Popen([hello, str(port), "--cert", str(work / "cert.pem"), "--key",
+                             str(work / "key.pem")], cwd=work, stdout=log, stderr=subprocess.STDOUT)
+    ca = str(work / "ca.pem")
+    url = f"https://localhost:{port}/"
+    try:
+        for _ in range(100):
+            if run("curl", "-s", "--cacert", ca, url).stdout:
+                break
+            time.sleep(0.05)
+
+        # curl, verifying the chain and the name.
+        check("curl GET", run("curl", "-s", "--cacert", ca, url).stdout == "An incoming GET request!")
+        check("curl POST is 201",
+              run("curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "--cacert", ca,
+                  url).stdout == "201")
+        check("curl PUT echoes",
+              run("curl", "-s", "-X", "PUT", "--data-binary", "echo me", "--cacert", ca, url).stdout
+              == "echo me")
+        check("curl --tlsv1.3", run("curl", "-s", "--tlsv1.3", "--cacert", ca, url).returncode == 0)
+        check("curl --tls-max 1.2", run("curl", "-s", "--tls-max", "1.2", "--cacert", ca, url).stdout
+              == "An incoming GET request!")
+        plain = run("curl", "-s", "-w", " %{http_code}", f"http://127.0.0.1:{port}/")
+        check("plain HTTP on the HTTPS port gets 400", plain.stdout.endswith(" 400"), plain.stdout)
+
+        # openssl s_client: refusals, ALPN, SNI.
+        def s_client(*flags):
+            return run("openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-CAfile", ca,
+                       "-verify_return_error", *flags, stdin="Q\n")
+        for flag in ("-tls1", "-tls1_1"):
+            # Security level 0 so that this OpenSSL sends the old hello at all: the refusal
+            # (the protocol_version alert) must be the server's.
+            r = s_client(flag, "-cipher", "DEFAULT@SECLEVEL=0")
+            out = r.stdout + r.stderr
+            check(f"s_client {flag} refused by the server",
+                  r.returncode != 0 and "alert protocol version" in out, out[-300:])
+        help_text = run("openssl", "s_client", "-help").stderr
+        if " -ssl3 " in help_text:
+            r = s_client("-ssl3")
+            check("s_client -ssl3 refused", r.returncode != 0)
+        else:
+            print("skip s_client -ssl3: this OpenSSL has no SSLv3 at all")
+        r = s_client("-alpn", "http/1.1", "-servername", "localhost")
+        check("s_client ALPN http/1.1 with SNI and verification",
+              "ALPN protocol: http/1.1" in r.stdout and "Verify return code: 0 (ok)" in r.stdout,
+              r.stdout[-400:])
+        r = s_client("-alpn", "h2")
+        check("s_client offering only h2 is refused",
+              "no application protocol" in r.stdout + r.stderr, (r.stdout + r.stderr)[-300:])
+
+        # Python's ssl with its default, verifying context.
+        context = ssl.create_default_context(cafile=ca)
+        with socket.create_connection(("127.0.0.1", port)) as raw, \
+                context.wrap_socket(raw, server_hostname="localhost") as tls:
+            check("python ssl negotiates TLS 1.3", tls.version() == "TLSv1.3", tls.version())
+        capped = ssl.create_default_context(cafile=ca)
+        capped.maximum_version = ssl.TLSVersion.TLSv1_2
+        with socket.create_connection(("127.0.0.1", port)) as raw, \
+                capped.wrap_socket(raw, server_hostname="localhost") as tls:
+            check("python ssl capped at TLS 1.2", tls.version() == "TLSv1.2", tls.version())
+
+        # SIGHUP: new files, a new connection sees them; an open one goes on.
+        kept = http.client.HTTPSConnection("localhost", port, context=context, timeout=5)
+        kept.request("GET", "/")
+        check("keep-alive connection before the reload",
+              kept.getresponse().read() == b"An incoming GET request!")
+        check("it has the first certificate", der_serial(kept.sock.getpeercert(True)) == first_serial)
+        second_serial = issue(work, "second")
+        (work / "cert.pem").write_bytes((work / "second.pem").read_bytes())
+        (work / "key.pem").write_bytes((work / "second.key").read_bytes())
+        proc.send_signal(signal.SIGHUP)
+        seen = ""
+        for _ in range(100):
+            with socket.create_connection(("127.0.0.1", port)) as raw, \
+                    context.wrap_socket(raw, server_hostname="localhost") as tls:
+                seen = der_serial(tls.getpeercert(True))
+            if seen == second_serial:
+                break
+            time.sleep(0.05)
+        check("a new connection sees the reloaded certificate", seen == second_serial,
+              f"{seen} (want {second_serial})")
+        kept.request("GET", "/")
+        check("the connection opened before the reload goes on",
+              kept.getresponse().read() == b"An incoming GET request!")
+        kept.close()
+        log.flush()
+        check("hello says it reloaded", "TLS certificates reloaded" in (work / "hello.log").read_text())
+
+        proc.send_signal(signal.SIGTERM)
+        check("hello stops on SIGTERM", proc.wait(timeout=15) == 0)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        log.close()
+        if failures:
+            print((work / "hello.log").read_text())
+        subprocess.run(["rm", "-rf", str(work)])
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(os.path.abspath(sys.argv[1])))

@@ -1,0 +1,367 @@
+// HTTPS over real sockets: the handshake, what is refused (old versions, garbage, plain
+// HTTP, a client offering only protocols tern does not speak), the handshake's deadlines
+// and cap, SNI, certificate loading and reload, and requests, bodies and files over TLS
+// (docs/tls.md). The client is raw_client with OpenSSL (tests/support/raw_client.hpp); the
+// certificates are made per test by a throwaway CA (tests/support/test_certs.hpp).
+
+#include <catch2/catch.hpp>
+
+#include <openssl/ssl.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "support/eventually.hpp"
+#include "support/raw_client.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_certs.hpp"
+#include "support/test_server.hpp"
+
+using namespace std::chrono_literals;
+using tern_test::raw_client;
+using tern_test::test_server;
+
+namespace {
+
+// One CA for the file: issuing is cheap, making a CA a little less so.
+const tern_test::test_ca& ca() {
+    static const tern_test::test_ca the_ca;
+    return the_ca;
+}
+
+tern::tls_certificate in_memory(const tern_test::pem_pair& pair) {
+    tern::tls_certificate c;
+    c.cert_pem = pair.cert_pem;
+    c.key_pem = pair.key_pem;
+    return c;
+}
+
+tern::config tls_config_with(std::vector<tern::tls_certificate> certs) {
+    auto cfg = tern_test::test_config();
+    cfg.tls.emplace();
+    cfg.tls->certificates = std::move(certs);
+    return cfg;
+}
+
+tern::config localhost_tls() { return tls_config_with({in_memory(ca().issue({"localhost"}))}); }
+
+tern_test::tls_options verified(std::string server_name = "localhost") {
+    tern_test::tls_options o;
+    o.server_name = std::move(server_name);
+    o.ca_pem = ca().cert_pem();
+    o.alpn = {"http/1.1"};
+    return o;
+}
+
+// A TLS client connected to `port` with `options`; fails the test when the handshake fails.
+raw_client tls_client(std::uint16_t port, const tern_test::tls_options& options = verified()) {
+    raw_client c(port);
+    const bool ok = c.start_tls(options);
+    INFO(c.tls_error());
+    REQUIRE(ok);
+    return c;
+}
+
+// The server still serves a fresh, well-behaved TLS client.
+void still_serves(std::uint16_t port) {
+    auto c = tls_client(port);
+    c.send(tern_test::get_request(tern_test::alive_path));
+    const auto r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == "alive");
+}
+
+}  // namespace
+
+TEST_CASE("tls: a request over TLS 1.3 and over TLS 1.2 is answered as over plain HTTP", "[tls]") {
+    test_server server(
+        [](tern::app& app) {
+            app.get("/hi", [](tern::context& ctx) { ctx.text("hi over tls"); });
+            app.get("/scheme", [](tern::context& ctx) { ctx.text(std::string(ctx.scheme())); });
+        },
+        localhost_tls());
+    auto tls13 = tls_client(server.port());
+    CHECK(tls13.tls_version() == "TLSv1.3");
+    CHECK(tls13.tls_alpn() == "http/1.1");
+    // Keep-alive and a pipelined pair on the same session.
+    tls13.send(tern_test::get_request("/hi"));
+    CHECK(tls13.read_response().body == "hi over tls");
+    tls13.send(tern_test::get_request("/hi") + tern_test::get_request("/hi"));
+    CHECK(tls13.read_response().body == "hi over tls");
+    CHECK(tls13.read_response().body == "hi over tls");
+    tls13.send(tern_test::get_request("/scheme"));
+    CHECK(tls13.read_response().body == "https");
+
+    auto o = verified();
+    o.max_version = TLS1_2_VERSION;
+    auto tls12 = tls_client(server.port(), o);
+    CHECK(tls12.tls_version() == "TLSv1.2");
+    CHECK(tls12.tls_cipher().find("GCM") != std::string::npos);
+    tls12.send(tern_test::get_request("/hi"));
+    CHECK(tls12.read_response().body == "hi over tls");
+    CHECK(server.app().stats().tls_handshakes >= 2);
+}
+
+TEST_CASE("tls: Connection close ends with close_notify", "[tls]") {
+    test_server server({}, localhost_tls());
+    auto c = tls_client(server.port());
+    c.send(tern_test::get_request(tern_test::alive_path, "Connection: close\r\n"));
+    CHECK(c.read_response().status == 200);
+    CHECK(c.closed_by_peer());
+    CHECK(c.tls_close_notify_received());
+}
+
+TEST_CASE("tls: TLS 1.0 and 1.1 hellos are refused and counted while others are served", "[tls]") {
+    test_server server({}, localhost_tls());
+    for (const int version : {TLS1_VERSION, TLS1_1_VERSION}) {
+        raw_client old(server.port());
+        auto o = verified();
+        o.min_version = version;
+        o.max_version = version;
+        CHECK_FALSE(old.start_tls(o));
+        INFO(old.tls_error());
+        CHECK(old.tls_error().find("protocol version") != std::string::npos);
+        CHECK(old.closed_by_peer());
+    }
+    CHECK(tern_test::eventually([&] { return server.app().stats().tls_handshake_failures >= 2; }));
+    still_serves(server.port());
+}
+
+TEST_CASE("tls: the modern profile refuses TLS 1.2", "[tls]") {
+    auto cfg = localhost_tls();
+    cfg.tls->profile = tern::tls_profile::modern;
+    test_server server({}, cfg);
+    raw_client c(server.port());
+    auto o = verified();
+    o.max_version = TLS1_2_VERSION;
+    CHECK_FALSE(c.start_tls(o));
+    still_serves(server.port());
+}
+
+TEST_CASE("tls: garbage instead of a ClientHello is closed without hurting others", "[tls]") {
+    test_server server({}, localhost_tls());
+    for (const std::string& garbage :
+         {std::string("\x16\x03\x01\x00\x04hell", 9), std::string(64, '\0'),
+          std::string("\x80\x2e\x01\x00\x02\x00\x15\x00\x00\x00\x10", 11) + std::string(40, 'x')}) {
+        raw_client c(server.port());
+        c.send(garbage);
+        CHECK(c.closed_by_peer());
+    }
+    CHECK(tern_test::eventually([&] { return server.app().stats().tls_handshake_failures >= 1; }));
+    still_serves(server.port());
+}
+
+TEST_CASE("tls: a plain HTTP request on the HTTPS port gets a plain-text 400", "[tls]") {
+    test_server server({}, localhost_tls());
+    raw_client c(server.port());
+    c.send(tern_test::get_request("/"));
+    const auto r = c.read_response();
+    CHECK(r.status == 400);
+    CHECK(r.body.find("HTTPS") != std::string::npos);
+    CHECK(c.closed_by_peer());
+    still_serves(server.port());
+}
+
+TEST_CASE("tls: a client offering only protocols tern does not speak by ALPN is refused", "[tls]") {
+    test_server server({}, localhost_tls());
+    auto o = verified();
+    o.alpn = {"h2", "spdy/3"};
+    raw_client c(server.port());
+    CHECK_FALSE(c.start_tls(o));
+    CHECK(c.tls_error().find("no application protocol") != std::string::npos);
+    // Offering none at all is fine: ALPN is optional.
+    o.alpn.clear();
+    auto none = tls_client(server.port(), o);
+    CHECK(none.tls_alpn().empty());
+    o.alpn = {"h2", "http/1.1"};
+    auto both = tls_client(server.port(), o);
+    CHECK(both.tls_alpn() == "http/1.1");
+}
+
+TEST_CASE("tls: a client that connects and sends nothing is closed at the first-byte deadline",
+          "[tls][timeouts]") {
+    auto cfg = localhost_tls();
+    cfg.first_byte_timeout = 300ms;
+    test_server server({}, cfg);
+    raw_client silent(server.port());
+    CHECK(silent.closed_by_peer(3000ms));
+    still_serves(server.port());
+}
+
+TEST_CASE("tls: a trickled ClientHello is closed at the header deadline", "[tls][timeouts]") {
+    auto cfg = localhost_tls();
+    cfg.first_byte_timeout = 5000ms;
+    cfg.header_timeout = 600ms;
+    test_server server({}, cfg);
+    const std::string hello = tern_test::tls_client_hello(verified());
+    REQUIRE(hello.size() > 100);
+    raw_client slow(server.port());
+    const auto began = std::chrono::steady_clock::now();
+    bool closed = false;
+    // One byte every 50 ms would take the hello several seconds; the server ends it first.
+    for (std::size_t i = 0; i < hello.size() && !closed; ++i) {
+        try {
+            slow.send(hello.substr(i, 1));
+        } catch (const tern_test::client_error&) {
+            closed = true;  // reset: the server has closed
+            break;
+        }
+        closed = slow.closed_by_peer(50ms);
+    }
+    CHECK(closed);
+    CHECK(std::chrono::steady_clock::now() - began < 4000ms);
+    still_serves(server.port());
+}
+
+TEST_CASE("tls: handshakes in progress over max_handshakes are closed at once", "[tls]") {
+    auto cfg = localhost_tls();
+    cfg.threads = 1;  // one worker, so the cap is the server's
+    cfg.tls->max_handshakes = 2;
+    test_server server({}, cfg);
+    raw_client first(server.port());
+    raw_client second(server.port());
+    // Both are accepted and wait for their hellos: the slots are taken.
+    CHECK(tern_test::eventually([&] { return server.app().stats().connections_accepted >= 2; }));
+    raw_client third(server.port());
+    CHECK(third.closed_by_peer(2000ms));
+    CHECK(server.app().stats().connections_refused >= 1);
+    first.close();
+    second.close();
+    // The slots come back when those connections end.
+    CHECK(tern_test::eventually([&] {
+        raw_client c(server.port());
+        return c.start_tls(verified());
+    }));
+    still_serves(server.port());
+}
+
+TEST_CASE("tls: SNI picks the certificate by name and the first one is the default", "[tls]") {
+    const auto a = ca().issue({"a.test"});
+    const auto b = ca().issue({"b.test", "*.wild.test"});
+    auto named = in_memory(ca().issue({"c.test"}));
+    named.server_names = {"C.Named.Test"};
+    test_server server({}, tls_config_with({in_memory(a), in_memory(b), named}));
+    const auto serial_for = [&](const std::string& name) {
+        tern_test::tls_options o;
+        o.server_name = name;
+        o.ca_pem = ca().cert_pem();
+        auto c = tls_client(server.port(), o);
+        return tern_test::serial_hex(c.tls_peer_cert_pem());
+    };
+    CHECK(serial_for("b.test") == tern_test::serial_hex(b.cert_pem));
+    CHECK(serial_for("B.TEST") == tern_test::serial_hex(b.cert_pem));
+    CHECK(serial_for("x.wild.test") == tern_test::serial_hex(b.cert_pem));
+    CHECK(serial_for("y.x.wild.test") == tern_test::serial_hex(a.cert_pem));  // one label only
+    CHECK(serial_for("a.test") == tern_test::serial_hex(a.cert_pem));
+    CHECK(serial_for("unknown.test") == tern_test::serial_hex(a.cert_pem));
+    CHECK(serial_for("") == tern_test::serial_hex(a.cert_pem));
+    CHECK(serial_for("c.named.test") == tern_test::serial_hex(named.cert_pem));
+    CHECK(serial_for("c.test") ==
+          tern_test::serial_hex(a.cert_pem));  // names given replace the SANs
+}
+
+TEST_CASE("tls: bodies and files of every size go out whole through TLS", "[tls]") {
+    tern_test::temp_dir dir;
+    std::string file(3 * 1024 * 1024 + 17, '\0');
+    for (std::size_t i = 0; i < file.size(); ++i) file[i] = static_cast<char>('a' + i % 26);
+    {
+        dir.write("big.txt", file);
+        dir.write("small.txt", "small file");
+    }
+    const std::string big_body(700 * 1024, 'z');
+    auto cfg = localhost_tls();
+    test_server server(
+        [&](tern::app& app) {
+            app.static_files(dir.path.string());
+            app.get("/body", [&](tern::context& ctx) { ctx.text(big_body); });
+            app.post("/echo", [](tern::context& ctx) { ctx.text(std::string(ctx.body())); });
+        },
+        cfg);
+    auto c = tls_client(server.port());
+    c.send(tern_test::get_request("/big.txt"));
+    auto r = c.read_response(false, 20000ms);
+    CHECK(r.status == 200);
+    CHECK(r.body.size() == file.size());
+    CHECK(r.body == file);
+    c.send(tern_test::get_request("/small.txt"));
+    CHECK(c.read_response().body == "small file");
+    c.send(tern_test::get_request("/body"));
+    CHECK(c.read_response(false, 20000ms).body == big_body);
+    const std::string upload(300 * 1024, 'u');
+    c.send(tern_test::body_request("POST", "/echo", upload));
+    CHECK(c.read_response(false, 20000ms).body == upload);
+}
+
+TEST_CASE("tls: certificates from files and an encrypted key load and serve", "[tls]") {
+    tern_test::temp_dir dir;
+    const auto pair = ca().issue({"localhost"});
+    const auto cert = (dir.path / "cert.pem").string();
+    const auto key = (dir.path / "key.pem").string();
+    tern_test::write_file(cert, pair.cert_pem + ca().cert_pem());  // leaf, then the chain
+    tern_test::write_file(key, tern_test::encrypt_key_pem(pair.key_pem, "s3cret"));
+    auto cfg = tern_test::test_config();
+    cfg.tls.emplace();
+    cfg.tls->certificates.push_back({});
+    cfg.tls->certificates.back().cert_file = cert;
+    cfg.tls->certificates.back().key_file = key;
+    cfg.tls->certificates.back().password = "s3cret";
+    test_server server({}, cfg);
+    still_serves(server.port());
+
+    auto wrong = cfg;
+    wrong.tls->certificates.back().password = "wrong";
+    tern::app bad(wrong);
+    CHECK_THROWS_WITH(bad.start("127.0.0.1", 0), Catch::Contains("key"));
+}
+
+TEST_CASE("tls: a certificate that cannot be loaded is an error at start that names it", "[tls]") {
+    tern::app app;
+    app.tls("/nonexistent/cert.pem", "/nonexistent/key.pem");
+    CHECK_THROWS_WITH(app.start("127.0.0.1", 0), Catch::Contains("/nonexistent/cert.pem"));
+    // The settings themselves are checked when they are given.
+    tern::app other;
+    CHECK_THROWS_AS(other.tls(tern::tls_config{}), std::invalid_argument);
+    const auto pair = ca().issue({"localhost"});
+    tern::tls_config mismatched;
+    mismatched.certificates.push_back(in_memory(pair));
+    mismatched.certificates.back().key_pem = ca().issue({"other"}).key_pem;
+    tern::app third;
+    third.tls(mismatched);
+    CHECK_THROWS_WITH(third.start("127.0.0.1", 0), Catch::Contains("mismatch"));
+}
+
+TEST_CASE("tls: reload_tls serves new certificates to new connections and keeps open ones",
+          "[tls]") {
+    tern_test::temp_dir dir;
+    const auto cert = (dir.path / "cert.pem").string();
+    const auto key = (dir.path / "key.pem").string();
+    const auto first = ca().issue({"localhost"});
+    tern_test::write_file(cert, first.cert_pem);
+    tern_test::write_file(key, first.key_pem);
+    auto cfg = tern_test::test_config();
+    test_server server([&](tern::app& app) { app.tls(cert, key); }, cfg);
+
+    auto open = tls_client(server.port());
+    CHECK(tern_test::serial_hex(open.tls_peer_cert_pem()) == tern_test::serial_hex(first.cert_pem));
+
+    const auto second = ca().issue({"localhost"});
+    tern_test::write_file(cert, second.cert_pem);
+    tern_test::write_file(key, second.key_pem);
+    server.app().reload_tls();
+    CHECK(tern_test::eventually([&] {
+        auto c = tls_client(server.port());
+        return tern_test::serial_hex(c.tls_peer_cert_pem()) ==
+               tern_test::serial_hex(second.cert_pem);
+    }));
+    // The connection opened before the reload goes on with its session.
+    open.send(tern_test::get_request(tern_test::alive_path));
+    CHECK(open.read_response().status == 200);
+
+    // A reload that cannot load the files throws and leaves the last good certificates.
+    tern_test::write_file(cert, "not a certificate");
+    CHECK_THROWS_AS(server.app().reload_tls(), std::invalid_argument);
+    auto after = tls_client(server.port());
+    CHECK(tern_test::serial_hex(after.tls_peer_cert_pem()) ==
+          tern_test::serial_hex(second.cert_pem));
+}
