@@ -141,6 +141,10 @@ public:
     /// "https" when the request came over TLS (docs/tls.md), else "http". The connection's
     /// own scheme: a proxy's X-Forwarded-Proto is an ordinary header.
     std::string_view scheme() const noexcept;
+    /// The subject of the client's verified certificate under mutual TLS
+    /// (`tls_config::client_certificates`), RFC 2253 ("CN=alice,O=Example"); empty when the
+    /// client sent none (or without TLS).
+    std::string_view client_certificate() const noexcept;
 
     // ---- response --------------------------------------------------------------------
 

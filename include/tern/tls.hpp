@@ -38,6 +38,13 @@ enum class tls_profile {
     modern,
 };
 
+/// Whether clients present certificates of their own (mutual TLS).
+enum class client_certificates {
+    none,      ///< not asked for (the default)
+    optional,  ///< asked for; a client may send none, one it sends must verify
+    required,  ///< a client without a certificate that verifies is refused
+};
+
 /// HTTPS on the app's listener: `app.tls(...)`, then `listen`/`start` as usual.
 struct tls_config {
     /// At least one. The first is the default for clients that send no known server name.
@@ -48,6 +55,11 @@ struct tls_config {
     /// (counted as refused), so a flood of handshakes cannot take the loop from the
     /// connections already established.
     std::size_t max_handshakes = 64;
+    /// Client certificates (mutual TLS). The verified subject is `ctx.client_certificate()`.
+    tern::client_certificates client_certificates = tern::client_certificates::none;
+    /// PEM file of the CA certificates that client certificates must chain to (needed
+    /// unless client_certificates is none); their names are sent as acceptable issuers.
+    std::string client_ca_file{};
 };
 
 }  // namespace tern

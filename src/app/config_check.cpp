@@ -32,6 +32,9 @@ void tls_faults(const tls_config& t, std::vector<std::string>& faults) {
         }
     }
     at_least(faults, t.max_handshakes, 1, "tls max_handshakes");
+    if (t.client_certificates != client_certificates::none && t.client_ca_file.empty()) {
+        faults.emplace_back("tls client_certificates needs a client_ca_file");
+    }
 }
 
 void not_negative(std::vector<std::string>& faults, std::chrono::milliseconds value,

@@ -52,6 +52,8 @@ void copy_request(const request& from, request& to) {
     }
     to.keep_alive = from.keep_alive;
     to.is_head = from.is_head;
+    to.secure = from.secure;
+    to.client_subject = from.client_subject;
 }
 
 std::string_view request::body_view() const noexcept {
@@ -67,6 +69,8 @@ void request::clear() noexcept {
     spooled.reset();
     keep_alive = true;
     is_head = false;
+    secure = false;
+    client_subject.clear();
     clear_buffer(storage);
 }
 

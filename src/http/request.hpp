@@ -30,6 +30,8 @@ struct request {
     bool keep_alive = true;  ///< the client allows another request after this one
     bool is_head = false;    ///< method is HEAD (the response omits its body)
     bool secure = false;     ///< it came over TLS (set by the connection)
+    /// The verified client certificate's subject (mutual TLS), empty without one.
+    std::string client_subject;
 
     /// Bytes the views above point into: method, target, header names and values.
     std::string storage;

@@ -217,7 +217,7 @@ void connection::answer(request& req) {
     ++served_;
     owner_.count_request();
     deferred_ = false;
-    req.secure = tls_ != nullptr;
+    mark_transport(req);
     owner_.handler().handle(req, response_, remote_ip_, *this, owner_.app_state());
     if (!deferred_) finish_answer(req);
 }
@@ -298,7 +298,7 @@ void connection::fail(std::error_code why) {
     // it: both get what of the request was parsed (the request line once it arrived
     // whole, and the header fields complete by then).
     request& req = parser_.parsed_so_far();
-    req.secure = tls_ != nullptr;
+    mark_transport(req);
     owner_.handler().handle_failure(req, status_of(static_cast<error>(why.value())), response_,
                                     remote_ip_, owner_.app_state());
     framing how;

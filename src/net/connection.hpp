@@ -64,6 +64,7 @@ private:
     void end_handshake(bool completed, const char* failure) noexcept;
     void refuse_plain_http();
     void tls_read(bool in_completion);
+    void mark_transport(request& req) const;
     void tls_write_some();
     ssize_t tls_send_file_chunk(std::size_t n);
     asio::socket_base::wait_type tls_wait_for(tls_session::status want) const noexcept;
@@ -132,6 +133,7 @@ private:
     bool handshake_counted_ = false;
     bool handshake_heard_ = false;
     tls_session::status tls_write_wants_ = tls_session::status::want_write;
+    std::string client_subject_;  // of a verified client certificate (mutual TLS)
     clock::time_point accepted_at_{};
 
     phase phase_ = phase::reading;

@@ -37,6 +37,7 @@ void connection::continue_handshake() {
     switch (r.what) {
         case tls_session::status::done:
             end_handshake(true, nullptr);
+            client_subject_ = tls_->client_subject();
             // The first request has a new connection's deadlines, from here.
             phase_ = phase::reading;
             set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
@@ -74,6 +75,12 @@ void connection::continue_handshake() {
             close();
             return;
     }
+}
+
+// What a request learns of its transport: HTTPS, and a client certificate's subject.
+void connection::mark_transport(request& req) const {
+    req.secure = tls_ != nullptr;
+    if (!client_subject_.empty()) req.client_subject.assign(client_subject_);
 }
 
 void connection::end_handshake(bool completed, const char* failure) noexcept {

@@ -69,6 +69,8 @@ std::string context::ip() const { return std::string(ex_->remote_ip); }
 
 std::string_view context::scheme() const noexcept { return ex_->req.secure ? "https" : "http"; }
 
+std::string_view context::client_certificate() const noexcept { return ex_->req.client_subject; }
+
 // ---- response --------------------------------------------------------------------------
 
 int context::status() const noexcept { return ex_->res.status; }

@@ -186,6 +186,27 @@ void apply_profile(SSL_CTX* ctx, tern::tls_profile profile) {
     SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
 }
 
+// Mutual TLS: the CAs that client certificates must chain to, their names sent to the
+// client as acceptable issuers, and whether a client without one is refused.
+void ask_for_client_certificates(SSL_CTX* ctx, const tern::tls_config& settings) {
+    const std::string& file = settings.client_ca_file;
+    if (SSL_CTX_load_verify_locations(ctx, file.c_str(), nullptr) != 1) {
+        throw std::invalid_argument("tls: client_ca_file (" + file +
+                                    ") cannot be loaded: " + openssl_reason());
+    }
+    STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(file.c_str());
+    if (names == nullptr) {
+        throw std::invalid_argument("tls: client_ca_file (" + file +
+                                    ") holds no certificate: " + openssl_reason());
+    }
+    SSL_CTX_set_client_CA_list(ctx, names);  // takes them
+    int mode = SSL_VERIFY_PEER;
+    if (settings.client_certificates == tern::client_certificates::required) {
+        mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+    }
+    SSL_CTX_set_verify(ctx, mode, nullptr);
+}
+
 }  // namespace
 
 std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& settings) {
@@ -204,6 +225,9 @@ std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& se
         ctx_ptr ctx(SSL_CTX_new(TLS_server_method()));
         if (!ctx) throw std::bad_alloc();
         apply_profile(ctx.get(), settings.profile);
+        if (settings.client_certificates != tern::client_certificates::none) {
+            ask_for_client_certificates(ctx.get(), settings);
+        }
         load_chain(ctx.get(), i, c);
         load_key(ctx.get(), i, c);
         entry e;

@@ -2,8 +2,10 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <new>
+#include <string>
 #include <utility>
 
 namespace tern::detail {
@@ -101,6 +103,19 @@ std::string_view tls_session::alpn() const noexcept {
     SSL_get0_alpn_selected(ssl_, &data, &length);
     if (data == nullptr) return {};
     return {reinterpret_cast<const char*>(data), length};
+}
+
+std::string tls_session::client_subject() const {
+    X509* cert = SSL_get0_peer_certificate(ssl_);
+    if (cert == nullptr || SSL_get_verify_result(ssl_) != X509_V_OK) return {};
+    BIO* out = BIO_new(BIO_s_mem());
+    if (out == nullptr) throw std::bad_alloc();
+    X509_NAME_print_ex(out, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253);
+    char* data = nullptr;
+    const long n = BIO_get_mem_data(out, &data);
+    std::string subject(data, static_cast<std::size_t>(n > 0 ? n : 0));
+    BIO_free(out);
+    return subject;
 }
 
 std::string_view tls_session::server_name() const noexcept {

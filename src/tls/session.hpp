@@ -61,6 +61,9 @@ public:
     std::string_view alpn() const noexcept;
     /// The server name the client asked for (SNI), empty when none.
     std::string_view server_name() const noexcept;
+    /// The subject of the client's certificate (RFC 2253, e.g. "CN=alice,O=Example") when
+    /// it sent one and it verified; empty otherwise.
+    std::string client_subject() const;
 
 private:
     result outcome(int rc) noexcept;

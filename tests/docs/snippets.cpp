@@ -41,6 +41,14 @@ tls.certificates.push_back({.cert_file = "other.pem", .key_file = "other.key",
                             .password = other_key_password});
 app.tls(tls);
 }
+void mutual(tern::app& app) {
+tern::tls_config tls;
+tls.certificates.push_back({.cert_file = "server.pem", .key_file = "server.key"});
+tls.client_certificates = tern::client_certificates::required;
+tls.client_ca_file = "clients-ca.pem";
+app.tls(tls);
+app.get("/whoami", [](tern::context& ctx) { ctx.text(std::string(ctx.client_certificate())); });
+}
 }  // namespace docs_tls
 
 namespace docs_limits {

@@ -17,6 +17,7 @@
 #include "support/temp_dir.hpp"
 #include "support/test_certs.hpp"
 #include "support/test_server.hpp"
+#include "support/ws_client.hpp"
 
 using namespace std::chrono_literals;
 using tern_test::raw_client;
@@ -70,6 +71,13 @@ void still_serves(std::uint16_t port) {
     const auto r = c.read_response();
     CHECK(r.status == 200);
     CHECK(r.body == "alive");
+}
+
+// As still_serves, with `options` (e.g. a client certificate).
+void still_serves_with(std::uint16_t port, const tern_test::tls_options& options) {
+    auto c = tls_client(port, options);
+    c.send(tern_test::get_request(tern_test::alive_path));
+    CHECK(c.read_response().status == 200);
 }
 
 }  // namespace
@@ -364,4 +372,146 @@ TEST_CASE("tls: reload_tls serves new certificates to new connections and keeps 
     auto after = tls_client(server.port());
     CHECK(tern_test::serial_hex(after.tls_peer_cert_pem()) ==
           tern_test::serial_hex(second.cert_pem));
+}
+
+TEST_CASE("tls: a WebSocket, an SSE stream and a streamed body work over TLS", "[tls][ws][sse]") {
+    test_server server(
+        [](tern::app& app) {
+            app.ws("/echo", [](tern::ws_handlers& ws) {
+                ws.on_message([](tern::ws_connection& c, std::string_view text) { c.send(text); });
+            });
+            app.sse("/events", [](tern::context&, tern::sse_client client) {
+                client.send("one");
+                client.send("two", "update", "2");
+                client.close();
+            });
+            app.get("/stream", [](tern::context& ctx) {
+                ctx.content_type("text/plain");
+                auto out = ctx.stream();
+                for (int i = 0; i < 100; ++i)
+                    out.write(std::string(1000, static_cast<char>('a' + i % 26)));
+                out.end();
+            });
+        },
+        localhost_tls());
+
+    tern_test::ws_client ws(tls_client(server.port()), "/echo");
+    REQUIRE(ws.handshake.status == 101);
+    ws.send_text("hello over wss");
+    const auto frame = ws.read_frame();
+    REQUIRE(frame);
+    CHECK(frame->payload == "hello over wss");
+    const std::string big(200 * 1024, 'w');
+    ws.send_text(big);
+    const auto echoed = ws.read_frame(10000ms);
+    REQUIRE(echoed);
+    CHECK(echoed->payload == big);
+    ws.send(tern_test::client_close(1000, "bye"));
+    CHECK(ws.read_close_code() == 1000);
+
+    auto sse = tls_client(server.port());
+    sse.send(tern_test::get_request("/events"));
+    const auto events = sse.read_response();
+    CHECK(events.header("Content-Type") == "text/event-stream");
+    CHECK(events.body == "data: one\n\nevent: update\nid: 2\ndata: two\n\n");
+
+    auto streamed = tls_client(server.port());
+    streamed.send(tern_test::get_request("/stream"));
+    const auto body = streamed.read_response(false, 10000ms);
+    CHECK(body.header("Transfer-Encoding") == "chunked");
+    REQUIRE(body.body.size() == 100 * 1000);
+    CHECK(body.body.substr(99 * 1000) == std::string(1000, static_cast<char>('a' + 99 % 26)));
+}
+
+TEST_CASE("tls: required client certificates are verified and their subject is on the context",
+          "[tls]") {
+    tern_test::temp_dir dir;
+    const auto ca_file = (dir.path / "clients-ca.pem").string();
+    tern_test::write_file(ca_file, ca().cert_pem());
+    auto cfg = localhost_tls();
+    cfg.tls->client_certificates = tern::client_certificates::required;
+    cfg.tls->client_ca_file = ca_file;
+    test_server server(
+        [](tern::app& app) {
+            app.get("/who",
+                    [](tern::context& ctx) { ctx.text(std::string(ctx.client_certificate())); });
+        },
+        cfg);
+    const auto alice = ca().issue({"alice"}, {}, tern_test::key_kind::ec_p256, true);
+    auto o = verified();
+    o.client_cert_pem = alice.cert_pem;
+    o.client_key_pem = alice.key_pem;
+    auto c = tls_client(server.port(), o);
+    c.send(tern_test::get_request("/who"));
+    CHECK(c.read_response().body == "CN=alice");
+
+    // No certificate: refused (TLS 1.3 says so after the client's Finished, at the first
+    // read; TLS 1.2 in the handshake).
+    for (const int version : {TLS1_3_VERSION, TLS1_2_VERSION}) {
+        raw_client none(server.port());
+        auto plain = verified();
+        plain.max_version = version;
+        if (none.start_tls(plain)) {
+            // The refusal may already have closed the connection: the send or the read fails.
+            CHECK_THROWS([&] {
+                none.send(tern_test::get_request("/who"));
+                none.read_response();
+            }());
+        }
+        INFO(none.tls_error());
+        if (version == TLS1_2_VERSION) {
+            CHECK(none.tls_error().find("handshake failure") != std::string::npos);
+        }
+        // Either way the server refused the handshake, and counted it.
+        const auto refused = static_cast<std::uint64_t>(version == TLS1_3_VERSION ? 1 : 2);
+        CHECK(tern_test::eventually(
+            [&] { return server.app().stats().tls_handshake_failures >= refused; }));
+    }
+    // A certificate from another CA: refused the same way.
+    const tern_test::test_ca stranger("someone else's CA");
+    const auto mallory = stranger.issue({"mallory"}, {}, tern_test::key_kind::ec_p256, true);
+    raw_client foreign(server.port());
+    auto fo = verified();
+    fo.client_cert_pem = mallory.cert_pem;
+    fo.client_key_pem = mallory.key_pem;
+    if (foreign.start_tls(fo)) {
+        CHECK_THROWS([&] {
+            foreign.send(tern_test::get_request("/who"));
+            foreign.read_response();
+        }());
+    }
+    CHECK(tern_test::eventually([&] { return server.app().stats().tls_handshake_failures >= 3; }));
+    still_serves_with(server.port(), o);
+}
+
+TEST_CASE("tls: optional client certificates leave the subject empty when none is sent", "[tls]") {
+    tern_test::temp_dir dir;
+    const auto ca_file = (dir.path / "clients-ca.pem").string();
+    tern_test::write_file(ca_file, ca().cert_pem());
+    auto cfg = localhost_tls();
+    cfg.tls->client_certificates = tern::client_certificates::optional;
+    cfg.tls->client_ca_file = ca_file;
+    test_server server(
+        [](tern::app& app) {
+            app.get("/who", [](tern::context& ctx) {
+                ctx.text("[" + std::string(ctx.client_certificate()) + "]");
+            });
+        },
+        cfg);
+    auto anonymous = tls_client(server.port());
+    anonymous.send(tern_test::get_request("/who"));
+    CHECK(anonymous.read_response().body == "[]");
+    const auto bob = ca().issue({"bob"}, {}, tern_test::key_kind::ec_p256, true);
+    auto o = verified();
+    o.client_cert_pem = bob.cert_pem;
+    o.client_key_pem = bob.key_pem;
+    auto named = tls_client(server.port(), o);
+    named.send(tern_test::get_request("/who"));
+    CHECK(named.read_response().body == "[CN=bob]");
+    // Without a CA file the settings are refused when given.
+    tern::tls_config incomplete;
+    incomplete.certificates.push_back(in_memory(ca().issue({"localhost"})));
+    incomplete.client_certificates = tern::client_certificates::required;
+    tern::app app;
+    CHECK_THROWS_WITH(app.tls(incomplete), Catch::Contains("client_ca_file"));
 }

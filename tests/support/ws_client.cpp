@@ -61,7 +61,10 @@ std::string ws_upgrade_request(std::string_view target, std::string_view extra) 
 }
 
 ws_client::ws_client(std::uint16_t port, std::string_view target, std::string_view extra)
-    : raw(port) {
+    : ws_client(raw_client(port), target, extra) {}
+
+ws_client::ws_client(raw_client connected, std::string_view target, std::string_view extra)
+    : raw(std::move(connected)) {
     raw.send(ws_upgrade_request(target, extra));
     handshake = raw.read_response(true);
 }

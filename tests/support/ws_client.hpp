@@ -42,6 +42,8 @@ public:
     /// Connects to `port` and sends the upgrade for `target`; `handshake` is the 101 (or the
     /// refusal: check `handshake.status`).
     ws_client(std::uint16_t port, std::string_view target, std::string_view extra = {});
+    /// As above over a client already connected (e.g. one that has started TLS).
+    ws_client(raw_client connected, std::string_view target, std::string_view extra = {});
 
     response handshake;
     raw_client raw;
