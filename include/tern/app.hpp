@@ -272,6 +272,9 @@ public:
     void stop();
     /// The bound port once started (useful with port 0); 0 before.
     std::uint16_t port() const noexcept;
+    /// With HTTPS and `tls_config::http_port`: the plain-HTTP listener's bound port; 0
+    /// otherwise.
+    std::uint16_t http_port() const noexcept;
     /// The running server's counters (all zero when not running); see tern::server_stats.
     server_stats stats() const noexcept;
 

@@ -4,6 +4,8 @@
 /// (docs/tls.md). Plain types only; OpenSSL stays private to libtern.
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,12 @@ enum class client_certificates {
     required,  ///< a client without a certificate that verifies is refused
 };
 
+/// What the plain-HTTP listener beside HTTPS does (`tls_config::http_port`).
+enum class plain_http {
+    redirect,  ///< every request: 301 (GET, HEAD) or 308 to the same host and target over HTTPS
+    serve,     ///< serves the app as over HTTPS (`ctx.scheme()` tells them apart)
+};
+
 /// HTTPS on the app's listener: `app.tls(...)`, then `listen`/`start` as usual.
 struct tls_config {
     /// At least one. The first is the default for clients that send no known server name.
@@ -60,6 +68,11 @@ struct tls_config {
     /// PEM file of the CA certificates that client certificates must chain to (needed
     /// unless client_certificates is none); their names are sent as acceptable issuers.
     std::string client_ca_file{};
+    /// A plain-HTTP listener beside the HTTPS one, on the same host: unset for none, 0 for
+    /// any free port (`app.http_port()` tells which), e.g. 80 beside 443.
+    std::optional<std::uint16_t> http_port{};
+    /// What the plain listener does.
+    tern::plain_http http = tern::plain_http::redirect;
 };
 
 }  // namespace tern

@@ -553,6 +553,11 @@ std::uint16_t app::port() const noexcept {
     return s ? s->port() : 0;
 }
 
+std::uint16_t app::http_port() const noexcept {
+    const auto s = impl_->running();
+    return s ? s->plain_port() : 0;
+}
+
 // ---- groups ------------------------------------------------------------------------------
 
 std::string group::full(std::string_view pattern) const {

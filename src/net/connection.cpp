@@ -39,7 +39,8 @@ connection::connection(asio::ip::tcp::socket socket, worker& owner)
 
 connection::~connection() = default;
 
-void connection::start() {
+void connection::start(const std::shared_ptr<const tls_context>& tls, std::uint16_t redirect_port) {
+    redirect_port_ = redirect_port;
     std::error_code ec;
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
     // Writes are tried directly before waiting (write_some) and file bodies go out with
@@ -50,7 +51,7 @@ void connection::start() {
     // A client that connects and sends nothing is closed without an answer.
     accepted_at_ = clock::now();
     set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
-    if (const auto& tls = owner_.tls()) {
+    if (tls) {
         start_handshake(tls);
         return;
     }
@@ -218,6 +219,11 @@ void connection::answer(request& req) {
     owner_.count_request();
     deferred_ = false;
     mark_transport(req);
+    if (redirect_port_ != 0) {
+        redirect_to_https(req);
+        finish_answer(req);
+        return;
+    }
     owner_.handler().handle(req, response_, remote_ip_, *this, owner_.app_state());
     if (!deferred_) finish_answer(req);
 }

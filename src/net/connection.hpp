@@ -39,8 +39,9 @@ public:
     connection(const connection&) = delete;
     connection& operator=(const connection&) = delete;
 
-    /// Starts serving requests.
-    void start();
+    /// Starts serving requests: over TLS with `tls` (null for plain HTTP); with a
+    /// `redirect_port`, every request is answered with a redirect to HTTPS on that port.
+    void start(const std::shared_ptr<const tls_context>& tls, std::uint16_t redirect_port);
     /// Answers 503 (over max_concurrent_connections) and closes; serves no request.
     void reject();
     /// Server stop: closes the connection now if it is between requests; otherwise lets the
@@ -65,6 +66,7 @@ private:
     void refuse_plain_http();
     void tls_read(bool in_completion);
     void mark_transport(request& req) const;
+    void redirect_to_https(const request& req);
     void tls_write_some();
     ssize_t tls_send_file_chunk(std::size_t n);
     asio::socket_base::wait_type tls_wait_for(tls_session::status want) const noexcept;
@@ -133,7 +135,8 @@ private:
     bool handshake_counted_ = false;
     bool handshake_heard_ = false;
     tls_session::status tls_write_wants_ = tls_session::status::want_write;
-    std::string client_subject_;  // of a verified client certificate (mutual TLS)
+    std::string client_subject_;       // of a verified client certificate (mutual TLS)
+    std::uint16_t redirect_port_ = 0;  // the plain listener's redirect to HTTPS (0: none)
     clock::time_point accepted_at_{};
 
     phase phase_ = phase::reading;

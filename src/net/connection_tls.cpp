@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -81,6 +82,38 @@ void connection::continue_handshake() {
 void connection::mark_transport(request& req) const {
     req.secure = tls_ != nullptr;
     if (!client_subject_.empty()) req.client_subject.assign(client_subject_);
+}
+
+// The plain listener beside HTTPS in redirect mode: the same host and target over HTTPS,
+// 301 for GET and HEAD (what browsers and the users expect), 308 for other methods
+// so that a POST is not silently turned into a GET. The Host's own port gives way to the
+// HTTPS port, left out when it is 443. A request without a Host (HTTP/1.0) gets 400: there
+// is no name to send it to.
+void connection::redirect_to_https(const request& req) {
+    std::string_view host = req.header("Host").value_or(std::string_view{});
+    // Strip a port: after the last ':' unless that ':' is inside a bracketed IP literal.
+    const auto colon = host.rfind(':');
+    if (colon != std::string_view::npos && host.find(']', colon) == std::string_view::npos) {
+        host = host.substr(0, colon);
+    }
+    response_.clear();
+    if (host.empty()) {
+        response_.status = 400;
+        response_.content_type = "text/plain; charset=utf-8";
+        response_.body = "This server speaks HTTPS; the request named no host to redirect to.\n";
+        return;
+    }
+    std::string location = "https://";
+    location.append(host);
+    if (redirect_port_ != 443) location.append(":").append(std::to_string(redirect_port_));
+    // The path and query (an absolute-form target's authority is not repeated).
+    if (req.path.empty() || req.path.front() != '/') location.push_back('/');
+    location.append(req.path);
+    if (!req.query.empty()) location.append("?").append(req.query);
+    response_.status = req.method == "GET" || req.method == "HEAD" ? 301 : 308;
+    response_.content_type = "text/plain; charset=utf-8";
+    response_.body = "Moved to " + location + "\n";
+    response_.fields.emplace_back("Location", std::move(location));
 }
 
 void connection::end_handshake(bool completed, const char* failure) noexcept {

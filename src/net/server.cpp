@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -65,6 +66,7 @@ struct server::impl {
     std::vector<std::unique_ptr<worker>> workers;
     std::vector<std::thread> threads;
     std::uint16_t port = 0;
+    std::uint16_t plain_port = 0;  // the plain-HTTP listener beside HTTPS, 0 when none
 
     // listen(): a private loop in the caller's thread waiting for a signal or a stop.
     std::mutex waiter_mutex;
@@ -93,14 +95,29 @@ void server::start(const std::string& host, std::uint16_t port) {
     // The certificates are loaded before anything binds: a bad file is an error at start.
     if (s.shared.settings.tls) s.shared.tls = tls_context::build(*s.shared.settings.tls);
     if (port != 0) refuse_port_in_use(endpoint);
+    // With HTTPS, a plain-HTTP listener beside it when asked for (tls_config::http_port).
+    std::optional<asio::ip::tcp::endpoint> plain;
+    if (const auto& tls = s.shared.settings.tls; tls && tls->http_port) {
+        if (*tls->http_port != 0 && *tls->http_port == port) {
+            throw std::invalid_argument("tern: tls http_port is the HTTPS port itself");
+        }
+        plain.emplace(endpoint.address(), *tls->http_port);
+        if (*tls->http_port != 0) refuse_port_in_use(*plain);
+    }
     for (unsigned i = 0; i < n; ++i) {
         auto w = std::make_unique<worker>(s.shared);
         w->bind(endpoint);
+        if (plain) w->bind_plain(*plain);
         // Port 0 picks a free port once; the other workers share that one.
-        if (i == 0) endpoint.port(w->local_endpoint().port());
+        if (i == 0) {
+            endpoint.port(w->local_endpoint().port());
+            if (plain) plain->port(w->plain_endpoint().port());
+        }
         s.workers.push_back(std::move(w));
     }
     s.port = endpoint.port();
+    s.plain_port = plain ? plain->port() : 0;
+    s.shared.https_port = s.port;
     for (auto& w : s.workers) {
         s.threads.emplace_back([this, w = w.get()] {
             current_server = this;
@@ -111,6 +128,8 @@ void server::start(const std::string& host, std::uint16_t port) {
 }
 
 std::uint16_t server::port() const noexcept { return impl_->port; }
+
+std::uint16_t server::plain_port() const noexcept { return impl_->plain_port; }
 
 void server::begin_stop() noexcept {
     auto& s = *impl_;

@@ -25,6 +25,8 @@ public:
     void start(const std::string& host, std::uint16_t port);
     /// The bound port.
     std::uint16_t port() const noexcept;
+    /// The plain-HTTP listener's port beside HTTPS; 0 when there is none.
+    std::uint16_t plain_port() const noexcept;
     /// Thread-safe and idempotent: stop accepting and drain (see app::stop).
     void begin_stop() noexcept;
     /// Re-reads the TLS certificates (app::reload_tls). Throws std::invalid_argument, and

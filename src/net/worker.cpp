@@ -51,18 +51,28 @@ worker::~worker() {
     ::close(wake_write_);
 }
 
-void worker::bind(const asio::ip::tcp::endpoint& endpoint) {
-    acceptor_.open(endpoint.protocol());
-    acceptor_.set_option(asio::socket_base::reuse_address(true));
-    acceptor_.set_option(reuse_port(true));
-    acceptor_.bind(endpoint);
-    acceptor_.listen(asio::socket_base::max_listen_connections);
+void worker::open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint) {
+    l.acceptor.open(endpoint.protocol());
+    l.acceptor.set_option(asio::socket_base::reuse_address(true));
+    l.acceptor.set_option(reuse_port(true));
+    l.acceptor.bind(endpoint);
+    l.acceptor.listen(asio::socket_base::max_listen_connections);
 }
 
-asio::ip::tcp::endpoint worker::local_endpoint() const { return acceptor_.local_endpoint(); }
+void worker::bind(const asio::ip::tcp::endpoint& endpoint) { open_listener(main_, endpoint); }
+
+void worker::bind_plain(const asio::ip::tcp::endpoint& endpoint) {
+    plain_.plain = true;
+    open_listener(plain_, endpoint);
+}
+
+asio::ip::tcp::endpoint worker::local_endpoint() const { return main_.acceptor.local_endpoint(); }
+
+asio::ip::tcp::endpoint worker::plain_endpoint() const { return plain_.acceptor.local_endpoint(); }
 
 void worker::run() {
-    accept();
+    accept(main_);
+    if (plain_.acceptor.is_open()) accept(plain_);
     wait_for_messages();
     for (;;) {
         try {
@@ -216,35 +226,40 @@ void worker::handshake_ended(bool completed, const char* failure,
     unlogged_failures_ = 0;
 }
 
-void worker::accept() {
-    acceptor_.async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
-        if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+void worker::accept(listener& l) {
+    l.acceptor.async_accept([this, &l](std::error_code ec, asio::ip::tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || !l.acceptor.is_open()) return;
         if (!ec) {
             bump(accepted_);
             auto conn = std::make_shared<connection>(std::move(socket), *this);
+            const std::shared_ptr<const tls_context> tls = l.plain ? nullptr : tls_;
             const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
-            const bool over_handshakes = tls_ && handshakes_in_progress_ >= tls_->max_handshakes();
+            const bool over_handshakes = tls && handshakes_in_progress_ >= tls->max_handshakes();
             if (open >= shared_.settings.max_concurrent_connections || over_handshakes) {
                 shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
                 bump(refused_);
                 // A 503 in plain text means nothing to a TLS client, and a handshake to
                 // say it costs what the refusal saves: an HTTPS connection just closes.
-                if (!tls_) conn->reject();
+                if (!tls) conn->reject();
             } else {
                 connections_.insert(conn.get());
-                conn->start();
+                // The plain listener beside HTTPS either redirects every request to the
+                // HTTPS port or serves the app (tls_config::http).
+                const bool redirect =
+                    l.plain && shared_.settings.tls->http == tern::plain_http::redirect;
+                conn->start(tls, redirect ? shared_.https_port : std::uint16_t{0});
             }
         }
         if (ec) {
             // EMFILE, ENFILE, ENOBUFS: the listener is fine but this process is out of a
             // resource. Retrying at once would spin; wait for connections to close.
-            accept_retry_.expires_after(std::chrono::milliseconds(50));
-            accept_retry_.async_wait([this](std::error_code wait_ec) {
-                if (!wait_ec && acceptor_.is_open()) accept();
+            l.retry.expires_after(std::chrono::milliseconds(50));
+            l.retry.async_wait([this, &l](std::error_code wait_ec) {
+                if (!wait_ec && l.acceptor.is_open()) accept(l);
             });
             return;
         }
-        accept();
+        accept(l);
     });
 }
 
@@ -252,8 +267,10 @@ void worker::stop() {
     if (draining_) return;
     draining_ = true;
     std::error_code ignored;
-    acceptor_.close(ignored);
-    cancel_waits(accept_retry_);
+    for (auto* l : {&main_, &plain_}) {
+        l->acceptor.close(ignored);
+        cancel_waits(l->retry);
+    }
     // Copy: closing a connection removes it from the list.
     const std::vector<connection*> open(connections_.begin(), connections_.end());
     for (auto* c : open) c->stop_when_idle();

@@ -38,6 +38,7 @@ struct shared_state {
     // HTTPS: the certificates new connections start with; null for plain HTTP. Each worker
     // keeps its own copy, replaced on its thread by a reload (server::reload_tls).
     std::shared_ptr<const tls_context> tls{};
+    std::uint16_t https_port = 0;  // where the plain listener redirects to (set at start)
     std::atomic<std::size_t> open_connections{0};
     std::atomic<bool> stopping{false};
     // The drain: each worker reports once, when it has no connection left after a stop.
@@ -58,8 +59,12 @@ public:
 
     /// Opens this worker's acceptor on `endpoint` with SO_REUSEPORT. Throws std::system_error.
     void bind(const asio::ip::tcp::endpoint& endpoint);
+    /// With HTTPS: opens the plain-HTTP acceptor beside it (tls_config::http_port).
+    void bind_plain(const asio::ip::tcp::endpoint& endpoint);
     /// The endpoint the acceptor is bound to.
     asio::ip::tcp::endpoint local_endpoint() const;
+    /// The endpoint the plain-HTTP acceptor is bound to.
+    asio::ip::tcp::endpoint plain_endpoint() const;
     /// Runs the event loop until the worker has stopped (call on the worker's thread).
     void run();
     /// Thread-safe: begins the graceful stop on the worker's own thread.
@@ -108,7 +113,15 @@ public:
 private:
     void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) override;
     void cancel_timers() noexcept;
-    void accept();
+    // One listening socket: the app's (HTTPS when TLS is on) or the plain one beside it.
+    struct listener {
+        explicit listener(asio::io_context& io) : acceptor(io), retry(io) {}
+        asio::ip::tcp::acceptor acceptor;
+        asio::steady_timer retry;  // after EMFILE and the like
+        bool plain = false;        // the plain-HTTP listener beside HTTPS
+    };
+    void accept(listener& l);
+    void open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint);
     void wait_for_messages();
     void on_messages();
     void stop();
@@ -139,11 +152,11 @@ private:
     // handle kept after the loop ended posts into it and is refused.
     std::shared_ptr<worker_door> door_;
     std::size_t expected_posts_ = 0;  // deferred requests not completed yet
-    asio::ip::tcp::acceptor acceptor_{io_context_};
+    listener main_{io_context_};
+    listener plain_{io_context_};
     // Timers armed through the door (coroutine sleeps), cancelled when the drain ends.
     std::list<asio::steady_timer> timers_;
     asio::steady_timer drain_timer_{io_context_};
-    asio::steady_timer accept_retry_{io_context_};
     bool draining_ = false;
     bool reported_drained_ = false;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};

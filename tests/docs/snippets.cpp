@@ -49,6 +49,14 @@ tls.client_ca_file = "clients-ca.pem";
 app.tls(tls);
 app.get("/whoami", [](tern::context& ctx) { ctx.text(std::string(ctx.client_certificate())); });
 }
+void beside(tern::app& app) {
+tern::tls_config tls;
+tls.certificates.push_back({.cert_file = "cert.pem", .key_file = "key.pem"});
+tls.http_port = 80;                       // beside the HTTPS port given to listen()
+tls.http = tern::plain_http::redirect;    // the default; plain_http::serve serves the app
+app.tls(tls);
+app.listen(443);
+}
 }  // namespace docs_tls
 
 namespace docs_limits {

@@ -515,3 +515,51 @@ TEST_CASE("tls: optional client certificates leave the subject empty when none i
     tern::app app;
     CHECK_THROWS_WITH(app.tls(incomplete), Catch::Contains("client_ca_file"));
 }
+
+TEST_CASE("tls: the plain listener beside HTTPS redirects to the same host and target", "[tls]") {
+    auto cfg = localhost_tls();
+    cfg.tls->http_port = 0;  // any free port
+    test_server server(
+        [](tern::app& app) { app.post("/form", [](tern::context& ctx) { ctx.text("posted"); }); },
+        cfg);
+    const auto https = server.port();
+    const auto http = server.app().http_port();
+    REQUIRE(http != 0);
+    REQUIRE(http != https);
+    raw_client plain(http);
+    plain.send("GET /a/b?x=1&y=%20 HTTP/1.1\r\nHost: example.test:8080\r\n\r\n");
+    auto r = plain.read_response();
+    CHECK(r.status == 301);
+    CHECK(r.header("Location") ==
+          "https://example.test:" + std::to_string(https) + "/a/b?x=1&y=%20");
+    // Same connection (keep-alive), another method: 308 keeps the method.
+    plain.send("POST /form HTTP/1.1\r\nHost: [::1]:80\r\nContent-Length: 3\r\n\r\na=1");
+    r = plain.read_response();
+    CHECK(r.status == 308);
+    CHECK(r.header("Location") == "https://[::1]:" + std::to_string(https) + "/form");
+    // No Host to redirect to: 400.
+    raw_client old(http);
+    old.send("GET / HTTP/1.0\r\n\r\n");
+    CHECK(old.read_response().status == 400);
+    // HTTPS itself serves the app.
+    auto tls = tls_client(https);
+    tls.send(tern_test::body_request("POST", "/form", "a=1"));
+    CHECK(tls.read_response().body == "posted");
+}
+
+TEST_CASE("tls: the plain listener beside HTTPS may serve the app instead", "[tls]") {
+    auto cfg = localhost_tls();
+    cfg.tls->http_port = 0;
+    cfg.tls->http = tern::plain_http::serve;
+    test_server server(
+        [](tern::app& app) {
+            app.get("/scheme", [](tern::context& ctx) { ctx.text(std::string(ctx.scheme())); });
+        },
+        cfg);
+    raw_client plain(server.app().http_port());
+    plain.send(tern_test::get_request("/scheme"));
+    CHECK(plain.read_response().body == "http");
+    auto tls = tls_client(server.port());
+    tls.send(tern_test::get_request("/scheme"));
+    CHECK(tls.read_response().body == "https");
+}
