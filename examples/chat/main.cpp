@@ -1,6 +1,6 @@
 // A chat server: rooms over WebSocket, each message broadcast to the room's members.
 //
-//   chat [port]     (default 8080)
+//   chat [port] [--cert FILE --key FILE]     (default 8080; with the PEM files: HTTPS, wss://)
 //
 //   GET /                        the page (public/index.html): pick a name and a room, chat
 //   GET /rooms                   {"rooms": [{"name": "lobby", "members": 2}, ...]}, by name
@@ -150,13 +150,25 @@ std::string member_name(const tern::ws_connection& c) {
 
 int main(int argc, char** argv) {
     std::uint16_t port = 8080;
-    if (argc > 1) {
-        const std::string_view arg = argv[1];
+    std::string cert_file;
+    std::string key_file;
+    bool port_given = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if ((arg == "--cert" || arg == "--key") && i + 1 < argc) {
+            (arg == "--cert" ? cert_file : key_file) = argv[++i];
+            continue;
+        }
         const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
-        if (argc > 2 || ec != std::errc{} || end != arg.data() + arg.size()) {
-            std::fprintf(stderr, "usage: chat [port]\n");
+        if (port_given || ec != std::errc{} || end != arg.data() + arg.size()) {
+            std::fprintf(stderr, "usage: chat [port] [--cert FILE --key FILE]\n");
             return 2;
         }
+        port_given = true;
+    }
+    if (cert_file.empty() != key_file.empty()) {
+        std::fprintf(stderr, "chat: --cert and --key go together\n");
+        return 2;
     }
 
     rooms all;
@@ -197,7 +209,9 @@ int main(int argc, char** argv) {
 
     app.get("/rooms", [&all](tern::context& ctx) { ctx.json({{"rooms", all.list()}}); });
 
-    std::printf("chat on http://127.0.0.1:%u/\n", static_cast<unsigned>(port));
+    if (!cert_file.empty()) app.tls(cert_file, key_file);
+    std::printf("chat on %s://127.0.0.1:%u/\n", cert_file.empty() ? "http" : "https",
+                static_cast<unsigned>(port));
     std::fflush(stdout);
     app.listen(port);
 }

@@ -1,7 +1,8 @@
 // A small live dashboard: everything that answers after the handler has returned.
 //
-//   live [port] [--ws-compression]     (default port 8080; the flag turns on
-//                                      permessage-deflate for /ws)
+//   live [port] [--ws-compression] [--cert FILE --key FILE]
+//                 (default port 8080; --ws-compression turns on permessage-deflate for
+//                 /ws; with --cert and --key, PEM files, it serves HTTPS and wss://)
 //
 //   GET /                 the page (public/index.html): it shows /events as they arrive
 //   GET /events           Server-Sent Events: `id: N`, `data: tick N` every 100 ms from 1;
@@ -194,17 +195,28 @@ long number_param(tern::context& ctx, std::string_view name, long fallback, long
 int main(int argc, char** argv) {
     std::uint16_t port = 8080;
     bool ws_compression = false;
+    std::string cert_file;
+    std::string key_file;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--ws-compression") {
             ws_compression = true;
             continue;
         }
+        if ((arg == "--cert" || arg == "--key") && i + 1 < argc) {
+            (arg == "--cert" ? cert_file : key_file) = argv[++i];
+            continue;
+        }
         const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
         if (ec != std::errc{} || end != arg.data() + arg.size()) {
-            std::fprintf(stderr, "usage: live [port] [--ws-compression]\n");
+            std::fprintf(stderr,
+                         "usage: live [port] [--ws-compression] [--cert FILE --key FILE]\n");
             return 2;
         }
+    }
+    if (cert_file.empty() != key_file.empty()) {
+        std::fprintf(stderr, "live: --cert and --key go together\n");
+        return 2;
     }
 
     timer_thread timers;
@@ -265,7 +277,9 @@ int main(int argc, char** argv) {
     };
     timers.at(first, next_tick);
 
-    std::printf("live: http://127.0.0.1:%u/\n", static_cast<unsigned>(port));
+    if (!cert_file.empty()) app.tls(cert_file, key_file);
+    std::printf("live: %s://127.0.0.1:%u/\n", cert_file.empty() ? "http" : "https",
+                static_cast<unsigned>(port));
     std::fflush(stdout);
     app.listen(port);
     timers.stop();  // before the functions it runs (next_tick) go out of scope

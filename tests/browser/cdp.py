@@ -792,11 +792,11 @@ def _remote_object_text(obj):
 
 
 def wait_for_element_text(url, element_id, regex, *, timeout=10.0, changes=1,
-                          binary=None, on_change=None, launch_timeout=30.0):
+                          binary=None, on_change=None, launch_timeout=30.0, extra_args=()):
     """One-shot helper: start a browser, open url, wait for `changes` distinct matching
     texts of the element, close. Returns the list of texts. Raises ChromiumNotFound,
     WaitTimeout, NavigationError, BrowserError."""
-    with Browser(binary, launch_timeout=launch_timeout) as browser:
+    with Browser(binary, launch_timeout=launch_timeout, extra_args=extra_args) as browser:
         page = browser.new_page()
         page.navigate(url, timeout=max(timeout, 5.0))
         return page.wait_for_changes(element_id, regex, changes, timeout, on_change=on_change)
@@ -825,6 +825,9 @@ def main(argv=None):
                         help="how long chromium may take to start (default 30)")
     parser.add_argument("--chromium", metavar="PATH",
                         help="browser binary (default: $CHROMIUM, else /usr/bin/chromium)")
+    parser.add_argument("--browser-arg", action="append", default=[], metavar="FLAG",
+                        help="one more chromium flag (repeatable), e.g. "
+                             "--browser-arg=--ignore-certificate-errors-spki-list=HASH")
     args = parser.parse_args(argv)
     try:
         pattern = re.compile(args.expect)
@@ -841,7 +844,7 @@ def main(argv=None):
     try:
         wait_for_element_text(args.url, args.element_id, pattern, timeout=args.timeout,
                               changes=args.changes, binary=args.chromium, on_change=show,
-                              launch_timeout=args.launch_timeout)
+                              launch_timeout=args.launch_timeout, extra_args=args.browser_arg)
     except ChromiumNotFound as e:
         print(e, flush=True)
         return EXIT_SKIP
