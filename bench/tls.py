@@ -86,6 +86,10 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="tern-bench-tls-"))
     (work / "public").mkdir()
     (work / "public" / "file.bin").write_bytes(os.urandom(1 << 20))
+    # nginx's worker runs as another user: it must be able to read the file.
+    for p in (work, work / "public"):
+        p.chmod(0o755)
+    (work / "public" / "file.bin").chmod(0o644)
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
                     "-nodes", "-keyout", work / "key.pem", "-out", work / "cert.pem", "-days", "1",
                     "-subj", "/CN=localhost"], check=True, capture_output=True)

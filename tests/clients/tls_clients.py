@@ -139,6 +139,17 @@ def main(hello):
                 capped.wrap_socket(raw, server_hostname="localhost") as tls:
             check("python ssl capped at TLS 1.2", tls.version() == "TLSv1.2", tls.version())
 
+        # Resumption by session ticket, TLS 1.3 and 1.2: the second connection resumes.
+        for label, ctx in (("1.3", context), ("1.2", capped)):
+            first = http.client.HTTPSConnection("localhost", port, context=ctx, timeout=5)
+            first.request("GET", "/")
+            first.getresponse().read()  # TLS 1.3 tickets come after the handshake
+            session = first.sock.session
+            first.close()
+            with socket.create_connection(("127.0.0.1", port)) as raw, \
+                    ctx.wrap_socket(raw, server_hostname="localhost", session=session) as tls:
+                check(f"python ssl resumes a TLS {label} session by ticket", tls.session_reused)
+
         # SIGHUP: new files, a new connection sees them; an open one goes on.
         kept = http.client.HTTPSConnection("localhost", port, context=context, timeout=5)
         kept.request("GET", "/")
