@@ -1,11 +1,12 @@
 // The Levtus benchmark app, ported line for line: its limits, static files from ./public,
 // and GET/POST/PUT/DELETE on "/".
 //
-//   hello [port] [--cert FILE --key FILE]
+//   hello [port] [--cert FILE --key FILE [--ocsp FILE]]
 //
 // port: default 8080. ./public is served relative to the working directory. With --cert and
 // --key (PEM files: the certificate chain and its key) it serves HTTPS on the port instead,
-// and SIGHUP re-reads the two files without dropping a connection (docs/tls.md).
+// and SIGHUP re-reads the files without dropping a connection (docs/tls.md); --ocsp names a
+// DER OCSP response to staple.
 
 #include <tern/tern.hpp>
 
@@ -20,7 +21,7 @@
 namespace {
 
 int usage(std::string_view why) {
-    fmt::print(stderr, "usage: hello [port] [--cert FILE --key FILE]   ({})\n", why);
+    fmt::print(stderr, "usage: hello [port] [--cert FILE --key FILE [--ocsp FILE]]   ({})\n", why);
     return 2;
 }
 
@@ -30,11 +31,12 @@ int main(int argc, char** argv) {
     std::uint16_t port = 8080;
     std::string cert_file;
     std::string key_file;
+    std::string ocsp_file;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
-        if (arg == "--cert" || arg == "--key") {
+        if (arg == "--cert" || arg == "--key" || arg == "--ocsp") {
             if (i + 1 == argc) return usage(fmt::format("{} needs a file", arg));
-            (arg == "--cert" ? cert_file : key_file) = argv[++i];
+            (arg == "--cert" ? cert_file : arg == "--key" ? key_file : ocsp_file) = argv[++i];
             continue;
         }
         const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
         }
     }
     if (cert_file.empty() != key_file.empty()) return usage("--cert and --key go together");
+    if (!ocsp_file.empty() && cert_file.empty()) return usage("--ocsp needs --cert and --key");
 
     tern::app app;
     app.max_concurrent_connections(500)
@@ -62,7 +65,12 @@ int main(int argc, char** argv) {
     app.put("/", [](tern::context& ctx) { ctx.text(std::string(ctx.body())); });
     app.del("/", [](tern::context& ctx) { ctx.text("Deleted successfully!"); });
 
-    if (!cert_file.empty()) app.tls(cert_file, key_file);
+    if (!cert_file.empty()) {
+        tern::tls_config tls;
+        tls.certificates.push_back(
+            {.cert_file = cert_file, .key_file = key_file, .ocsp_response_file = ocsp_file});
+        app.tls(tls);
+    }
 
     fmt::print("hello: listening on {}://0.0.0.0:{}/ (Ctrl-C stops)\n",
                cert_file.empty() ? "http" : "https", port);

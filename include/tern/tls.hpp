@@ -29,6 +29,9 @@ struct tls_certificate {
     /// subject alternative names). A client whose name no certificate claims, or that sends
     /// none, gets the first certificate.
     std::vector<std::string> server_names{};
+    /// A DER OCSP response for this certificate (e.g. from `openssl ocsp -respout`), stapled
+    /// to handshakes whose client asks for one; re-read by `app.reload_tls()`. Empty: none.
+    std::string ocsp_response_file{};
 };
 
 /// Which protocol versions and ciphers the server offers.

@@ -1,6 +1,7 @@
 #include "tls/context.hpp"
 
 #include <openssl/err.h>
+#include <openssl/ocsp.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -152,6 +153,23 @@ int select_alpn(SSL* /*ssl*/, const unsigned char** out, unsigned char* out_leng
     return SSL_TLSEXT_ERR_OK;
 }
 
+std::string read_ocsp_response(std::size_t index, const tern::tls_certificate& c) {
+    const bio_ptr in(BIO_new_file(c.ocsp_response_file.c_str(), "rb"));
+    if (!in) refuse(index, c, "cannot open the OCSP response " + c.ocsp_response_file);
+    std::string der;
+    char buf[4096];
+    int n = 0;
+    while ((n = BIO_read(in.get(), buf, sizeof buf)) > 0)
+        der.append(buf, static_cast<std::size_t>(n));
+    // Checked for shape only: a response OpenSSL cannot parse would be stapled uselessly.
+    const auto* p = reinterpret_cast<const unsigned char*>(der.data());
+    OCSP_RESPONSE* parsed = d2i_OCSP_RESPONSE(nullptr, &p, static_cast<long>(der.size()));
+    if (parsed == nullptr)
+        refuse(index, c, "the OCSP response " + c.ocsp_response_file + " is not DER OCSP");
+    OCSP_RESPONSE_free(parsed);
+    return der;
+}
+
 int select_certificate(SSL* ssl, int* /*alert*/, void* arg) {
     const char* name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
     if (name == nullptr) return SSL_TLSEXT_ERR_NOACK;  // no name: the first certificate
@@ -209,6 +227,8 @@ void ask_for_client_certificates(SSL_CTX* ctx, const tern::tls_config& settings)
 
 }  // namespace
 
+int staple_ocsp(SSL* ssl, void* arg);  // below; a friend of tls_context (its entries)
+
 std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& settings) {
     if (settings.certificates.empty()) {
         throw std::invalid_argument("tls: no certificate (tls_config::certificates is empty)");
@@ -236,12 +256,31 @@ std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& se
         } else {
             for (const auto& n : c.server_names) e.names.push_back(lower(n));
         }
+        if (!c.ocsp_response_file.empty()) e.ocsp_response = read_ocsp_response(i, c);
         e.ctx = ctx.release();
         built->entries_.push_back(std::move(e));
+    }
+    for (auto& e : built->entries_) {
+        if (e.ocsp_response.empty()) continue;
+        SSL_CTX_set_tlsext_status_cb(e.ctx, staple_ocsp);
+        SSL_CTX_set_tlsext_status_arg(e.ctx, &e);
     }
     SSL_CTX_set_tlsext_servername_callback(built->initial(), select_certificate);
     SSL_CTX_set_tlsext_servername_arg(built->initial(), built.get());
     return built;
+}
+
+// OpenSSL asks the context the handshake ended up with (after SNI): its certificate's
+// response goes out when the client asked for one (status_request).
+int staple_ocsp(SSL* ssl, void* arg) {
+    const auto* e = static_cast<const tls_context::entry*>(arg);
+    if (SSL_get_tlsext_status_type(ssl) != TLSEXT_STATUSTYPE_ocsp) return SSL_TLSEXT_ERR_NOACK;
+    auto* copy = static_cast<unsigned char*>(OPENSSL_malloc(e->ocsp_response.size()));
+    if (copy == nullptr) return SSL_TLSEXT_ERR_NOACK;
+    std::copy(e->ocsp_response.begin(), e->ocsp_response.end(), copy);
+    // OpenSSL takes the copy and frees it with the connection.
+    SSL_set_tlsext_status_ocsp_resp(ssl, copy, static_cast<long>(e->ocsp_response.size()));
+    return SSL_TLSEXT_ERR_OK;
 }
 
 tls_context::~tls_context() {

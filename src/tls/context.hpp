@@ -13,6 +13,7 @@
 #include <vector>
 
 using SSL_CTX = struct ssl_ctx_st;
+using SSL = struct ssl_st;
 
 namespace tern::detail {
 
@@ -43,7 +44,9 @@ private:
     struct entry {
         SSL_CTX* ctx = nullptr;
         std::vector<std::string> names;  // lower case; "*.example.com" for a wildcard
+        std::string ocsp_response;       // DER, stapled when a client asks; empty: none
     };
+    friend int staple_ocsp(SSL* ssl, void* arg);
     tls_context() = default;
 
     std::vector<entry> entries_;

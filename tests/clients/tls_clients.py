@@ -150,6 +150,11 @@ def main(hello):
                     ctx.wrap_socket(raw, server_hostname="localhost", session=session) as tls:
                 check(f"python ssl resumes a TLS {label} session by ticket", tls.session_reused)
 
+        # No OCSP response given: none is stapled, even when asked for.
+        r = s_client("-status")
+        check("no OCSP response stapled without --ocsp", "OCSP response: no response sent" in r.stdout,
+              r.stdout[-300:])
+
         # SIGHUP: new files, a new connection sees them; an open one goes on.
         kept = http.client.HTTPSConnection("localhost", port, context=context, timeout=5)
         kept.request("GET", "/")
@@ -179,6 +184,34 @@ def main(hello):
 
         proc.send_signal(signal.SIGTERM)
         check("hello stops on SIGTERM", proc.wait(timeout=15) == 0)
+
+        # OCSP stapling: a response made by the CA (openssl ocsp as the responder) for the
+        # second certificate, stapled by hello --ocsp to a client that asks for it.
+        ocsp_port = free_port()
+        serial = second_serial.split("=", 1)[1]
+        expiry = time.strftime("%y%m%d%H%M%SZ", time.gmtime(time.time() + 2 * 86400))
+        (work / "index.txt").write_text(f"V\t{expiry}\t\t{serial}\tunknown\t/CN=localhost\n")
+        run("openssl", "ocsp", "-issuer", ca, "-cert", f"{work}/second.pem", "-no_nonce",
+            "-reqout", f"{work}/req.der")
+        run("openssl", "ocsp", "-index", f"{work}/index.txt", "-rsigner", ca, "-rkey",
+            f"{work}/ca.key", "-CA", ca, "-reqin", f"{work}/req.der", "-respout",
+            f"{work}/resp.der", "-ndays", "1")
+        stapler = subprocess.Popen([hello, str(ocsp_port), "--cert", str(work / "cert.pem"), "--key",
+                                    str(work / "key.pem"), "--ocsp", str(work / "resp.der")],
+                                   cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            for _ in range(100):
+                if run("curl", "-s", "--cacert", ca, f"https://localhost:{ocsp_port}/").stdout:
+                    break
+                time.sleep(0.05)
+            r = run("openssl", "s_client", "-connect", f"127.0.0.1:{ocsp_port}", "-CAfile", ca,
+                    "-status", stdin="Q\n")
+            check("hello --ocsp staples the response (status good)",
+                  "OCSP Response Status: successful" in r.stdout and "Cert Status: good" in r.stdout,
+                  r.stdout[-600:])
+        finally:
+            stapler.send_signal(signal.SIGTERM)
+            stapler.wait(timeout=15)
     finally:
         if proc.poll() is None:
             proc.kill()

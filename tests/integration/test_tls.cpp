@@ -337,6 +337,16 @@ TEST_CASE("tls: a certificate that cannot be loaded is an error at start that na
     tern::app third;
     third.tls(mismatched);
     CHECK_THROWS_WITH(third.start("127.0.0.1", 0), Catch::Contains("mismatch"));
+    // An OCSP response that is not one is refused at start too, naming the file.
+    tern_test::temp_dir dir;
+    const auto garbage = (dir.path / "resp.der").string();
+    tern_test::write_file(garbage, "not DER");
+    tern::tls_config stapled;
+    stapled.certificates.push_back(in_memory(pair));
+    stapled.certificates.back().ocsp_response_file = garbage;
+    tern::app fourth;
+    fourth.tls(stapled);
+    CHECK_THROWS_WITH(fourth.start("127.0.0.1", 0), Catch::Contains("resp.der"));
 }
 
 TEST_CASE("tls: reload_tls serves new certificates to new connections and keeps open ones",
