@@ -1,12 +1,16 @@
 #include "tls/context.hpp"
 
+#include <openssl/core_names.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/ocsp.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 namespace tern::detail {
@@ -170,6 +174,53 @@ std::string read_ocsp_response(std::size_t index, const tern::tls_certificate& c
     return der;
 }
 
+// Where each SSL_CTX keeps its context's ticket secret, for the ticket callback.
+int ticket_secret_index() {
+    static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+    return index;
+}
+
+// Session tickets under keys that change every ticket_key_period (tls/ticket_keys.hpp):
+// issued under the current period's key, accepted under it or the previous one (then a new
+// ticket is issued). Computed per handshake from the secret: nothing shared is written.
+int ticket_key_callback(SSL* ssl, unsigned char* key_name, unsigned char* iv,
+                        EVP_CIPHER_CTX* cipher, EVP_MAC_CTX* mac, int encrypt) noexcept {
+    const auto* secret = static_cast<const ticket_secret*>(
+        SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ticket_secret_index()));
+    if (secret == nullptr) return -1;
+    const std::int64_t now = ticket_period_of(std::chrono::system_clock::now());
+    try {
+        ticket_key key;
+        int outcome = 1;
+        if (encrypt == 1) {
+            key = ticket_key_for(*secret, now);
+            std::copy(key.name.begin(), key.name.end(), key_name);
+            if (RAND_bytes(iv, EVP_CIPHER_get_iv_length(EVP_aes_256_cbc())) != 1) return -1;
+            if (EVP_EncryptInit_ex(cipher, EVP_aes_256_cbc(), nullptr, key.aes.data(), iv) != 1) {
+                return -1;
+            }
+        } else {
+            outcome = find_ticket_key(*secret, now,
+                                      *reinterpret_cast<const unsigned char(*)[16]>(key_name), key);
+            if (outcome == 0) return 0;  // an unknown or expired key: a full handshake
+            if (EVP_DecryptInit_ex(cipher, EVP_aes_256_cbc(), nullptr, key.aes.data(), iv) != 1) {
+                return -1;
+            }
+        }
+        char digest[] = "SHA256";
+        const OSSL_PARAM params[] = {
+            OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY, key.hmac.data(), key.hmac.size()),
+            OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+            OSSL_PARAM_construct_end(),
+        };
+        const int set = EVP_MAC_CTX_set_params(mac, params);
+        OPENSSL_cleanse(&key, sizeof key);
+        return set == 1 ? outcome : -1;
+    } catch (const std::runtime_error&) {
+        return encrypt == 1 ? 0 : -1;  // HKDF failed: no ticket, or no resumption
+    }
+}
+
 int select_certificate(SSL* ssl, int* /*alert*/, void* arg) {
     const char* name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
     if (name == nullptr) return SSL_TLSEXT_ERR_NOACK;  // no name: the first certificate
@@ -259,6 +310,11 @@ std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& se
         if (!c.ocsp_response_file.empty()) e.ocsp_response = read_ocsp_response(i, c);
         e.ctx = ctx.release();
         built->entries_.push_back(std::move(e));
+    }
+    built->tickets_ = new_ticket_secret();
+    for (auto& e : built->entries_) {
+        SSL_CTX_set_ex_data(e.ctx, ticket_secret_index(), &built->tickets_);
+        SSL_CTX_set_tlsext_ticket_key_evp_cb(e.ctx, ticket_key_callback);
     }
     for (auto& e : built->entries_) {
         if (e.ocsp_response.empty()) continue;

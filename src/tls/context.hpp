@@ -4,6 +4,8 @@
 /// protocol profile applied to each, the SNI table that picks one per connection, and ALPN.
 /// Built once per start or reload, read-only after; connections share it (docs/tls.md).
 
+#include "tls/ticket_keys.hpp"
+
 #include <tern/tls.hpp>
 
 #include <memory>
@@ -50,6 +52,7 @@ private:
     tls_context() = default;
 
     std::vector<entry> entries_;
+    ticket_secret tickets_{};  // the session-ticket keys come from it (tls/ticket_keys.hpp)
     std::size_t max_handshakes_ = 0;
 };
 

@@ -1,0 +1,60 @@
+// Session-ticket keys that rotate by the clock (src/tls/ticket_keys.hpp), without sockets:
+// the same secret and period give the same keys on every thread, another period or secret
+// other keys, and a ticket is accepted under the current or the previous period's key only.
+
+#include "tls/ticket_keys.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+using namespace tern::detail;
+
+namespace {
+
+const unsigned char (&name_of(const ticket_key& k))[16] {
+    return *reinterpret_cast<const unsigned char(*)[16]>(k.name.data());
+}
+
+}  // namespace
+
+TEST_CASE("ticket keys are a function of the secret and the period", "[unit][tls]") {
+    const ticket_secret secret = new_ticket_secret();
+    const ticket_key a = ticket_key_for(secret, 1000);
+    const ticket_key again = ticket_key_for(secret, 1000);
+    CHECK(a.name == again.name);
+    CHECK(a.aes == again.aes);
+    CHECK(a.hmac == again.hmac);
+    const ticket_key next = ticket_key_for(secret, 1001);
+    CHECK(next.name != a.name);
+    CHECK(next.aes != a.aes);
+    CHECK(next.hmac != a.hmac);
+    CHECK(a.aes != a.hmac);
+    const ticket_key other = ticket_key_for(new_ticket_secret(), 1000);
+    CHECK(other.name != a.name);
+    CHECK(other.aes != a.aes);
+}
+
+TEST_CASE("a ticket is accepted under the current or the previous period's key only",
+          "[unit][tls]") {
+    const ticket_secret secret = new_ticket_secret();
+    const std::int64_t now = ticket_period_of(std::chrono::system_clock::now());
+    ticket_key found;
+    const ticket_key current = ticket_key_for(secret, now);
+    CHECK(find_ticket_key(secret, now, name_of(current), found) == 1);
+    CHECK(found.aes == current.aes);
+    const ticket_key previous = ticket_key_for(secret, now - 1);
+    CHECK(find_ticket_key(secret, now, name_of(previous), found) == 2);  // accepted, renewed
+    CHECK(found.hmac == previous.hmac);
+    CHECK(find_ticket_key(secret, now, name_of(ticket_key_for(secret, now - 2)), found) == 0);
+    CHECK(find_ticket_key(secret, now, name_of(ticket_key_for(secret, now + 1)), found) == 0);
+    CHECK(find_ticket_key(new_ticket_secret(), now, name_of(current), found) == 0);
+}
+
+TEST_CASE("the ticket period follows the clock in whole hours", "[unit][tls]") {
+    using std::chrono::system_clock;
+    const auto t = system_clock::time_point(std::chrono::seconds(3600 * 500 + 10));
+    CHECK(ticket_period_of(t) == 500);
+    CHECK(ticket_period_of(t + std::chrono::seconds(3589)) == 500);
+    CHECK(ticket_period_of(t + std::chrono::seconds(3590)) == 501);
+}
