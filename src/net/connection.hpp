@@ -106,6 +106,9 @@ private:
     bool append_file(const file_body& f);
     void send_file();
     ssize_t send_file_chunk(std::size_t n);
+    // Reads the next piece of the pending file (at most n bytes, 64 KiB) into file_buf_:
+    // its size, or -1 with errno (EIO when the file ended early).
+    ssize_t read_file_piece(std::size_t n);
     void after_write();
     void linger();
     void set_read_deadline();

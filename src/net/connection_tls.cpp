@@ -206,14 +206,8 @@ void connection::tls_write_some() {
 // wait reads the same bytes again from the same offset, as OpenSSL requires. Returns what
 // send(2) would, with errno EAGAIN while waiting (tls_write_wants_ says for what).
 ssize_t connection::tls_send_file_chunk(std::size_t n) {
-    const auto& f = pending_file_;
-    file_buf_.resize(std::min<std::size_t>(n, std::size_t{64} * 1024));
-    const ssize_t got =
-        ::pread(f.file.get(), file_buf_.data(), file_buf_.size(), static_cast<off_t>(f.offset));
-    if (got <= 0) {
-        if (got == 0) errno = EIO;
-        return -1;
-    }
+    const ssize_t got = read_file_piece(n);
+    if (got < 0) return -1;
     const auto r = tls_->write(file_buf_.data(), static_cast<std::size_t>(got));
     switch (r.what) {
         case tls_session::status::done:

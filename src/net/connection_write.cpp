@@ -147,9 +147,9 @@ void connection::send_file() {
 
 ssize_t connection::send_file_chunk(std::size_t n) {
     if (tls_) return tls_send_file_chunk(n);  // the bytes go through OpenSSL: no sendfile
-    auto& f = pending_file_;
 #if defined(__linux__)
     if (!sendfile_unsupported_) {
+        const auto& f = pending_file_;
         auto offset = static_cast<off_t>(f.offset);
         const ssize_t sent = ::sendfile(socket_.native_handle(), f.file.get(), &offset, n);
         if (sent >= 0 || (errno != EINVAL && errno != ENOSYS)) return sent;
@@ -157,15 +157,22 @@ ssize_t connection::send_file_chunk(std::size_t n) {
     }
 #endif
     // Portable path: read a piece and send what the socket takes now.
+    const ssize_t got = read_file_piece(n);
+    if (got < 0) return -1;
+    return ::send(socket_.native_handle(), file_buf_.data(), static_cast<std::size_t>(got),
+                  MSG_NOSIGNAL);
+}
+
+ssize_t connection::read_file_piece(std::size_t n) {
+    const auto& f = pending_file_;
     file_buf_.resize(std::min<std::size_t>(n, std::size_t{64} * 1024));
     const ssize_t got =
         ::pread(f.file.get(), file_buf_.data(), file_buf_.size(), static_cast<off_t>(f.offset));
     if (got <= 0) {
-        if (got == 0) errno = EIO;
+        if (got == 0) errno = EIO;  // the file shrank under us
         return -1;
     }
-    return ::send(socket_.native_handle(), file_buf_.data(), static_cast<std::size_t>(got),
-                  MSG_NOSIGNAL);
+    return got;
 }
 
 void connection::after_write() {
