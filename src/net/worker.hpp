@@ -99,8 +99,6 @@ public:
     void add_stats(server_stats& into) const noexcept;
 
     // TLS, on the worker's thread.
-    /// The certificates a new connection of this worker uses: null for plain HTTP.
-    const std::shared_ptr<const tls_context>& tls() const noexcept { return tls_; }
     /// A reload's new certificates, for the connections accepted from now on.
     void set_tls(std::shared_ptr<const tls_context> tls) noexcept { tls_ = std::move(tls); }
     /// A connection's handshake begins (a slot of tls_config::max_handshakes is taken).

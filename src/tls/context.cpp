@@ -1,5 +1,8 @@
 #include "tls/context.hpp"
 
+#include "http/request.hpp"
+#include "http/token.hpp"
+
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -122,9 +125,7 @@ void load_key(SSL_CTX* ctx, std::size_t index, const tern::tls_certificate& c) {
 
 std::string lower(std::string_view s) {
     std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char ch) {
-        return static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-    });
+    std::transform(out.begin(), out.end(), out.begin(), ascii_lower);
     return out;
 }
 
@@ -369,21 +370,12 @@ std::string_view choose_alpn(std::string_view client_list) noexcept {
 }
 
 bool server_name_matches(std::string_view pattern, std::string_view name) noexcept {
-    const auto same = [](std::string_view a, std::string_view b) {
-        if (a.size() != b.size()) return false;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const auto ch = static_cast<unsigned char>(b[i]);
-            const char folded = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-            if (a[i] != folded) return false;
-        }
-        return true;
-    };
-    if (!pattern.starts_with("*.")) return same(pattern, name);
+    if (!pattern.starts_with("*.")) return iequals(pattern, name);
     const std::string_view rest = pattern.substr(1);  // ".example.com"
     if (name.size() <= rest.size()) return false;
     const std::string_view label = name.substr(0, name.size() - rest.size());
     return label.find('.') == std::string_view::npos &&
-           same(rest, name.substr(name.size() - rest.size()));
+           iequals(rest, name.substr(name.size() - rest.size()));
 }
 
 }  // namespace tern::detail
