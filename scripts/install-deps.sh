@@ -33,7 +33,8 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libasio-dev li
           nlohmann-json3-dev libssl-dev openssl catch2 curl python3 wrk clang clang-format-14 clang-tidy-14
           libclang-rt-14-dev valgrind
           strace
-          chromium python3-websockets node-ws testssl.sh)
+          chromium python3-websockets node-ws testssl.sh
+          libnghttp2-dev nghttp2-client python3-h2)
 [ "$want_bench" -eq 1 ] && packages+=(nginx)
 
 missing=()
