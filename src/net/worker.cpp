@@ -144,8 +144,9 @@ void worker::on_messages() {
     if (stop_posted_.load(std::memory_order_acquire)) stop();
     check_drained();
     // After a stop the loop ends once nothing is left: no connection, no timer, and no
-    // deferred request still to come back.
-    if (!draining_ || expected_posts_ > 0) wait_for_messages();
+    // deferred request still to come back. While connections drain, a held response may
+    // still be completed (through the door): keep listening for it.
+    if (!draining_ || expected_posts_ > 0 || !connections_.empty()) wait_for_messages();
 }
 
 void worker::forget(connection* c) noexcept {
@@ -161,6 +162,12 @@ void worker::check_drained() noexcept {
     // deadline, whichever comes first.
     if (!draining_ || !connections_.empty() || expected_posts_ > 0) return;
     cancel_waits(drain_timer_);
+    // Nothing can come through the door for this loop any more: stop listening, so the
+    // loop ends.
+    if (waiting_for_messages_) {
+        std::error_code ignored;
+        wake_.cancel(ignored);
+    }
     report_drained();
 }
 

@@ -293,6 +293,32 @@ TEST_CASE(
     held.clear();
 }
 
+TEST_CASE("stop() lets a held response completed during the drain reach its client",
+          "[wire][deferred]") {
+    parked handles;
+    tern::config cfg = test_config();
+    cfg.drain_timeout = 5s;
+    auto server = std::make_unique<test_server>(
+        [&](tern::app& app) {
+            app.get("/held", [&](tern::context& ctx) { handles.put(ctx.defer()); });
+        },
+        cfg);
+    raw_client c = server->client();
+    c.send(get_request("/held"));
+    auto held = handles.take(1);
+    // Completed while stop() drains: the door must still take it (it is not a blocking
+    // handler's resume, which the worker counts).
+    std::thread completer([&] {
+        std::this_thread::sleep_for(200ms);
+        CHECK(held[0].complete([](tern::context& ctx) { ctx.text("late but sent"); }));
+    });
+    server->stop();  // before the fix: the completion waited in the door until the deadline
+    completer.join();
+    const auto r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == "late but sent");
+}
+
 TEST_CASE("many held requests on one event loop all complete, holding no thread each",
           "[wire][deferred]") {
     parked handles;
