@@ -8,6 +8,9 @@ find_package(nlohmann_json 3.2 REQUIRED)
 find_package(ZLIB REQUIRED)
 # SHA-1 and base64 of the WebSocket handshake's Sec-WebSocket-Accept (private to libtern).
 find_package(OpenSSL REQUIRED COMPONENTS SSL Crypto)
+# HTTP/2 framing, HPACK and flow control (private to libtern; Debian libnghttp2-dev).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(TERN_NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2>=1.52)
 
 # llhttp >= 9.2: older releases accept "\r\n\rX" as the end of the header block and obs-fold,
 # both request-smuggling vectors. Debian 12 ships 8.1; scripts/install-deps.sh fetches 9.2.

@@ -2,7 +2,7 @@
 // handed to a server session built from tern's own tls_context (the profile, two
 // certificates with SNI names, the ALPN and SNI callbacks) as if it came off the socket,
 // and the handshake is driven as far as it goes. Also the transport-free pieces on the raw
-// input: choose_alpn (whose answer must be "http/1.1" inside the input, or nothing) and
+// input: choose_alpn (whose answer must be "http/1.1" or "h2" inside the input, or nothing) and
 // server_name_matches. OpenSSL parses the records; this checks tern's callbacks and
 // settings on whatever it hands them, under ASan and UBSan.
 
@@ -63,7 +63,7 @@ const tern::detail::tls_context& context() {
         tern::tls_config settings;
         settings.certificates.push_back(self_signed("localhost"));
         settings.certificates.push_back(self_signed("*.wild.test"));
-        return tern::detail::tls_context::build(settings);
+        return tern::detail::tls_context::build(settings, true);
     }();
     return *built;
 }
@@ -73,9 +73,12 @@ const tern::detail::tls_context& context() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view input(reinterpret_cast<const char*>(data), size);
 
-    const std::string_view chosen = tern::detail::choose_alpn(input);
-    check(chosen.empty() || (chosen == "http/1.1" && chosen.data() >= input.data() &&
-                             chosen.data() + chosen.size() <= input.data() + input.size()));
+    for (const bool offer_h2 : {false, true}) {
+        const std::string_view chosen = tern::detail::choose_alpn(input, offer_h2);
+        check(chosen.empty() || ((chosen == "http/1.1" || (offer_h2 && chosen == "h2")) &&
+                                 chosen.data() >= input.data() &&
+                                 chosen.data() + chosen.size() <= input.data() + input.size()));
+    }
     const std::string_view half = input.substr(0, size / 2);
     const std::string_view name = input.substr(size / 2);
     if (tern::detail::server_name_matches("*.wild.test", name)) {

@@ -247,6 +247,10 @@ public:
     app& ws_ping_interval(std::chrono::milliseconds interval);
     /// Accept permessage-deflate when a WebSocket client offers it (default off).
     app& ws_compression(bool on);
+    /// Serve HTTP/2: `h2` by ALPN over HTTPS, h2c with prior knowledge (default on).
+    app& http2(bool on);
+    /// Streams one HTTP/2 client may have open at once (default 100).
+    app& h2_max_concurrent_streams(std::uint32_t streams);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.

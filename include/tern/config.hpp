@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -147,6 +148,14 @@ struct config {
     /// Accept permessage-deflate (RFC 7692) when a WebSocket client offers it. Off by
     /// default: each compressing connection keeps zlib state (see docs/websocket.md).
     bool ws_compression = false;
+
+    /// Serve HTTP/2 (docs/http2.md): `h2` chosen by ALPN on an HTTPS listener, and h2c with
+    /// prior knowledge (a client that opens with the HTTP/2 preface) on a plain one. Off:
+    /// HTTP/1.1 only (ALPN offers `http/1.1` alone, the preface is answered 505).
+    bool http2 = true;
+    /// Streams one HTTP/2 client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS); a
+    /// stream past it is refused (RST_STREAM REFUSED_STREAM). At least 1.
+    std::uint32_t h2_max_concurrent_streams = 100;
 
     /// Directories served as static files, in the order they are tried.
     std::vector<static_files_config> static_files;

@@ -18,6 +18,8 @@ struct server_stats {
     std::uint64_t requests = 0;  ///< requests answered, including error answers
     std::uint64_t writes = 0;    ///< socket writes; responses to requests read together share one
     std::size_t open_connections = 0;  ///< connections open now
+    std::uint64_t h2_connections = 0;  ///< connections that spoke HTTP/2 (h2 or h2c)
+    std::uint64_t h2_requests = 0;     ///< of `requests`, those answered over HTTP/2
     std::uint64_t tls_handshakes = 0;  ///< TLS handshakes completed
     /// TLS handshakes refused on a protocol error: an old version, no shared cipher or
     /// protocol, garbage instead of a ClientHello (logged on stderr, at most a line a

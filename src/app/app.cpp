@@ -2,8 +2,8 @@
 
 #include "app/config_check.hpp"
 #include "http/methods.hpp"
+#include "http/request_handler.hpp"
 #include "http/status.hpp"
-#include "net/request_handler.hpp"
 #include "net/server.hpp"
 #include "pipeline/blocking.hpp"
 #include "pipeline/blocking_pool.hpp"
@@ -460,6 +460,17 @@ app& app::ws_ping_interval(std::chrono::milliseconds interval) {
 
 app& app::ws_compression(bool on) {
     impl_->update("ws_compression", [&](tern::config& c) { c.ws_compression = on; });
+    return *this;
+}
+
+app& app::http2(bool on) {
+    impl_->update("http2", [&](tern::config& c) { c.http2 = on; });
+    return *this;
+}
+
+app& app::h2_max_concurrent_streams(std::uint32_t streams) {
+    impl_->update("h2_max_concurrent_streams",
+                  [&](tern::config& c) { c.h2_max_concurrent_streams = streams; });
     return *this;
 }
 

@@ -65,6 +65,7 @@ std::vector<std::string> config_faults(const config& c) {
     not_negative(faults, c.sse_keep_alive, "sse_keep_alive");
     at_least(faults, c.ws_max_message_size, 1, "ws_max_message_size");
     not_negative(faults, c.ws_ping_interval, "ws_ping_interval");
+    at_least(faults, std::size_t{c.h2_max_concurrent_streams}, 1, "h2_max_concurrent_streams");
     for (const auto& files : c.static_files) {
         if (files.directory.empty()) faults.emplace_back("static_files needs a directory");
         if (files.hosted_path.empty() || files.hosted_path.front() != '/') {

@@ -154,6 +154,10 @@ void connection::on_read(std::error_code ec, std::size_t n) {
 
 void connection::process(std::size_t n) {
     input_ = std::string_view(read_buf_.data(), n);
+    if (h2_preface_arrived()) {
+        start_h2();  // h2c with prior knowledge
+        return;
+    }
     consume_input();
 }
 

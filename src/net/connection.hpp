@@ -4,8 +4,8 @@
 
 #include "http/exchange_port.hpp"
 #include "http/parser.hpp"
+#include "http/request_handler.hpp"
 #include "http/response.hpp"
-#include "net/request_handler.hpp"
 #include "tls/session.hpp"
 
 #include <asio/ip/tcp.hpp>
@@ -91,6 +91,9 @@ private:
     void wait_for_stream();
     // After a 101: the upgraded protocol (connection_upgrade.cpp).
     void start_upgrade();
+    // HTTP/2 (connection_h2.cpp): after ALPN h2, or a plain connection's preface.
+    bool h2_preface_arrived() const noexcept;
+    void start_h2();
     void on_upgraded_read(std::error_code ec, std::size_t n);
     void resume(std::function<void()> on_connection) noexcept;
     void wait_for_resume();

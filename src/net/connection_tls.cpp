@@ -42,6 +42,10 @@ void connection::continue_handshake() {
             // The first request has a new connection's deadlines, from here.
             phase_ = phase::reading;
             set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+            if (tls_->alpn() == "h2") {
+                start_h2();
+                return;
+            }
             read();
             return;
         case tls_session::status::want_read:

@@ -93,7 +93,8 @@ void server::start(const std::string& host, std::uint16_t port) {
                            : std::max(1u, std::thread::hardware_concurrency());
     asio::ip::tcp::endpoint endpoint(asio::ip::make_address(host), port);
     // The certificates are loaded before anything binds: a bad file is an error at start.
-    if (s.shared.settings.tls) s.shared.tls = tls_context::build(*s.shared.settings.tls);
+    if (s.shared.settings.tls)
+        s.shared.tls = tls_context::build(*s.shared.settings.tls, s.shared.settings.http2);
     if (port != 0) refuse_port_in_use(endpoint);
     // With HTTPS, a plain-HTTP listener beside it when asked for (tls_config::http_port).
     std::optional<asio::ip::tcp::endpoint> plain;
@@ -146,7 +147,8 @@ void server::reload_tls() {
     // Built here, on the caller's thread (it reads files); each worker takes it on its own
     // thread, for the connections it accepts from then on. Connections already open keep
     // the certificates they started with.
-    std::shared_ptr<const tls_context> fresh = tls_context::build(*s.shared.settings.tls);
+    std::shared_ptr<const tls_context> fresh =
+        tls_context::build(*s.shared.settings.tls, s.shared.settings.http2);
     for (auto& w : s.workers) {
         w->door()->post([w = w.get(), fresh] { w->set_tls(fresh); });
     }

@@ -1,7 +1,7 @@
 #pragma once
 // The network side of an app: worker threads, binding, signals and the graceful stop.
 
-#include "net/request_handler.hpp"
+#include "http/request_handler.hpp"
 
 #include <tern/config.hpp>
 #include <tern/stats.hpp>

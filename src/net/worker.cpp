@@ -205,6 +205,8 @@ void worker::add_stats(server_stats& into) const noexcept {
     into.connections_refused += refused_.load(std::memory_order_relaxed);
     into.requests += requests_.load(std::memory_order_relaxed);
     into.writes += writes_.load(std::memory_order_relaxed);
+    into.h2_connections += h2_connections_.load(std::memory_order_relaxed);
+    into.h2_requests += h2_requests_.load(std::memory_order_relaxed);
     into.tls_handshakes += handshakes_.load(std::memory_order_relaxed);
     into.tls_handshake_failures += handshake_failures_.load(std::memory_order_relaxed);
 }

@@ -3,9 +3,10 @@
 // and the connections it accepted. Nothing here is shared with other workers except the
 // server's read-only settings and its atomic connection count.
 
+#include "h2/session.hpp"
 #include "http/parser.hpp"
+#include "http/request_handler.hpp"
 #include "net/door.hpp"
-#include "net/request_handler.hpp"
 #include "tls/context.hpp"
 
 #include <tern/config.hpp>
@@ -50,7 +51,7 @@ struct shared_state {
 };
 
 /// An event loop with its acceptor and connections.
-class worker final : private timer_service {
+class worker final : private timer_service, public h2_host {
 public:
     explicit worker(shared_state& shared);
     ~worker();
@@ -71,28 +72,37 @@ public:
     void post_stop();
     /// Thread-safe: runs `fn` on the worker's own thread (the completion of a deferred
     /// request). Every call matches one earlier `expect_posted()`.
-    void post(std::function<void()> fn);
+    void post(std::function<void()> fn) override;
     /// On the worker's thread: a `post()` will come (a request was deferred). The loop
     /// keeps running, even after a stop, until it has arrived.
-    void expect_posted();
+    void expect_posted() override;
     /// On the worker's thread: the `post()` an `expect_posted()` announced will not come
     /// (the deferred work was taken back before it started).
-    void unexpect_posted() noexcept;
+    void unexpect_posted() noexcept override;
     /// The door into this loop, for work that may outlive the worker (held responses,
     /// streamed bodies): posts through it are not waited for at stop.
     const std::shared_ptr<worker_door>& door() const noexcept { return door_; }
 
     // For connections, on the worker's thread.
-    const config& settings() const noexcept { return shared_.settings; }
-    const parser_limits& limits() const noexcept { return shared_.limits; }
-    request_handler& handler() noexcept { return shared_.handler; }
+    const config& settings() const noexcept override { return shared_.settings; }
+    const parser_limits& limits() const noexcept override { return shared_.limits; }
+    request_handler& handler() noexcept override { return shared_.handler; }
     /// The application's state for this loop, given back with each request.
-    loop_state& app_state() noexcept { return *app_state_; }
-    bool stopping() const noexcept { return shared_.stopping.load(std::memory_order_relaxed); }
+    loop_state& app_state() noexcept override { return *app_state_; }
+    bool stopping() const noexcept override {
+        return shared_.stopping.load(std::memory_order_relaxed);
+    }
     /// Removes a closed connection from this worker's list.
     void forget(connection* c) noexcept;
     /// Counts an answered request (on the worker's thread).
     void count_request() noexcept { bump(requests_); }
+    /// An HTTP/2 stream answered (counted in requests too).
+    void count_h2_request() noexcept override {
+        bump(requests_);
+        bump(h2_requests_);
+    }
+    /// A connection switched to HTTP/2.
+    void count_h2_connection() noexcept { bump(h2_connections_); }
     /// Counts a socket write (on the worker's thread).
     void count_write() noexcept { bump(writes_); }
     /// Adds this worker's counters to `into` (from any thread).
@@ -158,6 +168,7 @@ private:
     bool draining_ = false;
     bool reported_drained_ = false;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};
+    std::atomic<std::uint64_t> h2_connections_{0}, h2_requests_{0};
     std::atomic<std::uint64_t> handshakes_{0}, handshake_failures_{0};
     std::shared_ptr<const tls_context> tls_;
     std::size_t handshakes_in_progress_ = 0;

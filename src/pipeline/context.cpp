@@ -26,6 +26,7 @@ std::string_view context::path() const noexcept { return ex_->req.path; }
 std::string_view context::query_string() const noexcept { return ex_->req.query; }
 
 std::string_view context::protocol() const noexcept {
+    if (ex_->req.version_major == 2) return "HTTP/2";
     return ex_->req.version_minor == 0 ? "HTTP/1.0" : "HTTP/1.1";
 }
 

@@ -31,6 +31,7 @@ constexpr const char* tls13_suites =
     "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
 constexpr const char* key_exchange_groups = "X25519:prime256v1:secp384r1";
 constexpr std::string_view http11 = "http/1.1";
+constexpr std::string_view h2 = "h2";
 
 // OpenSSL's reason for the last failure, and an empty error queue after it.
 std::string openssl_reason() {
@@ -147,9 +148,14 @@ std::vector<std::string> certificate_names(SSL_CTX* ctx) {
     return names;
 }
 
+// The callback's argument says whether h2 is offered: one of these two.
+constexpr bool h2_on = true;
+constexpr bool h2_off = false;
+
 int select_alpn(SSL* /*ssl*/, const unsigned char** out, unsigned char* out_length,
-                const unsigned char* in, unsigned int in_length, void* /*arg*/) {
-    const auto chosen = choose_alpn({reinterpret_cast<const char*>(in), in_length});
+                const unsigned char* in, unsigned int in_length, void* arg) {
+    const bool offer_h2 = *static_cast<const bool*>(arg);
+    const auto chosen = choose_alpn({reinterpret_cast<const char*>(in), in_length}, offer_h2);
     // RFC 7301 3.2: a client offering only protocols the server does not speak gets the
     // fatal no_application_protocol alert.
     if (chosen.empty()) return SSL_TLSEXT_ERR_ALERT_FATAL;
@@ -232,7 +238,7 @@ int select_certificate(SSL* ssl, int* /*alert*/, void* arg) {
 }
 
 // The profile, the same for every certificate's context.
-void apply_profile(SSL_CTX* ctx, tern::tls_profile profile) {
+void apply_profile(SSL_CTX* ctx, tern::tls_profile profile, bool offer_h2) {
     const int min_version = profile == tern::tls_profile::modern ? TLS1_3_VERSION : TLS1_2_VERSION;
     SSL_CTX_set_min_proto_version(ctx, min_version);
     SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION);
@@ -253,7 +259,7 @@ void apply_profile(SSL_CTX* ctx, tern::tls_profile profile) {
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     static constexpr unsigned char session_context[] = {'t', 'e', 'r', 'n'};
     SSL_CTX_set_session_id_context(ctx, session_context, sizeof session_context);
-    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, nullptr);
+    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, const_cast<bool*>(offer_h2 ? &h2_on : &h2_off));
 }
 
 // Mutual TLS: the CAs that client certificates must chain to, their names sent to the
@@ -281,7 +287,8 @@ void ask_for_client_certificates(SSL_CTX* ctx, const tern::tls_config& settings)
 
 int staple_ocsp(SSL* ssl, void* arg);  // below; a friend of tls_context (its entries)
 
-std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& settings) {
+std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& settings,
+                                                      bool offer_h2) {
     if (settings.certificates.empty()) {
         throw std::invalid_argument("tls: no certificate (tls_config::certificates is empty)");
     }
@@ -296,7 +303,7 @@ std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& se
         ERR_clear_error();
         ctx_ptr ctx(SSL_CTX_new(TLS_server_method()));
         if (!ctx) throw std::bad_alloc();
-        apply_profile(ctx.get(), settings.profile);
+        apply_profile(ctx.get(), settings.profile, offer_h2);
         if (settings.client_certificates != tern::client_certificates::none) {
             ask_for_client_certificates(ctx.get(), settings);
         }
@@ -358,15 +365,18 @@ SSL_CTX* tls_context::for_server_name(std::string_view server_name) const noexce
     return nullptr;
 }
 
-std::string_view choose_alpn(std::string_view client_list) noexcept {
+std::string_view choose_alpn(std::string_view client_list, bool offer_h2) noexcept {
+    // The server's preference, whatever the client's order: h2, then http/1.1.
+    std::string_view chosen;
     while (!client_list.empty()) {
         const auto length = static_cast<unsigned char>(client_list.front());
         if (length == 0 || length + std::size_t{1} > client_list.size()) return {};  // malformed
         const std::string_view protocol = client_list.substr(1, length);
-        if (protocol == http11) return protocol;
+        if (offer_h2 && protocol == h2) return protocol;
+        if (protocol == http11) chosen = protocol;
         client_list.remove_prefix(length + std::size_t{1});
     }
-    return {};
+    return chosen;
 }
 
 bool server_name_matches(std::string_view pattern, std::string_view name) noexcept {

@@ -26,7 +26,9 @@ public:
     /// Loads every certificate and key and applies the profile. Throws std::invalid_argument
     /// naming the certificate (its index and file) and OpenSSL's reason when one cannot be
     /// loaded, has no matching key, or the settings are out of range.
-    static std::shared_ptr<const tls_context> build(const tern::tls_config& settings);
+    /// `offer_h2`: ALPN picks `h2` when a client offers it (HTTP/2 is on).
+    static std::shared_ptr<const tls_context> build(const tern::tls_config& settings,
+                                                    bool offer_h2);
 
     ~tls_context();
     tls_context(const tls_context&) = delete;
@@ -56,9 +58,10 @@ private:
     std::size_t max_handshakes_ = 0;
 };
 
-/// The ALPN protocol tern picks from a client's wire-format list (RFC 7301 3.1), or empty
-/// when the list holds none tern speaks ("http/1.1" today). Transport-free, for tests.
-std::string_view choose_alpn(std::string_view client_list) noexcept;
+/// The ALPN protocol tern picks from a client's wire-format list (RFC 7301 3.1): `h2` when
+/// `offer_h2` and the client offers it, else `http/1.1`; empty when the list holds none tern
+/// speaks. Transport-free, for tests.
+std::string_view choose_alpn(std::string_view client_list, bool offer_h2) noexcept;
 
 /// Whether `pattern` (lower case; an exact name or "*.rest") claims `name`
 /// (case-insensitive). A wildcard stands for exactly one non-empty label.

@@ -5,7 +5,7 @@ A throwaway CA and a certificate for localhost/127.0.0.1 are made with the opens
 hello serves HTTPS with them. Then:
   - curl: GET/POST/PUT verified against the CA, over TLS 1.3 and capped at TLS 1.2;
   - openssl s_client: -tls1 and -tls1_1 refused (-ssl3 too where this OpenSSL still has it),
-    ALPN http/1.1 chosen, a client offering only h2 refused, SNI with verification;
+    ALPN http/1.1 or h2 chosen, a client offering only spdy/3 refused, SNI with verification;
   - Python's ssl: TLS 1.3 and 1.2 with the default (verifying) context; a keep-alive
     connection opened before a SIGHUP reload goes on, while a new one sees the new
     certificate;
@@ -124,8 +124,11 @@ def main(hello):
         check("s_client ALPN http/1.1 with SNI and verification",
               "ALPN protocol: http/1.1" in r.stdout and "Verify return code: 0 (ok)" in r.stdout,
               r.stdout[-400:])
-        r = s_client("-alpn", "h2")
-        check("s_client offering only h2 is refused",
+        r = s_client("-alpn", "h2,http/1.1")
+        check("s_client offering h2 and http/1.1 gets h2 (HTTP/2 is on)",
+              "ALPN protocol: h2" in r.stdout, r.stdout[-400:])
+        r = s_client("-alpn", "spdy/3")
+        check("s_client offering only a protocol tern does not speak is refused",
               "no application protocol" in r.stdout + r.stderr, (r.stdout + r.stderr)[-300:])
 
         # Python's ssl with its default, verifying context.

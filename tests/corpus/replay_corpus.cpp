@@ -7,10 +7,11 @@
 // corpus convention; the markers are not sent). After the last write the client shuts down
 // its sending side and reads until the server closes. An input passes when the server
 // closes the connection (a reset counts) within the timeout and everything it sent, if
-// anything, begins with an HTTP/1.1 status line; it fails on a hang (no close in time) or a
-// malformed answer. A crash fails the whole run (under ASan/UBSan: any memory error or
-// undefined behaviour). After all inputs the server must still answer GET /__alive with 200.
-// The last line printed is "corpus replay: N passed, M failed"; the exit status is 0 only
+// anything, begins with an HTTP/1.1 status line (or, for an input that opens with the
+// HTTP/2 preface, the server's SETTINGS frame: h2c with prior knowledge); it fails on a hang
+// (no close in time) or a malformed answer. A crash fails the whole run (under ASan/UBSan: any
+// memory error or undefined behaviour). After all inputs the server must still answer GET /__alive
+// with 200. The last line printed is "corpus replay: N passed, M failed"; the exit status is 0 only
 // when M is 0 and the server still serves.
 
 #include <tern/tern.hpp>
@@ -232,8 +233,16 @@ result replay(const std::string& input, std::uint16_t port, std::chrono::millise
         r.why = "hang: the server did not close within " + std::to_string(timeout.count()) + " ms";
         return r;
     }
-    if (!ex.received().empty() && ex.received().rfind("HTTP/1.1 ", 0) != 0) {
-        r.why = "malformed answer: it does not begin with an HTTP/1.1 status line";
+    // An input that opens with the HTTP/2 preface is HTTP/2 with prior knowledge: the
+    // answer then begins with the server's SETTINGS frame (type 4 on stream 0).
+    const auto first = std::find_if(parts.begin(), parts.end(), [](auto p) { return !p.empty(); });
+    const bool h2 = first != parts.end() && first->rfind("PRI * HTTP/2.0\r\n", 0) == 0;
+    const std::string_view got = ex.received();
+    const bool settings_frame = got.size() >= 9 && got[3] == '\x04' && got[5] == 0 && got[6] == 0 &&
+                                got[7] == 0 && got[8] == 0;
+    if (!got.empty() && !(h2 ? settings_frame : got.rfind("HTTP/1.1 ", 0) == 0)) {
+        r.why = h2 ? "malformed answer: it does not begin with an HTTP/2 SETTINGS frame"
+                   : "malformed answer: it does not begin with an HTTP/1.1 status line";
         return r;
     }
     r.passed = true;

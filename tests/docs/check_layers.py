@@ -20,7 +20,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 # Headers of the libraries tern builds on, by the first component of their path (or their
 # whole name when they have no folder).
 THIRD_PARTY = {"asio": "asio", "asio.hpp": "asio", "llhttp.h": "llhttp", "fmt": "fmt",
-               "nlohmann": "nlohmann_json", "zlib.h": "zlib", "openssl": "OpenSSL"}
+               "nlohmann": "nlohmann_json", "zlib.h": "zlib", "openssl": "OpenSSL",
+               "nghttp2": "nghttp2"}
 
 
 def read_table():

@@ -64,7 +64,6 @@ TEST_CASE("a malformed request line gets its documented status and the connectio
         {"CR CR LF after the version", "GET / HTTP/1.1\r\r\nHost: x\r\n\r\n", 400},
         {"HTTP/2.0 version", "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505},
         {"HTTP/0.9 written with a version", "GET / HTTP/0.9\r\nHost: x\r\n\r\n", 505},
-        {"HTTP/2 connection preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505},
         {"NUL in the target", "GET /a\0b HTTP/1.1\r\nHost: x\r\n\r\n"s, 400},
         {"SOH control byte in the target", "GET /a\001b HTTP/1.1\r\nHost: x\r\n\r\n", 400},
         {"DEL in the target", "GET /a\177b HTTP/1.1\r\nHost: x\r\n\r\n", 400},
@@ -77,6 +76,15 @@ TEST_CASE("a malformed request line gets its documented status and the connectio
     }));
     test_server server(routes);
     expect_case(server, c);
+}
+
+// With HTTP/2 on (the default) the preface starts an h2c connection (tests/clients/h2_wire.py).
+TEST_CASE("with HTTP/2 off, the HTTP/2 connection preface gets 505 and the connection closes",
+          "[wire][hardening][request-line]") {
+    tern::config cfg = test_config();
+    cfg.http2 = false;
+    test_server server(routes, cfg);
+    expect_case(server, {"HTTP/2 connection preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505});
 }
 
 TEST_CASE("valid request-line edge forms are served and the connection stays usable",

@@ -174,7 +174,7 @@ TEST_CASE("tls: a plain HTTP request on the HTTPS port gets a plain-text 400", "
 TEST_CASE("tls: a client offering only protocols tern does not speak by ALPN is refused", "[tls]") {
     test_server server({}, localhost_tls());
     auto o = verified();
-    o.alpn = {"h2", "spdy/3"};
+    o.alpn = {"spdy/3", "h3"};
     raw_client c(server.port());
     CHECK_FALSE(c.start_tls(o));
     CHECK(c.tls_error().find("no application protocol") != std::string::npos);
@@ -182,9 +182,28 @@ TEST_CASE("tls: a client offering only protocols tern does not speak by ALPN is 
     o.alpn.clear();
     auto none = tls_client(server.port(), o);
     CHECK(none.tls_alpn().empty());
+    // tern prefers h2 whatever the client's order (the HTTP/2 tests use it).
+    o.alpn = {"http/1.1", "h2"};
+    auto both = tls_client(server.port(), o);
+    CHECK(both.tls_alpn() == "h2");
+    o.alpn = {"http/1.1"};
+    auto one = tls_client(server.port(), o);
+    CHECK(one.tls_alpn() == "http/1.1");
+}
+
+TEST_CASE("tls: with HTTP/2 off, ALPN picks http/1.1 and a client offering only h2 is refused",
+          "[tls]") {
+    tern::config cfg = localhost_tls();
+    cfg.http2 = false;
+    test_server server({}, cfg);
+    auto o = verified();
     o.alpn = {"h2", "http/1.1"};
     auto both = tls_client(server.port(), o);
     CHECK(both.tls_alpn() == "http/1.1");
+    o.alpn = {"h2"};
+    raw_client c(server.port());
+    CHECK_FALSE(c.start_tls(o));
+    CHECK(c.tls_error().find("no application protocol") != std::string::npos);
 }
 
 TEST_CASE("tls: a client that connects and sends nothing is closed at the first-byte deadline",

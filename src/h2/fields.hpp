@@ -1,0 +1,75 @@
+#pragma once
+// The mapping between HTTP/2 header fields and tern's request and response (RFC 9113 8.3),
+// transport-free: fields in (already HPACK-decoded and checked by nghttp2: lower-case names,
+// no connection-specific fields, the pseudo-fields each present once), a `request` out; a
+// `response` in, the fields of its HEADERS frame out.
+
+#include "http/request.hpp"
+#include "http/response.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tern::detail {
+
+/// The limits of a request head, counted as over HTTP/1 (see tern::config).
+struct head_limits {
+    std::size_t max_header_count = 100;
+    std::size_t max_header_size = 8 * 1024;  ///< regular fields, each counted as "name: value\r\n"
+    std::size_t max_line_size = 8 * 1024;    ///< :method and :path, as the request line
+};
+
+/// One request's header fields as they are decoded, with the limits counted on arrival:
+/// fields past a limit are not kept (the verdict says which limit).
+class request_head {
+public:
+    enum class verdict {
+        ok,
+        too_many_fields,  ///< 431
+        too_large,        ///< 431
+        line_too_long,    ///< 414
+    };
+
+    explicit request_head(const head_limits& limits) noexcept : limits_(limits) {}
+
+    /// A field of the header block.
+    void add(std::string_view name, std::string_view value);
+    /// A trailer field (after the body): counted against the same limits, on their own
+    /// budget, and dropped, as over HTTP/1.
+    void add_trailer(std::string_view name, std::string_view value);
+    verdict state() const noexcept { return verdict_; }
+    /// The status a refused head is answered with (431 or 414), 0 when none.
+    int refusal_status() const noexcept;
+
+    /// Fills `req` (cleared first): method, target, path and query from `:path`, the
+    /// fields in order with `:authority` as `Host` (first, unless the client sent one),
+    /// `cookie` fields joined with "; " into one (RFC 9113 8.2.3); HTTP/2.0. Views point
+    /// into `req.storage`. False when the head cannot be a request: no :method or :path, or
+    /// a Host that differs from :authority.
+    bool fill(request& req) const;
+
+private:
+    head_limits limits_;
+    verdict verdict_ = verdict::ok;
+    std::size_t count_ = 0;
+    std::size_t bytes_ = 0;
+    std::string method_, path_, authority_;
+    std::vector<std::pair<std::string, std::string>> fields_;
+    std::size_t trailer_count_ = 0;
+    std::size_t trailer_bytes_ = 0;
+};
+
+/// A response field that HTTP/2 forbids (RFC 9113 8.2.2: connection-specific), which is
+/// left out of a response instead of breaking the stream.
+bool is_connection_specific(std::string_view name) noexcept;
+
+/// The fields of `res`'s HEADERS frame, in order: `:status`, `date`, `content-type` and
+/// `content-length` as tern's HTTP/1 writer gives them (none for 1xx, 204 and 304; no
+/// length for a streamed body), then the user's fields with lower-case names, less the
+/// connection-specific ones. `date` views text valid until the clock's next second.
+void response_fields(const response& res, std::vector<std::pair<std::string, std::string>>& out);
+
+}  // namespace tern::detail

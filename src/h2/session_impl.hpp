@@ -1,0 +1,78 @@
+#pragma once
+// The HTTP/2 session behind make_h2_session (h2/session.hpp). Private to src/h2: the
+// streams (h2/stream.cpp) call back into it.
+
+#include "h2/fields.hpp"
+#include "h2/flood_guard.hpp"
+#include "h2/session.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct nghttp2_session;
+
+namespace tern::detail {
+
+class h2_stream;
+
+class h2_session final : public upgraded_protocol {
+public:
+    using clock = std::chrono::steady_clock;
+
+    h2_session(h2_host& host, h2_peer peer);
+    ~h2_session() override;
+    h2_session(const h2_session&) = delete;
+    h2_session& operator=(const h2_session&) = delete;
+
+    // upgraded_protocol
+    void attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchange_port> port) override;
+    bool receive(std::string_view bytes) override;
+    pull_status pull(std::string& out, std::size_t max) override;
+    void closed() noexcept override;
+    std::chrono::milliseconds idle_interval() const noexcept override;
+    void on_idle() override;
+    bool end_on_stop() noexcept override;
+
+    // For the streams, on the loop.
+    nghttp2_session* raw() const noexcept { return session_; }
+    h2_host& host() const noexcept { return host_; }
+    const h2_peer& peer() const noexcept { return peer_; }
+    const std::shared_ptr<loop_door>& loop() const noexcept { return door_; }
+    /// A stream has frames to send: the connection is woken to pull them (unless it pulls
+    /// anyway: inside receive or pull).
+    void want_write() noexcept;
+    /// A stream's request was answered (counted for max_requests_per_connection).
+    void count_answer();
+
+    // nghttp2's callbacks (session.cpp).
+    struct callbacks;
+
+private:
+    void check_deadlines(clock::time_point now);
+    void calm_down();  // GOAWAY ENHANCE_YOUR_CALM: a flood
+    void go_away(std::uint32_t error_code) noexcept;
+    void bury(std::int32_t id) noexcept;
+
+    h2_host& host_;
+    h2_peer peer_;
+    nghttp2_session* session_ = nullptr;
+    std::shared_ptr<loop_door> door_;
+    std::weak_ptr<exchange_port> port_;
+    head_limits head_limits_;
+    flood_guard guard_;
+    std::unordered_map<std::int32_t, std::shared_ptr<h2_stream>> streams_;
+    std::vector<std::shared_ptr<h2_stream>> ready_;      // complete requests to run
+    std::vector<std::shared_ptr<h2_stream>> graveyard_;  // closed inside a callback
+    clock::time_point idle_since_;  // when the last stream closed (or the session began)
+    std::size_t answered_ = 0;
+    bool busy_ = false;        // inside receive or pull: no wake-up needed
+    bool broken_ = false;      // nghttp2 reported a fatal error
+    bool going_away_ = false;  // GOAWAY sent: the session ends with its streams
+    bool ended_ = false;       // the connection closed
+};
+
+}  // namespace tern::detail

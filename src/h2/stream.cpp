@@ -1,0 +1,388 @@
+#include "h2/stream.hpp"
+
+#include "h2/session_impl.hpp"
+#include "http/host.hpp"
+#include "http/spooled_body.hpp"
+#include "http/status.hpp"
+
+#include <nghttp2/nghttp2.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+namespace tern::detail {
+
+namespace {
+
+long read_callback(nghttp2_session* /*s*/, std::int32_t /*id*/, std::uint8_t* buf,
+                   std::size_t length, std::uint32_t* flags, nghttp2_data_source* source,
+                   void* /*ud*/) {
+    return static_cast<h2_stream*>(source->ptr)->read_body(buf, length, flags);
+}
+
+}  // namespace
+
+h2_stream::h2_stream(h2_session& session, std::int32_t id, const head_limits& limits,
+                     clock::time_point now)
+    : session_(&session),
+      host_(&session.host()),
+      door_(session.loop()),
+      id_(id),
+      head_(limits),
+      begun_(now),
+      last_read_(now),
+      last_sent_(now) {}
+
+h2_stream::~h2_stream() = default;
+
+// ---- the request ---------------------------------------------------------------------------
+
+void h2_stream::on_field(std::string_view name, std::string_view value, bool trailer) {
+    if (trailer) {
+        head_.add_trailer(name, value);
+    } else {
+        head_.add(name, value);
+    }
+}
+
+void h2_stream::on_head(bool ended, clock::time_point now) {
+    head_done_ = true;
+    last_read_ = now;
+    request_ended_ = ended;
+    const bool filled = head_.fill(req_);
+    req_.secure = session_->peer().secure;
+    req_.client_subject.assign(session_->peer().client_subject);
+    if (const int status = head_.refusal_status(); status != 0) {
+        refuse(status);
+        return;
+    }
+    const auto host = req_.header("host");
+    if (!filled || (host && !is_valid_host(*host))) {
+        refuse(400);
+        return;
+    }
+    if (ended) {
+        ready_ = true;
+        return;
+    }
+    body_limit_ = host_->handler().body_limit(req_);
+    // A declared length over the limit is refused before any of the body is read (nghttp2
+    // checks that the DATA frames add up to it).
+    if (const auto length = req_.header("content-length")) {
+        std::uint64_t declared = 0;
+        const auto [end, ec] =
+            std::from_chars(length->data(), length->data() + length->size(), declared);
+        if (ec == std::errc{} && declared > body_limit_) {
+            refuse(413);
+            return;
+        }
+    }
+    if (const auto expect = req_.header("expect"); expect && iequals(*expect, "100-continue")) {
+        static constexpr char status_name[] = ":status";
+        static constexpr char continue_code[] = "100";
+        const nghttp2_nv nv = {reinterpret_cast<std::uint8_t*>(const_cast<char*>(status_name)),
+                               reinterpret_cast<std::uint8_t*>(const_cast<char*>(continue_code)),
+                               sizeof status_name - 1, sizeof continue_code - 1,
+                               NGHTTP2_NV_FLAG_NONE};
+        nghttp2_submit_headers(session_->raw(), NGHTTP2_FLAG_NONE, id_, nullptr, &nv, 1, nullptr);
+    }
+}
+
+void h2_stream::on_body(std::string_view data, clock::time_point now) {
+    if (refused_ || answered_ || !head_done_) return;  // answered already: dropped
+    last_read_ = now;
+    body_bytes_ += data.size();
+    if (body_bytes_ > body_limit_) {
+        refuse(413);
+        return;
+    }
+    const parser_limits& limits = host_->limits();
+    if (!spool_ && limits.spool_body_above != 0 && body_bytes_ > limits.spool_body_above) {
+        // A large body goes to a temporary file as it arrives (docs/uploads.md).
+        spool_ = spooled_body::create(limits.spool_directory);
+        if (!spool_ || !spool_->append(req_.body)) {
+            refuse(500);
+            return;
+        }
+        req_.body = std::string();
+    }
+    if (spool_) {
+        if (!spool_->append(data)) refuse(500);
+        return;
+    }
+    req_.body.append(data);
+}
+
+void h2_stream::on_end() {
+    request_ended_ = true;
+    if (refused_ || answered_ || !head_done_) return;
+    if (spool_) {
+        if (!spool_->finish()) {
+            refuse(500);
+            return;
+        }
+        req_.spooled = std::move(spool_);
+    }
+    ready_ = true;
+}
+
+void h2_stream::run() {
+    if (closed_ || session_ == nullptr || answered_) return;
+    host_->count_h2_request();
+    host_->handler().handle(req_, res_, session_->peer().remote_ip, *this, host_->app_state());
+    if (!deferred_ && !answered_) submit();
+}
+
+void h2_stream::refuse(int status) {
+    refused_ = true;
+    if (answered_ || session_ == nullptr) return;
+    host_->count_h2_request();
+    res_.clear();
+    host_->handler().handle_failure(req_, status, res_, session_->peer().remote_ip,
+                                    host_->app_state());
+    submit();
+}
+
+// ---- the response --------------------------------------------------------------------------
+
+void h2_stream::submit() {
+    if (answered_ || closed_ || session_ == nullptr) return;
+    answered_ = true;
+    session_->count_answer();
+    response_fields(res_, fields_);
+    std::vector<nghttp2_nv> nv;
+    nv.reserve(fields_.size());
+    for (auto& [name, value] : fields_) {
+        nv.push_back({reinterpret_cast<std::uint8_t*>(name.data()),
+                      reinterpret_cast<std::uint8_t*>(value.data()), name.size(), value.size(),
+                      NGHTTP2_NV_FLAG_NONE});
+    }
+    const std::uint64_t length = res_.file.file ? res_.file.length : res_.body.size();
+    const bool body = !req_.is_head && !status_forbids_body(res_.status) &&
+                      (res_.source != nullptr || length != 0);
+    if (res_.source) {
+        auto source = std::move(res_.source);
+        if (body) {
+            source_ = std::move(source);
+            const std::shared_ptr<exchange_port> port(shared_from_this(), this);
+            source_->attach(door_, port);
+        } else {
+            source->closed();  // HEAD, 204, 304: the head alone; the producer is told at once
+        }
+    }
+    nghttp2_data_provider provider{};
+    provider.source.ptr = this;
+    provider.read_callback = read_callback;
+    if (nghttp2_submit_response(session_->raw(), id_, nv.data(), nv.size(),
+                                body ? &provider : nullptr) != 0) {
+        reset(NGHTTP2_INTERNAL_ERROR);  // e.g. a status nghttp2 refuses as final (1xx)
+        return;
+    }
+    sending_ = body;
+    last_sent_ = clock::now();
+    if (!body) res_.clear();
+    session_->want_write();
+}
+
+long h2_stream::read_body(std::uint8_t* buf, std::size_t length, std::uint32_t* flags) {
+    last_sent_ = clock::now();
+    stalled_since_ = clock::time_point{};
+    if (source_) {
+        if (pulled_at_ == pulled_.size()) {
+            pulled_.clear();
+            pulled_at_ = 0;
+            if (!source_ended_) {
+                switch (source_->pull(pulled_, length)) {
+                    case pull_status::more:
+                        break;
+                    case pull_status::ended:
+                        source_ended_ = true;
+                        break;
+                    case pull_status::aborted:
+                        sending_ = false;
+                        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // RST_STREAM
+                }
+            }
+        }
+        const std::size_t n = std::min(length, pulled_.size() - pulled_at_);
+        if (n == 0 && !source_ended_) {
+            source_waits_ = true;
+            return NGHTTP2_ERR_DEFERRED;  // resumed by wake()
+        }
+        if (n != 0) std::memcpy(buf, pulled_.data() + pulled_at_, n);
+        pulled_at_ += n;
+        if (source_ended_ && pulled_at_ == pulled_.size()) {
+            *flags |= NGHTTP2_DATA_FLAG_EOF;
+            sending_ = false;
+        }
+        return static_cast<long>(n);
+    }
+    std::size_t n = 0;
+    if (res_.file.file) {
+        n = static_cast<std::size_t>(std::min<std::uint64_t>(length, res_.file.length - sent_));
+        const ssize_t got =
+            ::pread(res_.file.file.get(), buf, n, static_cast<off_t>(res_.file.offset + sent_));
+        if (got <= 0) {
+            sending_ = false;
+            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // the file shrank or failed
+        }
+        n = static_cast<std::size_t>(got);
+    } else {
+        n = static_cast<std::size_t>(std::min<std::uint64_t>(length, res_.body.size() - sent_));
+        if (n != 0) std::memcpy(buf, res_.body.data() + sent_, n);
+    }
+    sent_ += n;
+    const std::uint64_t total = res_.file.file ? res_.file.length : res_.body.size();
+    if (sent_ == total) {
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+        sending_ = false;
+    }
+    return static_cast<long>(n);
+}
+
+void h2_stream::reset(std::uint32_t error_code) noexcept {
+    sending_ = false;
+    if (closed_ || session_ == nullptr) return;
+    nghttp2_submit_rst_stream(session_->raw(), NGHTTP2_FLAG_NONE, id_, error_code);
+    session_->want_write();
+}
+
+void h2_stream::on_close() noexcept {
+    if (closed_) return;
+    closed_ = true;
+    sending_ = false;
+    // Blocking work not started never runs; a held response and a body source are told
+    // that nothing more reaches the client.
+    take_back(false);
+    if (auto link = std::exchange(held_, nullptr)) link->abandon();
+    if (auto source = std::exchange(source_, nullptr)) source->closed();
+    spool_.reset();
+}
+
+void h2_stream::detach() noexcept { session_ = nullptr; }
+
+// ---- answered later ------------------------------------------------------------------------
+
+answer_later::resume_fn h2_stream::defer(withdraw_fn withdraw) {
+    deferred_ = true;
+    withdraw_ = std::move(withdraw);
+    host_->expect_posted();
+    return [host = host_, self = shared_from_this()](std::function<void()> on_loop) mutable {
+        // Any thread. The worker (the host) outlives its deferred requests; the stream is
+        // kept by this reference until the resume has run on the loop.
+        host->post([self = std::move(self), fn = std::move(on_loop)]() mutable {
+            self->resume(std::move(fn));
+        });
+    };
+}
+
+void h2_stream::resume(std::function<void()> on_loop) noexcept {
+    withdraw_ = nullptr;
+    if (closed_ || session_ == nullptr) return;  // reset or gone meanwhile: nobody to answer
+    deferred_ = false;
+    on_loop();
+    submit();
+    session_->want_write();
+}
+
+bool h2_stream::take_back(bool answer_now) noexcept {
+    if (!withdraw_) return false;
+    auto instead = std::exchange(withdraw_, nullptr)();
+    if (!instead) return false;  // it has started: its resume comes
+    host_->unexpect_posted();
+    if (answer_now) resume(std::move(instead));
+    return true;
+}
+
+std::shared_ptr<loop_door> h2_stream::door() { return door_; }
+
+void h2_stream::hold(std::shared_ptr<held_link> link) {
+    held_ = std::move(link);
+    deferred_ = true;
+}
+
+void h2_stream::finish(response&& res) {
+    held_.reset();
+    if (closed_ || session_ == nullptr || answered_) return;
+    res_ = std::move(res);
+    deferred_ = false;
+    submit();
+}
+
+void h2_stream::wake() {
+    if (closed_ || session_ == nullptr || !source_) return;
+    if (source_->cut_off()) {
+        reset(NGHTTP2_INTERNAL_ERROR);  // the producer overflowed its buffer
+        return;
+    }
+    if (!source_waits_) return;  // the next read finds the bytes
+    source_waits_ = false;
+    nghttp2_session_resume_data(session_->raw(), id_);
+    session_->want_write();
+}
+
+// ---- deadlines and stop --------------------------------------------------------------------
+
+h2_stream::clock::time_point h2_stream::next_deadline() const noexcept {
+    const auto& cfg = host_->settings();
+    if (closed_) return clock::time_point::max();
+    if (!head_done_) return begun_ + cfg.header_timeout;
+    if (!request_ended_ && !refused_ && !answered_) return last_read_ + cfg.body_idle_timeout;
+    if (stalled_since_ != clock::time_point{}) return stalled_since_ + cfg.write_timeout;
+    if (sending_ && source_waits_ && source_) {
+        const auto idle = source_->idle_interval();
+        if (idle.count() > 0) return last_sent_ + idle;
+    }
+    return clock::time_point::max();
+}
+
+bool h2_stream::check(clock::time_point now) {
+    if (closed_ || session_ == nullptr) return true;
+    const auto& cfg = host_->settings();
+    if (!head_done_) return now < begun_ + cfg.header_timeout;
+    if (!request_ended_ && !refused_ && !answered_ && now >= last_read_ + cfg.body_idle_timeout) {
+        refuse(408);  // RFC 9110 15.5.9, as over HTTP/1
+        return true;
+    }
+    if (sending_ && !source_waits_) {
+        // Flow control lets nothing more out: the client's window (the stream's or the
+        // connection's) is closed. A client that never opens it again is not waited for
+        // longer than write_timeout.
+        auto* s = session_->raw();
+        const bool shut = nghttp2_session_get_stream_remote_window_size(s, id_) <= 0 ||
+                          nghttp2_session_get_remote_window_size(s) <= 0;
+        if (!shut) {
+            stalled_since_ = clock::time_point{};
+        } else if (stalled_since_ == clock::time_point{}) {
+            stalled_since_ = now;
+        } else if (now >= stalled_since_ + cfg.write_timeout) {
+            reset(NGHTTP2_CANCEL);
+        }
+        return true;
+    }
+    if (sending_ && source_waits_ && source_) {
+        const auto idle = source_->idle_interval();
+        if (idle.count() > 0 && now >= last_sent_ + idle) {
+            last_sent_ = now;
+            source_->on_idle();  // e.g. an SSE keep-alive comment: the pull finds it
+            source_waits_ = false;
+            nghttp2_session_resume_data(session_->raw(), id_);
+        }
+    }
+    return true;
+}
+
+void h2_stream::stop() {
+    // Blocking work that has not started is answered now (503).
+    if (deferred_) take_back(true);
+    // An endless stream (SSE) ends; its client reconnects elsewhere.
+    if (source_ && source_->end_on_stop() && source_waits_) {
+        source_waits_ = false;
+        nghttp2_session_resume_data(session_->raw(), id_);
+    }
+}
+
+}  // namespace tern::detail

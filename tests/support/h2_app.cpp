@@ -1,0 +1,138 @@
+// The server of the HTTP/2 client tests (tests/clients/h2_*.py): an app with small limits
+// and short deadlines, so that each limit and deadline can be reached quickly over a real
+// socket, and a route for each way a response can be made (immediate, blocking, deferred,
+// coroutine, streamed, SSE, a file).
+//
+//   h2_app PORT [--cert FILE --key FILE] [--no-http2]
+//
+// Prints "h2_app: listening on PORT" before it binds (the tests wait for the port to
+// answer); SIGTERM stops it (drain 2 s).
+
+#include <tern/tern.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+
+namespace {
+
+long number(tern::context& ctx, std::string_view name, long fallback) {
+    return ctx.query_param<long>(name, fallback);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: h2_app PORT [--cert FILE --key FILE] [--no-http2]\n");
+        return 2;
+    }
+    const auto port = static_cast<std::uint16_t>(std::stoi(argv[1]));
+    std::string cert, key;
+    bool http2 = true;
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--cert" && i + 1 < argc) cert = argv[++i];
+        if (arg == "--key" && i + 1 < argc) key = argv[++i];
+        if (arg == "--no-http2") http2 = false;
+    }
+
+    tern::config cfg;
+    cfg.threads = 1;
+    cfg.http2 = http2;
+    cfg.max_header_count = 20;
+    cfg.max_header_size = 2048;
+    cfg.max_line_size = 1024;
+    cfg.max_body_size = 64 * 1024;
+    cfg.spool_body_above = 16 * 1024;
+    cfg.header_timeout = std::chrono::milliseconds(1500);
+    cfg.body_idle_timeout = std::chrono::milliseconds(1000);
+    cfg.keep_alive_timeout = std::chrono::milliseconds(3000);
+    cfg.write_timeout = std::chrono::milliseconds(1000);
+    cfg.drain_timeout = std::chrono::milliseconds(2000);
+    cfg.sse_keep_alive = std::chrono::milliseconds(300);
+    cfg.h2_max_concurrent_streams = 10;
+    tern::app app(cfg);
+
+    app.get("/", [](tern::context& ctx) { ctx.text("hello h2"); });
+    app.get("/proto", [](tern::context& ctx) {
+        ctx.text(std::string(ctx.protocol()) + " " + std::string(ctx.scheme()));
+    });
+    // The request as the handler sees it: method, path, query, Host, and every field.
+    app.get("/fields", [](tern::context& ctx) {
+        std::string out = std::string(ctx.method()) + " " + std::string(ctx.path()) + "?" +
+                          std::string(ctx.query_string()) + "\n";
+        for (const auto& f : ctx.headers()) {
+            out += std::string(f.name) + ": " + std::string(f.value) + "\n";
+        }
+        ctx.text(out);
+    });
+    app.post("/echo", [](tern::context& ctx) {
+        ctx.content_type("application/octet-stream").result(std::string(ctx.body()));
+    });
+    app.post("/size", [](tern::context& ctx) {
+        ctx.text(std::to_string(ctx.body().size()) + (ctx.body_fd() >= 0 ? " spooled" : ""));
+    });
+    // A body of N bytes (default 1 MiB) from memory: more than a flow-control window.
+    app.get("/big", [](tern::context& ctx) {
+        const auto n = static_cast<std::size_t>(number(ctx, "n", 1 << 20));
+        ctx.content_type("application/octet-stream").result(std::string(n, 'x'));
+    });
+    app.get("/blocking", tern::blocking([](tern::context& ctx) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(number(ctx, "ms", 50)));
+                ctx.text("blocking done");
+            }));
+    app.get("/later", [](tern::context& ctx) {
+        auto reply = ctx.defer();
+        const long ms = number(ctx, "ms", 50);
+        std::thread([reply, ms] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+            reply.complete([ms](tern::context& c) { c.text("later " + std::to_string(ms)); });
+        }).detach();
+    });
+    app.get("/sleep", [](tern::context& ctx) -> tern::task {
+        co_await tern::sleep_for(std::chrono::milliseconds(number(ctx, "ms", 50)));
+        ctx.text("slept");
+    });
+    // N pieces of SIZE bytes, written as the stream takes them.
+    app.get("/stream", [](tern::context& ctx) {
+        struct pump : std::enable_shared_from_this<pump> {
+            tern::response_stream out;
+            long left = 0;
+            std::string piece;
+            void go() {  // from the handler, then from on_writable
+                while (left > 0) {
+                    --left;
+                    if (!out.write(piece)) return;  // on_writable calls again
+                }
+                out.end();
+            }
+        };
+        auto p = std::make_shared<pump>();
+        p->left = number(ctx, "n", 10);
+        p->piece.assign(static_cast<std::size_t>(number(ctx, "size", 1000)), 's');
+        ctx.content_type("application/octet-stream");
+        p->out = ctx.stream();
+        p->out.on_writable([w = std::weak_ptr<pump>(p)] {
+            if (auto held = w.lock()) held->go();
+        });
+        p->out.on_close([p] {});
+        p->go();
+    });
+    // Three events, then the stream stays open (keep-alive comments every 300 ms).
+    app.sse("/events", [](tern::context&, tern::sse_client client) {
+        for (int i = 1; i <= 3; ++i)
+            client.send("event " + std::to_string(i), {}, std::to_string(i));
+        client.on_close([client] {});
+    });
+    app.error(404,
+              [](tern::context& ctx) { ctx.text("no such page: " + std::string(ctx.path())); });
+
+    if (!cert.empty()) app.tls(cert, key);
+    std::printf("h2_app: listening on %u\n", static_cast<unsigned>(port));
+    std::fflush(stdout);
+    app.listen("127.0.0.1", port);  // SIGTERM stops it
+}
