@@ -4,9 +4,9 @@
 #
 #   scripts/fuzz.sh [seconds=60]
 #
-# The parser harness gets 30% of the time, the router, forms and json harnesses 15% each, the
-# WebSocket codec's 15% and the TLS one's 10% (at least 6 s in all; each harness gets at least a second, since
-# libFuzzer reads 0 as no limit). Seeds come
+# The parser harness gets 25% of the time, the router, forms and json harnesses 10% each, the
+# WebSocket codec's 15%, the TLS one's 10% and the HTTP/2 session's 20% (at least 7 s in all;
+# each harness gets at least a second, since libFuzzer reads 0 as no limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
 # only read. New inputs, crash files and logs go to the build directory
@@ -16,8 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
-if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 6 ]; then
-    echo "fuzz.sh: the time must be a whole number of seconds, at least 6 (got '$seconds')" >&2
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 7 ]; then
+    echo "fuzz.sh: the time must be a whole number of seconds, at least 7 (got '$seconds')" >&2
     exit 2
 fi
 build=${TERN_FUZZ_BUILD_DIR:-build-fuzz}
@@ -26,7 +26,8 @@ h2o_corpus=${TERN_H2O_CORPUS:-../shared/corpus/h2o-http1}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DTERN_BUILD_FUZZERS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
-cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms fuzz_json fuzz_ws fuzz_tls
+cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms fuzz_json fuzz_ws fuzz_tls \
+    fuzz_h2
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -36,12 +37,13 @@ share() {
     local t=$((seconds * $1 / 100))
     echo $((t < 1 ? 1 : t))
 }
-parser_time=$(share 30)
-router_time=$(share 15)
-forms_time=$(share 15)
-json_time=$(share 15)
+parser_time=$(share 25)
+router_time=$(share 10)
+forms_time=$(share 10)
+json_time=$(share 10)
 ws_time=$(share 15)
-tls_time=$((seconds - parser_time - router_time - forms_time - json_time - ws_time))
+h2_time=$(share 20)
+tls_time=$((seconds - parser_time - router_time - forms_time - json_time - ws_time - h2_time))
 [ "$tls_time" -lt 1 ] && tls_time=1
 failed=0
 summary=()
@@ -81,6 +83,7 @@ run_fuzzer forms "$forms_time"
 run_fuzzer json "$json_time"
 run_fuzzer ws "$ws_time"
 run_fuzzer tls "$tls_time"
+run_fuzzer h2 "$h2_time"
 
 echo
 for line in "${summary[@]}"; do echo "$line"; done

@@ -274,12 +274,12 @@ answer_later::resume_fn h2_stream::defer(withdraw_fn withdraw) {
         // Any thread. The worker (the host) outlives its deferred requests; the stream is
         // kept by this reference until the resume has run on the loop.
         host->post([self = std::move(self), fn = std::move(on_loop)]() mutable {
-            self->resume(std::move(fn));
+            self->resume(fn);
         });
     };
 }
 
-void h2_stream::resume(std::function<void()> on_loop) noexcept {
+void h2_stream::resume(const std::function<void()>& on_loop) noexcept {
     withdraw_ = nullptr;
     if (closed_ || session_ == nullptr) return;  // reset or gone meanwhile: nobody to answer
     deferred_ = false;
@@ -293,7 +293,7 @@ bool h2_stream::take_back(bool answer_now) noexcept {
     auto instead = std::exchange(withdraw_, nullptr)();
     if (!instead) return false;  // it has started: its resume comes
     host_->unexpect_posted();
-    if (answer_now) resume(std::move(instead));
+    if (answer_now) resume(instead);
     return true;
 }
 

@@ -81,7 +81,7 @@ private:
     void wake() override;
 
     void refuse(int status);
-    void resume(std::function<void()> on_loop) noexcept;
+    void resume(const std::function<void()>& on_loop) noexcept;
     bool take_back(bool answer_now) noexcept;
     void submit();
     void reset(std::uint32_t error_code) noexcept;
