@@ -12,9 +12,8 @@ Workloads, each as interleaved rounds (tern, nginx, tern, nginx, ...):
   file-1MiB    a 1 MiB static file over kept-alive TLS 1.3 connections  wrk -t1 -c10
 
 Not `wrk -H "Connection: close"` for handshakes: wrk keeps each connection's session
-across its reconnections (SSL_shutdown, SSL_clear), so it resumes some of them, and how
-many depends on the server (against nginx nearly all, against tern about half): its rate
-is neither full nor resumed handshakes.
+across its reconnections (SSL_shutdown, SSL_clear), so it resumes them; it chooses neither
+full nor resumed handshakes, and how many resume depends on the server's tickets.
 
     bench/tls.py [--hello build/examples/hello/hello] [--seconds 8] [--rounds 2]
                  [--workloads keep-alive,new-1.3-full,...]
