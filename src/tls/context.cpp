@@ -189,7 +189,8 @@ int ticket_secret_index() {
 
 // Session tickets under keys that change every ticket_key_period (tls/ticket_keys.hpp):
 // issued under the current period's key, accepted under it or the previous one (then a new
-// ticket is issued). Computed per handshake from the secret: nothing shared is written.
+// ticket is issued; over TLS 1.3 always). Computed per handshake from the secret: nothing
+// shared is written.
 int ticket_key_callback(SSL* ssl, unsigned char* key_name, unsigned char* iv,
                         EVP_CIPHER_CTX* cipher, EVP_MAC_CTX* mac, int encrypt) noexcept {
     const auto* secret = static_cast<const ticket_secret*>(
@@ -210,6 +211,10 @@ int ticket_key_callback(SSL* ssl, unsigned char* key_name, unsigned char* iv,
             outcome = find_ticket_key(*secret, now,
                                       *reinterpret_cast<const unsigned char(*)[16]>(key_name), key);
             if (outcome == 0) return 0;  // an unknown or expired key: a full handshake
+            // TLS 1.3 clients use a ticket once (RFC 8446 C.4: OpenSSL's client, browsers),
+            // and OpenSSL sends new tickets after a 1.3 resumption only when told to renew:
+            // without it, every other connection of such a client is a full handshake.
+            if (SSL_version(ssl) == TLS1_3_VERSION) outcome = 2;
             if (EVP_DecryptInit_ex(cipher, EVP_aes_256_cbc(), nullptr, key.aes.data(), iv) != 1) {
                 return -1;
             }

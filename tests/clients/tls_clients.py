@@ -143,15 +143,29 @@ def main(hello):
             check("python ssl capped at TLS 1.2", tls.version() == "TLSv1.2", tls.version())
 
         # Resumption by session ticket, TLS 1.3 and 1.2: the second connection resumes.
+        def get(ctx, session=None):
+            """GET / on a new connection offering `session`: (its session after the answer,
+            whether it resumed)."""
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as raw, \
+                    ctx.wrap_socket(raw, server_hostname="localhost", session=session) as tls:
+                tls.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                while tls.recv(4096):  # TLS 1.3 tickets come after the handshake
+                    pass
+                return tls.session, tls.session_reused
+
         for label, ctx in (("1.3", context), ("1.2", capped)):
-            first = http.client.HTTPSConnection("localhost", port, context=ctx, timeout=5)
-            first.request("GET", "/")
-            first.getresponse().read()  # TLS 1.3 tickets come after the handshake
-            session = first.sock.session
-            first.close()
+            session, _ = get(ctx)
             with socket.create_connection(("127.0.0.1", port)) as raw, \
                     ctx.wrap_socket(raw, server_hostname="localhost", session=session) as tls:
                 check(f"python ssl resumes a TLS {label} session by ticket", tls.session_reused)
+        # TLS 1.3 clients use a ticket once (RFC 8446 C.4; browsers do): a resumed connection
+        # must be given a new ticket, or such a client's next connection is a full handshake.
+        first, _ = get(context)
+        second, reused = get(context, first)
+        check("a resumed TLS 1.3 connection receives a new ticket",
+              reused and second.id != first.id and second.has_ticket)
+        third, reused = get(context, second)
+        check("the new ticket resumes the next connection", reused)
 
         # No OCSP response given: none is stapled, even when asked for.
         r = s_client("-status")

@@ -4,7 +4,7 @@
 #include <tern/tern.hpp>
 #include <string>
 
-int main() {
+int main(int argc, char** argv) {
     tern::app app;
     app.max_body_size(1024 * 1024).max_header_count(50);
     app.get("/", [](tern::context& ctx) { ctx.text("Hello from tern!"); });
@@ -14,6 +14,7 @@ int main() {
     app.post("/", [](tern::context& ctx) {
         ctx.status(201).content_type("text/plain").result("Created!");
     });
+    if (argc == 3) app.tls(argv[1], argv[2]);  // HTTPS: certificate chain, key (PEM files)
     app.listen(8080);  // blocks; SIGINT/SIGTERM stop it gracefully
 }
 // clang-format on
