@@ -61,6 +61,7 @@ private:
     void read();
     // TLS (connection_tls.cpp): the handshake, then reads and writes through the session.
     void start_handshake(const std::shared_ptr<const tls_context>& context);
+    void hello_arrived();
     void continue_handshake();
     void end_handshake(bool completed, const char* failure) noexcept;
     void refuse_plain_http();

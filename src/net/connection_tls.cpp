@@ -26,9 +26,31 @@ asio::socket_base::wait_type connection::tls_wait_for(tls_session::status want) 
 
 void connection::start_handshake(const std::shared_ptr<const tls_context>& context) {
     tls_ = std::make_unique<tls_session>(context, socket_.native_handle());
-    owner_.handshake_started();
-    handshake_counted_ = true;
     phase_ = phase::handshaking;
+    // A slot of max_handshakes is taken when the hello's first bytes arrive: a client that
+    // connects and sends nothing costs a connection (max_concurrent_connections, the
+    // first-byte deadline), as over plain HTTP, but cannot shut others out of the slots.
+    socket_.async_wait(asio::socket_base::wait_read,
+                       [self = shared_from_this()](std::error_code ec) {
+                           if (self->phase_ != phase::handshaking) return;
+                           if (ec) {
+                               self->close();
+                               return;
+                           }
+                           self->hello_arrived();
+                       });
+}
+
+void connection::hello_arrived() {
+    handshake_heard_ = true;
+    // From now on the whole handshake has the header deadline, counted from the accept (a
+    // trickled hello ends there).
+    set_deadline_at(accepted_at_ + owner_.settings().header_timeout, deadline_kind::handshake);
+    if (!owner_.take_handshake_slot()) {
+        close();  // over max_handshakes: counted as refused
+        return;
+    }
+    handshake_counted_ = true;
     continue_handshake();
 }
 
@@ -50,23 +72,15 @@ void connection::continue_handshake() {
             return;
         case tls_session::status::want_read:
         case tls_session::status::want_write:
-            socket_.async_wait(
-                tls_wait_for(r.what), [self = shared_from_this()](std::error_code ec) {
-                    if (self->phase_ != phase::handshaking) return;
-                    if (ec) {
-                        self->close();
-                        return;
-                    }
-                    if (!self->handshake_heard_) {
-                        // The first bytes of the hello: from now on the whole handshake has the
-                        // header deadline, counted from the accept (a trickled hello ends there).
-                        self->handshake_heard_ = true;
-                        self->set_deadline_at(
-                            self->accepted_at_ + self->owner_.settings().header_timeout,
-                            deadline_kind::handshake);
-                    }
-                    self->continue_handshake();
-                });
+            socket_.async_wait(tls_wait_for(r.what),
+                               [self = shared_from_this()](std::error_code ec) {
+                                   if (self->phase_ != phase::handshaking) return;
+                                   if (ec) {
+                                       self->close();
+                                       return;
+                                   }
+                                   self->continue_handshake();
+                               });
             return;
         case tls_session::status::closed:
             close();  // the client left mid-handshake

@@ -211,6 +211,15 @@ void worker::add_stats(server_stats& into) const noexcept {
     into.tls_handshake_failures += handshake_failures_.load(std::memory_order_relaxed);
 }
 
+bool worker::take_handshake_slot() noexcept {
+    if (tls_ && handshakes_in_progress_ >= tls_->max_handshakes()) {
+        bump(refused_);
+        return false;
+    }
+    ++handshakes_in_progress_;
+    return true;
+}
+
 void worker::handshake_ended(bool completed, const char* failure,
                              std::string_view remote_ip) noexcept {
     --handshakes_in_progress_;
@@ -243,8 +252,7 @@ void worker::accept(listener& l) {
             auto conn = std::make_shared<connection>(std::move(socket), *this);
             const std::shared_ptr<const tls_context> tls = l.plain ? nullptr : tls_;
             const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
-            const bool over_handshakes = tls && handshakes_in_progress_ >= tls->max_handshakes();
-            if (open >= shared_.settings.max_concurrent_connections || over_handshakes) {
+            if (open >= shared_.settings.max_concurrent_connections) {
                 shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
                 bump(refused_);
                 // A 503 in plain text means nothing to a TLS client, and a handshake to

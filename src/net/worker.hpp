@@ -111,8 +111,9 @@ public:
     // TLS, on the worker's thread.
     /// A reload's new certificates, for the connections accepted from now on.
     void set_tls(std::shared_ptr<const tls_context> tls) noexcept { tls_ = std::move(tls); }
-    /// A connection's handshake begins (a slot of tls_config::max_handshakes is taken).
-    void handshake_started() noexcept { ++handshakes_in_progress_; }
+    /// A connection's hello began to arrive: takes a slot of tls_config::max_handshakes, or
+    /// counts the connection as refused and says false when every slot is taken.
+    bool take_handshake_slot() noexcept;
     /// A handshake ended: `failure` is OpenSSL's reason when it failed on a protocol error
     /// (logged, at most one line a second per worker), null when it completed or the
     /// client left.

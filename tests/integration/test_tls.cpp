@@ -241,18 +241,36 @@ TEST_CASE("tls: a trickled ClientHello is closed at the header deadline", "[tls]
     still_serves(server.port());
 }
 
-TEST_CASE("tls: handshakes in progress over max_handshakes are closed at once", "[tls]") {
+TEST_CASE(
+    "tls: hellos begun over max_handshakes are closed at once, silent connections take no slot",
+    "[tls]") {
     auto cfg = localhost_tls();
     cfg.threads = 1;  // one worker, so the cap is the server's
     cfg.tls->max_handshakes = 2;
     test_server server({}, cfg);
+    // Silent connections take no slot: a client can still complete its handshake.
+    raw_client silent1(server.port());
+    raw_client silent2(server.port());
+    raw_client silent3(server.port());
+    CHECK(tern_test::eventually([&] { return server.app().stats().connections_accepted >= 3; }));
+    {
+        raw_client c(server.port());
+        CHECK(c.start_tls(verified()));
+    }
+    // Two hellos begun and stalled (a record header, then nothing) take both slots.
+    constexpr std::string_view record_start = "\x16\x03\x01\x02\x00";
     raw_client first(server.port());
     raw_client second(server.port());
-    // Both are accepted and wait for their hellos: the slots are taken.
-    CHECK(tern_test::eventually([&] { return server.app().stats().connections_accepted >= 2; }));
-    raw_client third(server.port());
-    CHECK(third.closed_by_peer(2000ms));
+    first.send(record_start);
+    second.send(record_start);
+    // A third whose hello begins now is closed at once, counted as refused.
+    CHECK(tern_test::eventually([&] {
+        raw_client third(server.port());
+        third.send(record_start);
+        return third.closed_by_peer(2000ms);
+    }));
     CHECK(server.app().stats().connections_refused >= 1);
+    CHECK_FALSE(silent1.closed_by_peer(100ms));  // untouched by the refusals
     first.close();
     second.close();
     // The slots come back when those connections end.
