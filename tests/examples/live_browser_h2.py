@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Headless Chromium loads examples/live over HTTPS, which it gets over HTTP/2 (ALPN h2):
+the page's SSE element updates, and 60 requests fired at once from the page (deferred
+answers of different delays) all come back over h2 (PerformanceResourceTiming's
+nextHopProtocol), as does the page. (An open EventSource has no timing entry to read its
+protocol from; Chromium sends it over the origin's one h2 connection.)
+
+    live_browser_h2.py PATH/TO/live
+
+Exit 77 (ctest: skipped) when Chromium is not installed.
+"""
+import base64
+import hashlib
+import json
+import pathlib
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "browser"))
+import cdp  # noqa: E402
+
+FIRE = """
+window.__h2 = null;
+Promise.all(Array.from({length: 60}, (_, i) =>
+    fetch(`/later?ms=${(i % 10) * 30}&n=${i}`).then(r => r.text())))
+  .then(texts => {
+    const later = performance.getEntriesByType('resource').filter(e => e.name.includes('/later'));
+    window.__h2 = JSON.stringify({
+      answered: texts.filter(t => t.startsWith('later ')).length,
+      protocols: [...new Set(later.map(e => e.nextHopProtocol))],
+      page: performance.getEntriesByType('navigation')[0].nextHopProtocol,
+    });
+  }, err => { window.__h2 = JSON.stringify({error: String(err)}); });
+true
+"""
+
+
+def main():
+    app = sys.argv[1]
+    if cdp.find_chromium() is None:
+        print("skip: chromium is not installed")
+        return 77
+    with tempfile.TemporaryDirectory() as work:
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:P-256", "-nodes", "-keyout", f"{work}/key.pem",
+                        "-out", f"{work}/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True,
+                       capture_output=True)
+        der = subprocess.run(f"openssl x509 -in {work}/cert.pem -pubkey -noout | "
+                             "openssl pkey -pubin -outform der", shell=True, check=True,
+                             capture_output=True).stdout
+        spki = base64.b64encode(hashlib.sha256(der).digest()).decode()
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        proc = subprocess.Popen([app, str(port), "--cert", f"{work}/cert.pem", "--key",
+                                 f"{work}/key.pem"], stdout=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            with cdp.Browser(extra_args=[f"--ignore-certificate-errors-spki-list={spki}"]) as b:
+                page = b.new_page()
+                page.navigate(f"https://127.0.0.1:{port}/", wait_for_load=True, timeout=20)
+                ticks = page.wait_for_changes("sse", r"^tick \d+$", count=3, timeout=20)
+                print(f"ok   the SSE element ticks over https: {ticks}")
+                page.evaluate(FIRE)
+                deadline = time.monotonic() + 20
+                result = None
+                while result is None and time.monotonic() < deadline:
+                    result = page.evaluate("window.__h2")
+                    time.sleep(0.1)
+                print(f"page said: {result}")
+                got = json.loads(result or "{}")
+                ok = (got.get("answered") == 60 and got.get("protocols") == ["h2"] and
+                      got.get("page") == "h2")
+                print(("ok   " if ok else "FAIL ") + "the page and 60 parallel fetches over h2")
+                return 0 if ok else 1
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
