@@ -60,9 +60,9 @@ struct link_flag final : held_link {
 
 // Answers by path: "/hold" later (through the port), "/defer" like a blocking handler, a
 // POST with its body's size, anything else with its path.
-class handler final : public request_handler {
+class router final : public request_handler {
 public:
-    explicit handler(fake_loop& loop) : loop_(loop) {}
+    explicit router(fake_loop& loop) : loop_(loop) {}
     std::size_t body_limit(const request& /*head*/) const noexcept override { return 4096; }
     std::unique_ptr<loop_state> make_loop_state() override {
         return std::make_unique<empty_state>();
@@ -86,8 +86,8 @@ public:
             return;
         }
         res.content_type = "text/plain";
-        res.body = req.method == "POST" ? std::to_string(req.body_view().size())
-                                        : std::string(req.target);
+        res.body =
+            req.method == "POST" ? std::to_string(req.body_view().size()) : std::string(req.target);
         if (req.path == "/big") res.body.assign(100'000, 'b');
         res.fields.emplace_back("Connection", "close");  // left out over HTTP/2
     }
@@ -122,7 +122,7 @@ public:
     void post(std::function<void()> fn) override { loop_.post(std::move(fn)); }
 
 private:
-    handler handler_;
+    router handler_;
     empty_state state_;
     tern::config settings_;
     parser_limits limits_;

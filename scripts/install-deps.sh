@@ -3,7 +3,7 @@
 # Idempotent: every step checks first and does nothing when the need is already met.
 #
 #   scripts/install-deps.sh          build + test dependencies
-#   scripts/install-deps.sh --bench  also the benchmark peers (nginx)
+#   scripts/install-deps.sh --bench  also the benchmark peers (nginx, h2o)
 #
 # chromium: the browser tests (tests/browser/) drive headless Chromium over its DevTools
 # protocol to check that a real page updates; they skip (exit 77) when it is missing.
@@ -35,7 +35,7 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libasio-dev li
           strace
           chromium python3-websockets node-ws testssl.sh
           libnghttp2-dev nghttp2-client python3-h2)
-[ "$want_bench" -eq 1 ] && packages+=(nginx)
+[ "$want_bench" -eq 1 ] && packages+=(nginx h2o)
 
 missing=()
 for p in "${packages[@]}"; do
