@@ -23,7 +23,6 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +30,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-from common import CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit  # noqa: E402
+from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
+                    self_signed_cert, stop_groups)
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -125,9 +125,7 @@ def main():
     for p in (work, work / "public"):
         p.chmod(0o755)
     (work / "public" / "small.txt").chmod(0o644)
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                    "-nodes", "-keyout", work / "key.pem", "-out", work / "cert.pem", "-days", "1",
-                    "-subj", "/CN=localhost"], check=True, capture_output=True)
+    self_signed_cert(work)
     (work / "key.pem").chmod(0o644)  # h2o reads it after dropping to `nobody`
     ports = {name: free_port() for name in SERVERS}
     (work / "nginx.conf").write_text(NGINX_CONF.format(work=work, port=ports["nginx"]))
@@ -174,12 +172,7 @@ def main():
               "CPU 0, h2load -t1 on CPU 1; tern: examples/hello, 2 event loops sharing CPU 0; "
               "nginx: 1 worker; h2o: 1 thread)")
     finally:
-        for p in procs.values():
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-                p.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                pass
+        stop_groups(procs.values())
         shutil.rmtree(work, ignore_errors=True)
 
 

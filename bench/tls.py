@@ -33,7 +33,6 @@ import os
 import re
 import resource
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-from common import CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit  # noqa: E402
+from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
+                    self_signed_cert, stop_groups)
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -147,9 +147,7 @@ def main():
     for p in (work, work / "public"):
         p.chmod(0o755)
     (work / "public" / "file.bin").chmod(0o644)
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                    "-nodes", "-keyout", work / "key.pem", "-out", work / "cert.pem", "-days", "1",
-                    "-subj", "/CN=localhost"], check=True, capture_output=True)
+    self_signed_cert(work)
     load_binary = build_tls_load(work)
     tern_port, nginx_port = free_port(), free_port()
     (work / "nginx.conf").write_text(NGINX_CONF.format(work=work, port=nginx_port))
@@ -221,12 +219,7 @@ def main():
         print(f"\n(best of {args.rounds} interleaved rounds of {args.seconds} s each; server on CPU 0, "
               "the client on CPU 1; tern: examples/hello, 2 event loops sharing CPU 0; nginx: 1 worker)")
     finally:
-        for p in procs.values():
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-                p.wait(timeout=10)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                pass
+        stop_groups(procs.values())
         shutil.rmtree(work, ignore_errors=True)
 
 

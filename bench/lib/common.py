@@ -8,6 +8,7 @@ import platform
 import re
 import resource
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -53,6 +54,26 @@ def raise_fd_limit(need: int) -> tuple[int, str]:
         except (ValueError, OSError) as e:
             note = f"RLIMIT_NOFILE stays {soft} ({e})"
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0], note
+
+
+# ---- servers under test -------------------------------------------------------------------
+
+def self_signed_cert(work: Path, name: str = "localhost") -> None:
+    """An EC P-256 certificate for `name`, valid a day: work/cert.pem and work/key.pem."""
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", work / "key.pem", "-out",
+                    work / "cert.pem", "-days", "1", "-subj", f"/CN={name}"],
+                   check=True, capture_output=True)
+
+
+def stop_groups(procs) -> None:
+    """SIGTERM to each server's process group (started with start_new_session), then wait."""
+    for p in procs:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
 
 
 # ---- /proc helpers ------------------------------------------------------------------------
