@@ -273,9 +273,8 @@ answer_later::resume_fn h2_stream::defer(withdraw_fn withdraw) {
     return [host = host_, self = shared_from_this()](std::function<void()> on_loop) mutable {
         // Any thread. The worker (the host) outlives its deferred requests; the stream is
         // kept by this reference until the resume has run on the loop.
-        host->post([self = std::move(self), fn = std::move(on_loop)]() mutable {
-            self->resume(fn);
-        });
+        host->post(
+            [self = std::move(self), fn = std::move(on_loop)]() mutable { self->resume(fn); });
     };
 }
 
