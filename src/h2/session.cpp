@@ -316,7 +316,14 @@ std::chrono::milliseconds h2_session::idle_interval() const noexcept {
     return std::max(left, std::chrono::milliseconds(1));
 }
 
-void h2_session::on_idle() { check_deadlines(clock::now()); }
+void h2_session::on_idle() {
+    // What the checks submit (a 408, a reset) is sent by the pull the connection makes right
+    // after: no wake-up from inside this call.
+    busy_ = true;
+    check_deadlines(clock::now());
+    graveyard_.clear();
+    busy_ = false;
+}
 
 void h2_session::check_deadlines(clock::time_point now) {
     if (broken_ || ended_) return;
@@ -345,7 +352,9 @@ bool h2_session::end_on_stop() noexcept {
     if (!going_away_) go_away(NGHTTP2_NO_ERROR);
     std::vector<std::shared_ptr<h2_stream>> streams;
     for (auto& [id, stream] : streams_) streams.push_back(stream);
+    busy_ = true;  // the connection pulls after this call
     for (auto& stream : streams) stream->stop();
+    busy_ = false;
     // The connection pulls now: the GOAWAY goes out, then the session ends with its last
     // stream (or at the drain deadline).
     return true;

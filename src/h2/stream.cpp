@@ -283,8 +283,7 @@ void h2_stream::resume(const std::function<void()>& on_loop) noexcept {
     if (closed_ || session_ == nullptr) return;  // reset or gone meanwhile: nobody to answer
     deferred_ = false;
     on_loop();
-    submit();
-    session_->want_write();
+    submit();  // and wakes the connection
 }
 
 bool h2_stream::take_back(bool answer_now) noexcept {
