@@ -497,6 +497,32 @@ def tls(port, cert_dir):
     s.close()
 
 
+def counters_and_log():
+    log = tempfile.NamedTemporaryFile(prefix="h2-access-", delete=False)
+    log.close()
+    proc, port = start("--access-log", log.name)
+    try:
+        get(port, "/")
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            while s.recv(4096):
+                pass
+        c = client(port)
+        r = c.wait(c.request("/stats"))
+        c.close()
+        conns, h2_requests, requests = map(int, r["body"].split())
+        check("stats: h2_connections and h2_requests count HTTP/2 only",
+              conns == 2 and h2_requests == 2 and requests == 3, r["body"])
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    lines = open(log.name).read().splitlines()
+    os.unlink(log.name)
+    check("the access log names the protocol of each request",
+          any('"GET / HTTP/2"' in l for l in lines) and any('"GET / HTTP/1.1"' in l for l in lines),
+          lines)
+
+
 def graceful_stop():
     proc, port = start()
     # A raw client: Python's h2 takes any GOAWAY as the end, but HTTP/2 lets the streams
@@ -551,6 +577,7 @@ def main():
         finally:
             proc.terminate()
             proc.wait(10)
+    counters_and_log()
     graceful_stop()
     http2_off()
     passed = sum(results)

@@ -3,7 +3,7 @@
 // socket, and a route for each way a response can be made (immediate, blocking, deferred,
 // coroutine, streamed, SSE, a file).
 //
-//   h2_app PORT [--cert FILE --key FILE] [--no-http2]
+//   h2_app PORT [--cert FILE --key FILE] [--no-http2] [--access-log FILE]
 //
 // Prints "h2_app: listening on PORT" before it binds (the tests wait for the port to
 // answer); SIGTERM stops it (drain 2 s).
@@ -31,13 +31,14 @@ int main(int argc, char** argv) {
         return 2;
     }
     const auto port = static_cast<std::uint16_t>(std::stoi(argv[1]));
-    std::string cert, key;
+    std::string cert, key, log_file;
     bool http2 = true;
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--cert" && i + 1 < argc) cert = argv[++i];
         if (arg == "--key" && i + 1 < argc) key = argv[++i];
         if (arg == "--no-http2") http2 = false;
+        if (arg == "--access-log" && i + 1 < argc) log_file = argv[++i];
     }
 
     tern::config cfg;
@@ -57,7 +58,22 @@ int main(int argc, char** argv) {
     cfg.h2_max_concurrent_streams = 10;
     tern::app app(cfg);
 
+    std::FILE* log = log_file.empty() ? nullptr : std::fopen(log_file.c_str(), "w");
+    if (log != nullptr) {
+        app.request_logger(tern::access_log([log](std::string_view line) {
+            std::fwrite(line.data(), 1, line.size(), log);
+            std::fputc('\n', log);
+            std::fflush(log);
+        }));
+    }
+
     app.get("/", [](tern::context& ctx) { ctx.text("hello h2"); });
+    // The server's HTTP/2 counters: "h2_connections h2_requests requests".
+    app.get("/stats", [&app](tern::context& ctx) {
+        const auto s = app.stats();
+        ctx.text(std::to_string(s.h2_connections) + " " + std::to_string(s.h2_requests) + " " +
+                 std::to_string(s.requests));
+    });
     app.get("/proto", [](tern::context& ctx) {
         ctx.text(std::string(ctx.protocol()) + " " + std::string(ctx.scheme()));
     });
