@@ -27,6 +27,15 @@ app.get("/report", tern::blocking([](tern::context& ctx) {
 }
 }  // namespace docs_threading
 
+namespace docs_http2 {
+void snippets() {
+tern::app app;
+app.tls("cert.pem", "key.pem");  // h2 by ALPN; h2c with prior knowledge needs no TLS
+app.get("/", [](tern::context& ctx) { ctx.text(std::string(ctx.protocol())); });  // "HTTP/2"
+app.listen(8443);
+}
+}  // namespace docs_http2
+
 namespace docs_tls {
 void snippets() {
 tern::app app;
