@@ -5,11 +5,11 @@ SQLite: a fresh file in a temporary directory. The whole API (create, list with 
 newest first, get, replace, delete, 404s), a 400 naming the field for every bad input
 (query, path and body), invalid JSON, titles of 200 and 201 code points, a body over
 max_body_size (413), 40 concurrent writes, SQL-looking and Unicode titles stored and read
-back verbatim (also read from the file itself with Python's sqlite3), /health, another
-process holding the write lock (a write waits for it, up to the 5 s busy timeout, then
-503, while reads on other connections are answered at once: the waits block no event
-loop), the data surviving a restart on the same file, the server still serving after all
-the bad input, and SIGTERM exiting 0.
+back verbatim (also read from the file itself with Python's sqlite3), /health (503 once
+another process drops the table), another process holding the write lock (a write waits
+for it, up to the 5 s busy timeout, then 503, while reads on other connections are
+answered at once: the waits block no event loop), the data surviving a restart on the
+same file, the server still serving after all the bad input, and SIGTERM exiting 0.
 
 PostgreSQL: the test starts a real server of its own (initdb + pg_ctl, as the postgres
 user when run as root) in a temporary directory on a free port on 127.0.0.1, runs the same
@@ -437,6 +437,26 @@ def sqlite_part(binary, workdir):
                         "after restart", False, "POST after the restart")
         if t["id"] <= max(kept):
             fail(f"an id was reused after the restart: {t['id']}")
+        srv.stop()
+    finally:
+        srv.kill()
+
+    # A database that fails under the running server: the table removed by another process.
+    broken_file = os.path.join(workdir, "broken.sqlite")
+    srv = server(binary, ["--db", broken_file], workdir)
+    try:
+        expect(srv.request("POST", "/todos", {"title": "soon gone"}), 201, "POST to broken.sqlite")
+        health(srv, "sqlite")
+        with sqlite3.connect(broken_file) as conn:
+            conn.execute("DROP TABLE todos")
+        conn.close()
+        health(srv, "sqlite", 503)
+        got = srv.request("GET", "/todos")
+        if got[0] != 503 or got[1].get("retry-after") != "1" or \
+                json.loads(got[2]) != {"error": "the database did not answer"}:
+            fail(f"GET /todos without its table: {got[0]} {got[1]} {got[2]!r}")
+        ok("GET /todos without its table: 503, Retry-After: 1, the database's message kept "
+           "from the client")
         srv.stop()
     finally:
         srv.kill()
