@@ -24,7 +24,8 @@ constexpr const char* schema_sql =
 std::atomic<std::uint64_t> next_generation{1};
 
 struct db_closer {
-    void operator()(sqlite3* db) const noexcept { sqlite3_close(db); }
+    // _v2: a statement still open keeps the handle alive until it is finalized.
+    void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
 };
 struct stmt_finalizer {
     void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
@@ -125,8 +126,6 @@ public:
         }
     }
 
-    stmt_ptr list_, get_, add_, replace_, remove_, ping_;
-
 private:
     // Constant SQL only (schema, pragmas): nothing here comes from a request.
     void exec(const char* sql) {
@@ -160,8 +159,12 @@ private:
         return stmt_ptr(s);
     }
 
+    // db_ is declared before the statements, so they are finalized before it is closed.
     db_ptr db_;
     std::uint64_t generation_;
+
+public:
+    stmt_ptr list_, get_, add_, replace_, remove_, ping_;
 };
 
 sqlite_store::sqlite_store(std::string path)

@@ -427,6 +427,11 @@ def sqlite_part(binary, workdir):
            + ", ".join(f"{w:.1f}" for _, w in results) + " s (the busy timeout)")
         health(srv, "sqlite")
         srv.stop()
+        # The last connection to close checkpoints the WAL into the file and removes it:
+        # every pool thread's connection was closed at the stop.
+        if os.path.exists(db_file + "-wal"):
+            fail("the -wal file is still there after the stop: a connection was left open")
+        ok("after the stop the WAL is checkpointed and removed: every connection was closed")
 
         # A restart on the same file finds everything.
         srv = server(binary, ["--db", db_file], workdir)
