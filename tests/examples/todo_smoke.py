@@ -13,8 +13,9 @@ same file, the server still serving after all the bad input, and SIGTERM exiting
 
 PostgreSQL: the test starts a real server of its own (initdb + pg_ctl, as the postgres
 user when run as root) in a temporary directory on a free port on 127.0.0.1, runs the same
-API checks with --pg, stops the server under the running example (503, then 200 again once
-it is back), and stops it at the end even on failure. When PostgreSQL cannot be found or
+API checks with --pg, counts the example's sessions (1 to 8, none after its stop), stops the server under the
+running example (503, then 200 again once it is back), and stops it at the end even on
+failure. When PostgreSQL cannot be found or
 started, it prints "skip postgresql: <why>" and the SQLite part alone decides.
 
     todo_smoke.py path/to/todo
@@ -537,18 +538,28 @@ class postgres:
     def conninfo(self):
         return f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres"
 
-    def titles(self):
-        """Every (id, title, done) in the table, read with psql, or None without psql."""
+    def psql(self, sql):
+        """psql's unaligned output for `sql`, or None without psql."""
         psql = os.path.join(self.bindir, "psql")
         if not os.path.exists(psql):
             return None
-        r = subprocess.run([psql, self.conninfo(), "-X", "-A", "-t", "-c",
-                            "SELECT json_agg(json_build_object('id', id, 'title', title, "
-                            "'done', done)) FROM todos"],
+        r = subprocess.run([psql, self.conninfo(), "-X", "-A", "-t", "-c", sql],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
         if r.returncode != 0:
             fail(f"psql: {r.stderr}")
-        return {t["id"]: t for t in json.loads(r.stdout)}
+        return r.stdout.strip()
+
+    def example_connections(self):
+        """How many sessions the example has open (its application_name), or None."""
+        out = self.psql("SELECT count(*) FROM pg_stat_activity "
+                        "WHERE application_name = 'tern-todo'")
+        return None if out is None else int(out)
+
+    def titles(self):
+        """Every to-do in the table by id, read with psql, or None without psql."""
+        out = self.psql("SELECT json_agg(json_build_object('id', id, 'title', title, "
+                        "'done', done)) FROM todos")
+        return None if out is None else {t["id"]: t for t in json.loads(out)}
 
 
 def postgres_part(binary, workdir):
@@ -569,6 +580,11 @@ def postgres_part(binary, workdir):
             if rows != kept:
                 fail("the rows psql reads are not what the API stored")
             ok("the rows psql reads are exactly what the API stored (SQL-looking titles too)")
+        n = pg.example_connections()
+        if n is not None:
+            if not 1 <= n <= 8:
+                fail(f"the example has {n} sessions open, not 1 to 8 (one per pool thread)")
+            ok(f"the example has {n} sessions open (at most one per pool thread, 8)")
 
         # The database goes away under the running example, then comes back.
         pg.stop()
@@ -586,6 +602,12 @@ def postgres_part(binary, workdir):
             fail("after a restart of the example the to-dos differ")
         ok("after a restart of the example: the same to-dos")
         srv.stop()
+        deadline = time.monotonic() + 10
+        while pg.example_connections() not in (0, None) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if pg.example_connections() not in (0, None):
+            fail(f"{pg.example_connections()} sessions of the example left after its stop")
+        ok("after the example's stop none of its sessions is left")
     finally:
         if srv is not None:
             srv.kill()
