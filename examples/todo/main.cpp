@@ -109,7 +109,15 @@ std::size_t code_points(std::string_view s) {
 // The body of POST and PUT: {"title": string of 1..200 code points, "done": bool (default
 // false)}. Other members are ignored.
 todo_fields fields_of(const tern::context& ctx) {
-    const auto body = ctx.body_as<tern::json>();  // not JSON: 400 from tern
+    tern::json body;
+    try {
+        body = ctx.body_as<tern::json>();
+    } catch (const tern::http_error& e) {
+        // Not JSON (or not UTF-8): tern's 400 and its message, in this API's shape. A 413
+        // (past max_json_size) stays tern's own.
+        if (e.status() != 400) throw;
+        throw invalid_field("body", e.what());
+    }
     if (!body.is_object()) {
         throw invalid_field("body",
                             "the body must be a JSON object like "
@@ -240,7 +248,10 @@ int run(int argc, char** argv) {
     app.get("/health", [&db](tern::context& ctx) { return health(ctx, db); });
 
     app.exception<invalid_field>([](invalid_field& e, tern::context& ctx) {
-        ctx.status(400).json(ordered{{"error", e.what()}, {"field", e.field}});
+        // The message may quote the bytes of a body that is not UTF-8 (from body_as): those
+        // are replaced with U+FFFD, where a plain dump would throw (a 500).
+        const ordered answer{{"error", e.what()}, {"field", e.field}};
+        ctx.status(400).json_text(answer.dump(-1, ' ', false, ordered::error_handler_t::replace));
     });
     app.exception<no_such_todo>([](no_such_todo& e, tern::context& ctx) {
         ctx.status(404).json({{"error", e.what()}});
