@@ -5,6 +5,9 @@
 #   scripts/install-deps.sh          build + test dependencies
 #   scripts/install-deps.sh --bench  also the benchmark peers (nginx, h2o)
 #
+# libsqlite3-dev, libpq-dev, postgresql: examples/todo keeps its to-dos in SQLite or
+# PostgreSQL; its test starts a PostgreSQL server of its own (initdb + pg_ctl).
+#
 # chromium: the browser tests (tests/browser/) drive headless Chromium over its DevTools
 # protocol to check that a real page updates; they skip (exit 77) when it is missing.
 #
@@ -34,7 +37,8 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libasio-dev li
           libclang-rt-14-dev valgrind
           strace
           chromium python3-websockets node-ws testssl.sh
-          libnghttp2-dev nghttp2-client python3-h2)
+          libnghttp2-dev nghttp2-client python3-h2
+          libsqlite3-dev libpq-dev postgresql)
 [ "$want_bench" -eq 1 ] && packages+=(nginx h2o)
 
 missing=()

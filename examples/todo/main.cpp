@@ -1,0 +1,284 @@
+// A to-do list kept in a real database: SQLite by default, PostgreSQL with --pg. Handlers
+// are coroutines: they read and check the request on the event loop, then run each database
+// call on tern's blocking pool (co_await tern::on_blocking_pool), where every pool thread
+// holds its own connection, so a slow query never stalls an event loop.
+//
+//   todo [port] [--db FILE | --pg CONNINFO]
+//
+//   port          default 8080
+//   --db FILE     the SQLite file (default todo.db in the working directory)
+//   --pg CONNINFO a PostgreSQL connection string, e.g. "host=127.0.0.1 dbname=todo"
+//
+//   curl -d '{"title":"write docs","done":false}' localhost:8080/todos
+//   curl 'localhost:8080/todos?limit=10&offset=0'
+
+#include "pg_store.hpp"
+#include "sqlite_store.hpp"
+#include "store.hpp"
+
+#include <tern/json.hpp>
+#include <tern/tern.hpp>
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace todo_app {
+
+namespace {
+
+// Answers keep their members in the order written here (ordered_json), as the API shows them:
+// {"id": ..., "title": ..., "done": ...}, {"status": ..., "db": ...}, {"error": ..., "field": ...}.
+using ordered = nlohmann::ordered_json;
+
+ordered as_json(const todo& t) { return {{"id", t.id}, {"title", t.title}, {"done", t.done}}; }
+
+ordered as_json(const std::vector<todo>& page) {
+    ordered out = ordered::array();
+    for (const todo& t : page) out.push_back(as_json(t));
+    return out;
+}
+
+constexpr std::int64_t default_limit = 20;
+constexpr std::int64_t max_limit = 100;
+constexpr std::size_t max_title_code_points = 200;
+// A title is at most 200 code points, up to 2,400 bytes of JSON escapes: 16 KiB leaves room
+// for any valid body and answers 413 to anything much bigger.
+constexpr std::size_t max_body_bytes = 16 * 1024;
+// At most this many database calls run at once, so at most this many connections are open.
+constexpr unsigned pool_threads = 8;
+
+// A request value that is missing or wrong; answered 400 with the field's name.
+struct invalid_field : std::runtime_error {
+    invalid_field(std::string name, const std::string& message)
+        : std::runtime_error(message), field(std::move(name)) {}
+    std::string field;
+};
+
+// An id the table does not hold; answered 404.
+struct no_such_todo : std::runtime_error {
+    explicit no_such_todo(std::int64_t id)
+        : std::runtime_error("no to-do with id " + std::to_string(id)) {}
+};
+
+bool parse_int(std::string_view text, std::int64_t& out) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc{} && end == text.data() + text.size();
+}
+
+// Query parameter `name` as an integer in [low, high], `fallback` when absent.
+std::int64_t query_int(const tern::context& ctx, const char* name, std::int64_t fallback,
+                       std::int64_t low, std::int64_t high) {
+    const auto text = ctx.query_param(name);
+    if (!text) return fallback;
+    std::int64_t value = 0;
+    if (!parse_int(*text, value) || value < low || value > high) {
+        throw invalid_field(name, std::string("query parameter '") + name +
+                                      "' must be an integer from " + std::to_string(low) + " to " +
+                                      std::to_string(high));
+    }
+    return value;
+}
+
+std::int64_t id_of(const tern::context& ctx) {
+    std::int64_t id = 0;
+    if (!parse_int(ctx.path_param("id"), id)) {
+        throw invalid_field("id", "path parameter 'id' must be an integer");
+    }
+    return id;
+}
+
+// body_as has checked the text is valid UTF-8 (nlohmann_json refuses anything else), so the
+// code points are the bytes that do not continue a sequence.
+std::size_t code_points(std::string_view s) {
+    std::size_t n = 0;
+    for (const char c : s) {
+        if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) ++n;
+    }
+    return n;
+}
+
+// The body of POST and PUT: {"title": string of 1..200 code points, "done": bool (default
+// false)}. Other members are ignored.
+todo_fields fields_of(const tern::context& ctx) {
+    tern::json body;
+    try {
+        body = ctx.body_as<tern::json>();
+    } catch (const tern::http_error& e) {
+        // Not JSON (or not UTF-8): tern's 400 and its message, in this API's shape. A 413
+        // (past max_json_size) stays tern's own.
+        if (e.status() != 400) throw;
+        throw invalid_field("body", e.what());
+    }
+    if (!body.is_object()) {
+        throw invalid_field("body",
+                            "the body must be a JSON object like "
+                            "{\"title\": \"...\", \"done\": false}");
+    }
+    todo_fields fields;
+    const auto title = body.find("title");
+    if (title == body.end()) throw invalid_field("title", "missing field 'title'");
+    if (!title->is_string()) throw invalid_field("title", "field 'title' must be a string");
+    fields.title = title->get<std::string>();
+    const std::size_t length = code_points(fields.title);
+    if (length == 0) throw invalid_field("title", "field 'title' must not be empty");
+    if (length > max_title_code_points) {
+        throw invalid_field(
+            "title", "field 'title' must be at most " + std::to_string(max_title_code_points) +
+                         " characters (Unicode code points), not " + std::to_string(length));
+    }
+    // PostgreSQL's text cannot hold U+0000; refused for both databases alike.
+    if (fields.title.find('\0') != std::string::npos) {
+        throw invalid_field("title", "field 'title' must not contain U+0000");
+    }
+    const auto done = body.find("done");
+    if (done != body.end()) {
+        if (!done->is_boolean()) throw invalid_field("done", "field 'done' must be true or false");
+        fields.done = done->get<bool>();
+    }
+    return fields;
+}
+
+// The handlers. Each is a coroutine taking the store by reference (the store outlives the
+// app), never a capturing lambda coroutine, whose captures would die with the lambda object.
+
+tern::task list_todos(tern::context& ctx, todo_store& store) {
+    const std::int64_t limit = query_int(ctx, "limit", default_limit, 1, max_limit);
+    const std::int64_t offset =
+        query_int(ctx, "offset", 0, 0, std::numeric_limits<std::int64_t>::max());
+    const auto page = co_await tern::on_blocking_pool([&] { return store.list(limit, offset); });
+    ctx.json(as_json(page));
+}
+
+tern::task create_todo(tern::context& ctx, todo_store& store) {
+    const todo_fields fields = fields_of(ctx);
+    const todo created = co_await tern::on_blocking_pool([&] { return store.add(fields); });
+    ctx.status(201)
+        .header("Location", "/todos/" + std::to_string(created.id))
+        .json(as_json(created));
+}
+
+tern::task get_todo(tern::context& ctx, todo_store& store) {
+    const std::int64_t id = id_of(ctx);
+    const auto found = co_await tern::on_blocking_pool([&] { return store.get(id); });
+    if (!found) throw no_such_todo(id);
+    ctx.json(as_json(*found));
+}
+
+tern::task replace_todo(tern::context& ctx, todo_store& store) {
+    const std::int64_t id = id_of(ctx);
+    const todo_fields fields = fields_of(ctx);
+    const auto stored = co_await tern::on_blocking_pool([&] { return store.replace(id, fields); });
+    if (!stored) throw no_such_todo(id);
+    ctx.json(as_json(*stored));
+}
+
+tern::task delete_todo(tern::context& ctx, todo_store& store) {
+    const std::int64_t id = id_of(ctx);
+    const bool removed = co_await tern::on_blocking_pool([&] { return store.remove(id); });
+    if (!removed) throw no_such_todo(id);
+    ctx.status(204);
+}
+
+tern::task health(tern::context& ctx, todo_store& store) {
+    bool answered = true;
+    try {
+        co_await tern::on_blocking_pool([&] { store.ping(); });
+    } catch (const db_error& e) {
+        std::fprintf(stderr, "todo: /health: %s\n", e.what());
+        answered = false;
+    }
+    ctx.status(answered ? 200 : 503)
+        .json(ordered{{"status", answered ? "ok" : "unavailable"}, {"db", store.name()}});
+}
+
+struct settings {
+    std::uint16_t port = 8080;
+    std::string db_file = "todo.db";
+    std::optional<std::string> pg_conninfo;
+};
+
+int run(int argc, char** argv) {
+    settings s;
+    bool have_db = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        bool ok = true;
+        if (arg == "--db" && i + 1 < argc && !s.pg_conninfo) {
+            s.db_file = argv[++i];
+            have_db = true;
+            ok = !s.db_file.empty();
+        } else if (arg == "--pg" && i + 1 < argc && !have_db) {
+            s.pg_conninfo = argv[++i];
+        } else {
+            const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), s.port);
+            ok = ec == std::errc{} && end == arg.data() + arg.size();
+        }
+        if (!ok) {
+            std::fprintf(stderr, "usage: todo [port] [--db FILE | --pg CONNINFO]\n");
+            return 2;
+        }
+    }
+
+    // Opening the database creates the table when missing; failing here ends the program.
+    std::unique_ptr<todo_store> store;
+    if (s.pg_conninfo) {
+        store = std::make_unique<pg_store>(*s.pg_conninfo);
+    } else {
+        store = std::make_unique<sqlite_store>(s.db_file);
+    }
+    todo_store& db = *store;
+
+    tern::app app;
+    app.max_body_size(max_body_bytes).blocking_threads(pool_threads);
+
+    app.get("/todos", [&db](tern::context& ctx) { return list_todos(ctx, db); });
+    app.post("/todos", [&db](tern::context& ctx) { return create_todo(ctx, db); });
+    app.get("/todos/{id}", [&db](tern::context& ctx) { return get_todo(ctx, db); });
+    app.put("/todos/{id}", [&db](tern::context& ctx) { return replace_todo(ctx, db); });
+    app.del("/todos/{id}", [&db](tern::context& ctx) { return delete_todo(ctx, db); });
+    app.get("/health", [&db](tern::context& ctx) { return health(ctx, db); });
+
+    app.exception<invalid_field>([](invalid_field& e, tern::context& ctx) {
+        // The message may quote the bytes of a body that is not UTF-8 (from body_as): those
+        // are replaced with U+FFFD, where a plain dump would throw (a 500).
+        const ordered answer{{"error", e.what()}, {"field", e.field}};
+        ctx.status(400).json_text(answer.dump(-1, ' ', false, ordered::error_handler_t::replace));
+    });
+    app.exception<no_such_todo>([](no_such_todo& e, tern::context& ctx) {
+        ctx.status(404).json({{"error", e.what()}});
+    });
+    // What the database said goes to the log; the client only learns it did not answer.
+    app.exception<db_error>([](db_error& e, tern::context& ctx) {
+        std::fprintf(stderr, "todo: %s %s: %s\n", std::string(ctx.method()).c_str(),
+                     std::string(ctx.path()).c_str(), e.what());
+        ctx.status(503).header("Retry-After", "1").json({{"error", "the database did not answer"}});
+    });
+
+    std::printf("todo: listening on http://0.0.0.0:%u/ with %s (%s; Ctrl-C stops)\n", s.port,
+                std::string(db.name()).c_str(), s.pg_conninfo ? "--pg" : s.db_file.c_str());
+    std::fflush(stdout);
+    app.listen(s.port);
+    return 0;
+}
+
+}  // namespace
+
+}  // namespace todo_app
+
+int main(int argc, char** argv) {
+    try {
+        return todo_app::run(argc, argv);
+    } catch (const std::exception& e) {  // the database cannot be opened, a port in use
+        std::fprintf(stderr, "todo: %s\n", e.what());
+        return 1;
+    }
+}
