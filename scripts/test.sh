@@ -3,9 +3,10 @@
 #
 #   scripts/test.sh               g++, warnings as errors, build/
 #   scripts/test.sh --sanitize    clang, AddressSanitizer + UndefinedBehaviorSanitizer, build-asan/
-#   scripts/test.sh --tsan        clang, ThreadSanitizer, build-tsan/: the wire tests (the
-#                                 threads, stop and blocking-pool paths cross threads; the unit
-#                                 tests replace operator new, which TSan's runtime forbids)
+#   scripts/test.sh --tsan        clang, ThreadSanitizer, build-tsan/: the wire tests and the
+#                                 HTTP/2 frame tests (the threads, stop and blocking-pool paths
+#                                 cross threads; the unit tests replace operator new, which
+#                                 TSan's runtime forbids)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,8 +27,8 @@ if [ "$tsan" -eq 1 ]; then
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
         -DTERN_WERROR=ON -DTERN_SANITIZE=thread
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-    cmake --build "$build" --target tern_integration_tests
-    ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 -R '^wire:'
+    cmake --build "$build" --target tern_integration_tests tern_h2_app
+    ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 -R '^wire:|^clients: Python h2 frames'
     exit 0
 fi
 
