@@ -61,6 +61,13 @@ struct static_files_config {
     std::string cache_control;
     /// Extension (without the dot, any case) -> Content-Type, overriding the built-in table.
     std::map<std::string, std::string> extra_mime_types;
+    /// Single-page-application fallback (Javalin's spaRoot): a file relative to `directory`
+    /// ("index.html", "app/shell.html") served with 200 for a GET/HEAD under `hosted_path`
+    /// that matches no file, when its last path segment has no '.' and its Accept lists
+    /// text/html, text/* or */* at q > 0 (docs/static-files.md). Empty: off, such paths are
+    /// 404. A path that is not normalized (".." or empty segments, '\\', controls), or a
+    /// dotfile while dotfiles are denied, throws std::invalid_argument.
+    std::string spa_fallback;
 };
 
 /// The settings of one `tern::app`. Defaults follow docs/limits.md; each limit names the
