@@ -35,13 +35,25 @@ struct cors_config {
     std::chrono::seconds max_age{600};
 };
 
-/// gzip compression of response bodies (see docs/compression.md). Off unless set with
-/// `app::compression`.
+/// Compression of response bodies with gzip, br (brotli) or zstd, whichever the client's
+/// Accept-Encoding weighs highest, zstd > br > gzip on ties (see docs/compression.md). Off
+/// unless set with `app::compression`. A level out of its range makes `app::compression`
+/// throw std::invalid_argument.
 struct compression_config {
     /// Bodies smaller than this many bytes are sent as they are.
     std::size_t min_size = 1024;
-    /// zlib level, 1 (fastest) to 9 (smallest).
+    /// gzip's zlib level, 1 (fastest) to 9 (smallest).
     int level = 6;
+    /// Offer gzip (and x-gzip).
+    bool gzip = true;
+    /// Offer br (brotli, RFC 7932).
+    bool brotli = true;
+    /// brotli quality, 0 (fastest) to 11 (smallest); 3 costs about 1.5x gzip 6 per response.
+    int brotli_level = 3;
+    /// Offer zstd (Zstandard, RFC 8878).
+    bool zstd = true;
+    /// zstd level, 1 (fastest) to 19 (smallest; higher ones need windows browsers refuse).
+    int zstd_level = 3;
 };
 
 /// One directory served as static files (served by the static-files layer; see
