@@ -20,7 +20,8 @@ std::string json_body() {
         if (i > 0) s += ',';
         s += R"({"id":)" + std::to_string(1000 + i * 37) + R"(,"name":"user )" +
              std::to_string(i * 7919 % 10007) + R"(","email":"user)" + std::to_string(i) +
-             R"(@example.com","balance":)" + std::to_string((i * 2654435761U) % 100000) + "." +
+             R"(@example.com","balance":)" +
+             std::to_string((static_cast<unsigned>(i) * 2654435761U) % 100000) + "." +
              std::to_string(i % 100) + R"(,"active":)" + (i % 3 == 0 ? "true" : "false") +
              R"(,"tags":["alpha","beta"],"created":"2026-11-)" + std::to_string(10 + i % 20) +
              "T12:" + std::to_string(10 + i % 50) + ":00Z\"}";
