@@ -106,14 +106,14 @@ TEST_CASE("the fallback has the file's validators: a matching If-None-Match is 3
     CHECK(get(files, "/index.html", browser).field("ETag") == etag);
 
     fields conditional = browser;
-    conditional.emplace_back("If-None-Match", etag);
+    conditional.push_back({"If-None-Match", etag});
     auto r = get(files, "/other/route", conditional);
     CHECK(r.what == outcome::answered);
     CHECK(r.res.status == 304);
     CHECK_FALSE(r.res.file.file);
 
     conditional = browser;
-    conditional.emplace_back("If-Modified-Since", modified);
+    conditional.push_back({"If-Modified-Since", modified});
     CHECK(get(files, "/route", conditional).res.status == 304);
 }
 
