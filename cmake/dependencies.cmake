@@ -11,6 +11,10 @@ find_package(OpenSSL REQUIRED COMPONENTS SSL Crypto)
 # HTTP/2 framing, HPACK and flow control (private to libtern; Debian libnghttp2-dev).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(TERN_NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2>=1.52)
+# br and zstd compression of responses beside gzip (private to libtern; Debian
+# libbrotli-dev, libzstd-dev).
+pkg_check_modules(TERN_BROTLI REQUIRED IMPORTED_TARGET libbrotlienc>=1.0)
+pkg_check_modules(TERN_ZSTD REQUIRED IMPORTED_TARGET libzstd>=1.4)
 
 # llhttp >= 9.2: older releases accept "\r\n\rX" as the end of the header block and obs-fold,
 # both request-smuggling vectors. Debian 12 ships 8.1; scripts/install-deps.sh fetches 9.2.

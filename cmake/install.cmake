@@ -8,7 +8,7 @@ set(TERN_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/tern")
 
 # A static libtern leaves its private dependencies to the application's link line. The
 # package names them by the files found when tern was configured, not by their CMake
-# targets, so a consumer needs none of llhttp's, zlib's, OpenSSL's or nghttp2's CMake packages (a
+# targets, so a consumer needs none of llhttp's, zlib's, brotli's, zstd's, OpenSSL's or nghttp2's CMake packages (a
 # shared libtern carries them itself). The same list goes into tern.pc.
 set(TERN_STATIC_LINK_FILES "")
 if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
@@ -16,7 +16,10 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     tern_library_beside(OpenSSL::SSL TERN_SSL_LIBRARY ssl)
     tern_library_beside(OpenSSL::Crypto TERN_CRYPTO_LIBRARY crypto)
     find_library(TERN_NGHTTP2_LIBRARY NAMES nghttp2 HINTS ${TERN_NGHTTP2_LIBRARY_DIRS} REQUIRED)
+    find_library(TERN_BROTLIENC_LIBRARY NAMES brotlienc HINTS ${TERN_BROTLI_LIBRARY_DIRS} REQUIRED)
+    find_library(TERN_ZSTD_LIBRARY NAMES zstd HINTS ${TERN_ZSTD_LIBRARY_DIRS} REQUIRED)
     set(TERN_STATIC_LINK_FILES "${TERN_LLHTTP_LIBRARY}" "${TERN_ZLIB_LIBRARY}"
+                               "${TERN_BROTLIENC_LIBRARY}" "${TERN_ZSTD_LIBRARY}"
                                "${TERN_SSL_LIBRARY}" "${TERN_CRYPTO_LIBRARY}"
                                "${TERN_NGHTTP2_LIBRARY}")
     foreach(_file IN LISTS TERN_STATIC_LINK_FILES)

@@ -32,7 +32,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 
-packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libasio-dev libfmt-dev
+packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libbrotli-dev libzstd-dev libasio-dev libfmt-dev
           nlohmann-json3-dev libssl-dev openssl catch2 curl python3 wrk clang clang-format-14 clang-tidy-14
           libclang-rt-14-dev valgrind
           strace

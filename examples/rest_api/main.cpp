@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
     cors.allowed_origins = {"http://localhost:3000"};
     cors.allow_credentials = true;
     app.cors(cors);
-    app.compression();                       // gzip for responses of 1 KiB and more
+    app.compression();                       // zstd, br or gzip for responses of 1 KiB and more
     app.request_logger(tern::access_log());  // one line per request on stderr
 
     app.get("/", [](tern::context& ctx) { ctx.redirect("/api/todos"); });

@@ -35,13 +35,25 @@ struct cors_config {
     std::chrono::seconds max_age{600};
 };
 
-/// gzip compression of response bodies (see docs/compression.md). Off unless set with
-/// `app::compression`.
+/// Compression of response bodies with gzip, br (brotli) or zstd, whichever the client's
+/// Accept-Encoding weighs highest, zstd > br > gzip on ties (see docs/compression.md). Off
+/// unless set with `app::compression`. A level out of its range makes `app::compression`
+/// throw std::invalid_argument.
 struct compression_config {
     /// Bodies smaller than this many bytes are sent as they are.
     std::size_t min_size = 1024;
-    /// zlib level, 1 (fastest) to 9 (smallest).
+    /// gzip's zlib level, 1 (fastest) to 9 (smallest).
     int level = 6;
+    /// Offer gzip (and x-gzip).
+    bool gzip = true;
+    /// Offer br (brotli, RFC 7932).
+    bool brotli = true;
+    /// brotli quality, 0 (fastest) to 11 (smallest); 3 costs about 1.5x gzip 6 per response.
+    int brotli_level = 3;
+    /// Offer zstd (Zstandard, RFC 8878).
+    bool zstd = true;
+    /// zstd level, 1 (fastest) to 19 (smallest; higher ones need windows browsers refuse).
+    int zstd_level = 3;
 };
 
 /// One directory served as static files (served by the static-files layer; see
@@ -61,6 +73,13 @@ struct static_files_config {
     std::string cache_control;
     /// Extension (without the dot, any case) -> Content-Type, overriding the built-in table.
     std::map<std::string, std::string> extra_mime_types;
+    /// Single-page-application fallback (Javalin's spaRoot): a file relative to `directory`
+    /// ("index.html", "app/shell.html") served with 200 for a GET/HEAD under `hosted_path`
+    /// that matches no file, when its last path segment has no '.' and its Accept lists
+    /// text/html, text/* or */* at q > 0 (docs/static-files.md). Empty: off, such paths are
+    /// 404. A path that is not normalized (".." or empty segments, '\\', controls), or a
+    /// dotfile while dotfiles are denied, throws std::invalid_argument.
+    std::string spa_fallback;
 };
 
 /// The settings of one `tern::app`. Defaults follow docs/limits.md; each limit names the

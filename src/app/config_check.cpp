@@ -82,6 +82,12 @@ std::vector<std::string> config_faults(const config& c) {
     if (c.compression && (c.compression->level < 1 || c.compression->level > 9)) {
         faults.emplace_back("compression level must be 1..9");
     }
+    if (c.compression && (c.compression->brotli_level < 0 || c.compression->brotli_level > 11)) {
+        faults.emplace_back("compression brotli_level must be 0..11");
+    }
+    if (c.compression && (c.compression->zstd_level < 1 || c.compression->zstd_level > 19)) {
+        faults.emplace_back("compression zstd_level must be 1..19");
+    }
     if (c.tls) tls_faults(*c.tls, faults);
     return faults;
 }

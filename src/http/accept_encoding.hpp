@@ -1,5 +1,5 @@
 #pragma once
-// Which precompressed variant a client accepts, from Accept-Encoding (RFC 9110 12.5.3).
+// Which content codings a client accepts, from Accept-Encoding (RFC 9110 12.5.3).
 
 #include <tern/header_field.hpp>
 
@@ -8,11 +8,12 @@
 
 namespace tern::detail {
 
-/// The weights (q-values in thousandths, 0..1000) a request gives the codings tern has
-/// precompressed variants for. 0 means not acceptable.
+/// The weights (q-values in thousandths, 0..1000) a request gives the codings tern
+/// produces (on the fly, or as precompressed variants). 0 means not acceptable.
 struct accepted_codings {
     int br = 0;
     int gzip = 0;
+    int zstd = 0;
 };
 
 /// Reads every Accept-Encoding field. A coding named explicitly takes its own weight (the

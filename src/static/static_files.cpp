@@ -1,5 +1,6 @@
 #include "static/static_files.hpp"
 
+#include "http/header_values.hpp"
 #include "http/token.hpp"
 #include "static/file_response.hpp"
 #include "static/open_beneath.hpp"
@@ -69,6 +70,41 @@ void validate_index(const static_files_config& c) {
     }
 }
 
+// The fallback's path, checked like a request path so that it cannot leave the directory.
+std::string validated_fallback(const static_files_config& c) {
+    const std::string& name = c.spa_fallback;
+    if (name.empty()) return {};
+    const std::string raw = "/" + name;
+    resolved_path resolved;
+    if (name.find('\0') != std::string::npos || resolve_path(raw, resolved) != path_status::ok ||
+        resolved.raw != raw || resolved.decoded != name || resolved.trailing_slash ||
+        name.find('%') != std::string::npos) {
+        throw std::invalid_argument("tern: static_files spa_fallback '" + name +
+                                    "' must be a normalized relative file path (no '.', '..' "
+                                    "or empty segments, '%', controls or '\\')");
+    }
+    if (resolved.hidden && !c.allow_dotfiles) {
+        throw std::invalid_argument("tern: static_files spa_fallback '" + name +
+                                    "' is a dotfile, which allow_dotfiles = false hides");
+    }
+    return name;
+}
+
+// Whether the request asks for a page a browser shows: its Accept lists text/html, text/* or
+// */* with q > 0. No Accept field is no: scripts and tools that did not ask for HTML keep
+// the 404 (RFC 9110 12.5.1 would let a server send anything then; the fallback chooses not
+// to).
+bool accepts_html(std::span<const header_field> headers) noexcept {
+    bool html = false;
+    for_each_member(headers, "Accept", [&](std::string_view member) {
+        const auto [range, q] = split_weight(member);
+        if (q > 0 && (iequals(range, "text/html") || iequals(range, "text/*") || range == "*/*")) {
+            html = true;
+        }
+    });
+    return html;
+}
+
 /// The part of `path` below `prefix` when `prefix` claims it at a segment boundary.
 bool claims(std::string_view prefix, std::string_view path, std::string_view& rest) noexcept {
     if (path.empty() || path.front() != '/') return false;
@@ -110,6 +146,7 @@ static_files::static_files(const std::vector<static_files_config>& configs) {
         directory d{.prefix = validated_prefix(c.hosted_path),
                     .root = validated_root(c.directory),
                     .index_file = c.index_file,
+                    .spa_fallback = validated_fallback(c),
                     .cache_control = c.cache_control,
                     .allow_dotfiles = c.allow_dotfiles,
                     .follow_symlinks = c.follow_symlinks,
@@ -134,7 +171,41 @@ static_outcome static_files::serve(const request& req, response& res,
         const static_outcome answer = serve_in(dir, rest, req, res, roots);
         if (answer != static_outcome::not_handled) return answer;
     }
+    // No directory has the file: the first claiming directory with a fallback answers.
+    for (const auto& dir : dirs_) {
+        std::string_view rest;
+        if (dir.spa_fallback.empty() || !claims(dir.prefix, req.path, rest)) continue;
+        return serve_fallback(dir, rest, req, res, roots);
+    }
     return static_outcome::not_handled;
+}
+
+static_outcome static_files::serve_fallback(const directory& dir, std::string_view rest,
+                                            const request& req, response& res, root_cache& roots) {
+    resolved_path path;
+    if (resolve_path(rest, path) != path_status::ok) return static_outcome::not_handled;
+    // "/app/missing.js" names a file that is not there: a script or image gets its 404, not
+    // a page it cannot use. So does a client that does not take HTML (fetch of JSON).
+    if (last_segment(path.decoded).find('.') != std::string_view::npos) {
+        return static_outcome::not_handled;
+    }
+    if (!accepts_html(req.headers)) return static_outcome::not_handled;
+
+    const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
+                               .allow_dotfiles = dir.allow_dotfiles};
+    opened_file opened;
+    const open_status st = open_beneath(roots, dir.root, dir.spa_fallback, walk, opened);
+    if (st != open_status::ok) return from_open_status(st, res);
+    if (!S_ISREG(opened.st.st_mode)) return static_outcome::not_handled;
+
+    const file_response_options options{
+        .content_type = dir.types.lookup(last_segment(dir.spa_fallback)),
+        .cache_control = dir.cache_control,
+        .precompressed = dir.precompressed};
+    const static_outcome answer = respond_with_file(std::move(opened), options, req.headers, res);
+    // RFC 9110 12.5.5: the same path is a page or a 404 depending on Accept.
+    if (answer == static_outcome::answered) res.fields.emplace_back("Vary", "Accept");
+    return answer;
 }
 
 static_outcome static_files::serve_in(const directory& dir, std::string_view rest,

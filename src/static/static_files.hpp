@@ -25,8 +25,9 @@ public:
     /// std::invalid_argument when a directory is empty, missing or not a directory, a
     /// hosted_path does not begin with '/' or is not in normal form (dot or empty segments,
     /// a control character, backslash, space, '?', '#'), index_file is not a plain name (or
-    /// is a dotfile while dotfiles are denied), cache_control holds a control character, or
-    /// an extra MIME type is invalid.
+    /// is a dotfile while dotfiles are denied), spa_fallback is not a normalized relative
+    /// path (or names a dotfile while dotfiles are denied), cache_control holds a control
+    /// character, or an extra MIME type is invalid.
     explicit static_files(const std::vector<static_files_config>& configs);
 
     /// Whether no directory is configured.
@@ -37,9 +38,11 @@ public:
     /// fields. HEAD gets the same answer as GET. Sets the status, the content type of a
     /// file, and appends header fields to those `res` has (Content-Type aside, in order:
     /// Last-Modified, ETag, Accept-Ranges, Content-Encoding, Vary, Cache-Control,
-    /// Content-Range, Location, as they apply). I/O failures are a 500; out of memory
-    /// ends the process (docs/architecture.md, "Failures"). `roots` keeps the directories open: one
-    /// per event loop.
+    /// Content-Range, Location, as they apply). A path no directory has a file for goes to
+    /// the first claiming directory's spa_fallback when the request accepts HTML and the
+    /// last segment has no '.' (the answer then also carries `Vary: Accept`). I/O failures are a
+    /// 500; out of memory ends the process (docs/architecture.md, "Failures"). `roots` keeps the
+    /// directories open: one per event loop.
     static_outcome serve(const request& req, response& res, root_cache& roots) const noexcept;
 
 private:
@@ -47,6 +50,7 @@ private:
         std::string prefix;  ///< hosted_path without its trailing '/': "" for "/"
         std::string root;    ///< realpath of the directory
         std::string index_file;
+        std::string spa_fallback;  ///< decoded relative path; empty: no fallback
         std::string cache_control;
         bool allow_dotfiles = false;
         bool follow_symlinks = true;
@@ -56,6 +60,8 @@ private:
 
     static static_outcome serve_in(const directory& dir, std::string_view rest, const request& req,
                                    response& res, root_cache& roots);
+    static static_outcome serve_fallback(const directory& dir, std::string_view rest,
+                                         const request& req, response& res, root_cache& roots);
 
     std::vector<directory> dirs_;
 };

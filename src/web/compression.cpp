@@ -2,17 +2,12 @@
 
 #include "web/compressed_source.hpp"
 
-#include "http/accept_encoding.hpp"
 #include "http/header_values.hpp"
 #include "http/request.hpp"
-
-#define ZLIB_CONST  // next_in points to const bytes
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <limits>
 
 namespace tern::detail {
 
@@ -35,15 +30,6 @@ constexpr std::array compressible_application_types = {
     std::string_view("yaml"),
 };
 
-/// Calls deflateEnd however gzip_compress leaves.
-struct deflate_stream {
-    z_stream z{};
-    bool open = false;
-    ~deflate_stream() {
-        if (open) deflateEnd(&z);
-    }
-};
-
 bool member_is(std::string_view list, std::string_view token) noexcept {
     return !for_each_element(list, [&](std::string_view m) { return !iequals(m, token); });
 }
@@ -52,6 +38,16 @@ bool body_allowed(int status) noexcept {
     // RFC 9110 6.4.1: no content in 1xx, 204 and 304; 206 bodies are byte ranges of the
     // unencoded representation and cannot be re-encoded afterwards.
     return status >= 200 && status != 204 && status != 206 && status != 304;
+}
+
+// Content-Encoding for `c`, and the handler's strong ETag made weak.
+void mark_encoded(response& res, coding c) {
+    res.fields.emplace_back("Content-Encoding", std::string(coding_name(c)));
+    // RFC 9110 8.8.3: a strong entity tag names one exact sequence of bytes, and the encoded
+    // body is another one, so the handler's tag can only stand as a weak one.
+    for (auto& [name, value] : res.fields) {
+        if (iequals(name, "ETag") && value.starts_with('"')) value.insert(0, "W/");
+    }
 }
 
 bool has_response_field(const response& res, std::string_view name) noexcept {
@@ -86,43 +82,6 @@ bool is_compressible_type(std::string_view content_type) noexcept {
     return false;
 }
 
-bool gzip_compress(std::string_view in, int level, std::string& out) {
-    deflate_stream stream;
-    // windowBits 15 + 16 selects the gzip wrapper (RFC 1952) instead of zlib's (RFC 1950).
-    if (deflateInit2(&stream.z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-        return false;
-    }
-    stream.open = true;
-
-    // zlib counts in uInt, so a body over 4 GiB goes in and comes out in several steps.
-    constexpr std::size_t max_step = std::numeric_limits<uInt>::max();
-    out.resize(deflateBound(&stream.z, static_cast<uLong>(in.size())));
-    std::size_t in_pos = 0;
-    std::size_t out_pos = 0;
-    for (;;) {
-        if (stream.z.avail_in == 0 && in_pos < in.size()) {
-            const std::size_t step = std::min(in.size() - in_pos, max_step);
-            stream.z.next_in = reinterpret_cast<const Bytef*>(in.data() + in_pos);
-            stream.z.avail_in = static_cast<uInt>(step);
-            in_pos += step;
-        }
-        if (out_pos == out.size()) out.resize(out.size() * 2);
-        const std::size_t room = std::min(out.size() - out_pos, max_step);
-        stream.z.next_out = reinterpret_cast<Bytef*>(out.data() + out_pos);
-        stream.z.avail_out = static_cast<uInt>(room);
-
-        const int flush = in_pos == in.size() ? Z_FINISH : Z_NO_FLUSH;
-        const int rc = deflate(&stream.z, flush);
-        out_pos += room - stream.z.avail_out;
-        if (rc == Z_STREAM_END) break;
-        // Z_BUF_ERROR only says no progress was possible this round; the next round brings
-        // more input or more room.
-        if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
-    }
-    out.resize(out_pos);
-    return true;
-}
-
 void compress_response(response& res, std::span<const header_field> request_headers,
                        const compression_config& config) {
     if (res.file.file) return;
@@ -137,18 +96,14 @@ void compress_response(response& res, std::span<const header_field> request_head
 
     // RFC 9110 12.5.5: the choice depends on Accept-Encoding even when it falls on identity.
     add_vary(res, "Accept-Encoding");
-    if (parse_accept_encoding(request_headers).gzip == 0) return;
+    const coding chosen = choose_coding(request_headers, config);
+    if (chosen == coding::identity) return;
 
     std::string compressed;
-    if (!gzip_compress(res.body, config.level, compressed)) return;
+    if (!encode_whole(chosen, res.body, coding_level(chosen, config), compressed)) return;
     if (compressed.size() >= res.body.size()) return;
     res.body.swap(compressed);
-    res.fields.emplace_back("Content-Encoding", "gzip");
-    // RFC 9110 8.8.3: a strong entity tag names one exact sequence of bytes, and the gzip
-    // encoding is another one, so the handler's tag can only stand as a weak one.
-    for (auto& [name, value] : res.fields) {
-        if (iequals(name, "ETag") && value.starts_with('"')) value.insert(0, "W/");
-    }
+    mark_encoded(res, chosen);
 }
 
 void compress_stream(response& res, std::span<const header_field> request_headers,
@@ -160,14 +115,12 @@ void compress_stream(response& res, std::span<const header_field> request_header
     if (iequals(media_type(res.content_type), "text/event-stream")) return;
     if (has_response_field(res, "Content-Encoding")) return;
     add_vary(res, "Accept-Encoding");
-    if (parse_accept_encoding(request_headers).gzip == 0) return;
-    auto compressed = gzip_source(res.source, config.level);
-    if (!compressed) return;  // zlib could not start: uncompressed then
+    const coding chosen = choose_coding(request_headers, config);
+    if (chosen == coding::identity) return;
+    auto compressed = compressed_source(res.source, chosen, coding_level(chosen, config));
+    if (!compressed) return;  // the library could not start: uncompressed then
     res.source = std::move(compressed);
-    res.fields.emplace_back("Content-Encoding", "gzip");
-    for (auto& [name, value] : res.fields) {
-        if (iequals(name, "ETag") && value.starts_with('"')) value.insert(0, "W/");
-    }
+    mark_encoded(res, chosen);
 }
 
 void add_vary(response& res, std::string_view token) {

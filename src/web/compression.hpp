@@ -1,8 +1,9 @@
 #pragma once
-// gzip compression of response bodies (zlib). Transport-free: a filled response in, the
-// same response compressed (or not) out.
+// Compression of response bodies (gzip, br, zstd; web/encoders.hpp). Transport-free: a filled
+// response in, the same response compressed (or not) out.
 
 #include "http/response.hpp"
+#include "web/encoders.hpp"
 
 #include <tern/config.hpp>
 #include <tern/header_field.hpp>
@@ -19,15 +20,12 @@ namespace tern::detail {
 /// anything already compressed. Parameters (";charset=...") are ignored; case-insensitive.
 bool is_compressible_type(std::string_view content_type) noexcept;
 
-/// gzip-compresses `in` (RFC 1952 framing via zlib, `level` 1..9) into `out` (replaced).
-/// False when zlib fails (out is then unspecified).
-bool gzip_compress(std::string_view in, int level, std::string& out);
-
 /// Compresses `res.body` in place when all hold: `res` has a string body (no file body) of
 /// at least `config.min_size` bytes; its status allows a body and is not 206; its
 /// Content-Type is compressible; `res.fields` has no Content-Encoding already; and
-/// `request_headers` accept gzip (Accept-Encoding with gzip or "*" at q > 0; "x-gzip" counts
-/// as gzip). Compressed responses get `Content-Encoding: gzip`, and a strong ETag the
+/// `request_headers` accept a coding `config` enables (choose_coding: the highest
+/// Accept-Encoding weight, zstd > br > gzip on ties; "x-gzip" counts as gzip). Compressed
+/// responses get `Content-Encoding` naming the coding, and a strong ETag the
 /// handler set becomes weak (RFC 9110 8.8.3: one strong tag cannot name two byte
 /// sequences). Every response that passed the size/type/status/Content-Encoding checks gets
 /// `Vary: Accept-Encoding` (merged into an existing Vary field), compressed or not, so
@@ -38,7 +36,8 @@ void compress_response(response& res, std::span<const header_field> request_head
 
 /// For a streamed body (`res.source`): when the status, type (not text/event-stream),
 /// Content-Encoding and Accept-Encoding checks of compress_response pass (there is no size
-/// threshold: the length is unknown), wraps the source in gzip_source (each piece flushed)
+/// threshold: the length is unknown), wraps the source in compressed_source with the
+/// chosen coding (each piece flushed)
 /// and adds Content-Encoding and Vary as compress_response does. Never throws except
 /// std::bad_alloc.
 void compress_stream(response& res, std::span<const header_field> request_headers,

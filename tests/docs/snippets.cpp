@@ -106,6 +106,12 @@ assets.directory = "build";
 assets.cache_control = "public, max-age=31536000, immutable";
 assets.extra_mime_types = {{"glb", "model/gltf-binary"}};
 app.static_files(assets);
+
+tern::static_files_config spa;
+spa.hosted_path = "/app";
+spa.directory = "dist";
+spa.spa_fallback = "index.html";   // GET /app/users/42 (a client-side route) -> dist/index.html
+app.static_files(spa);
 }
 }  // namespace docs_static_files
 namespace docs_errors {
