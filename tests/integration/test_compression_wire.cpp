@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/decoders.hpp"
 #include "support/raw_client.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
@@ -26,28 +27,6 @@ namespace {
 
 // Without br and zstd, which tern prefers when offered (test_compression_codings_wire.cpp).
 const std::string gzip_accepted = "Accept-Encoding: gzip, deflate\r\n";
-
-// Inflates a gzip (or zlib) stream; std::nullopt when it is not one or has trailing bytes.
-std::optional<std::string> inflate_all(std::string_view in) {
-    z_stream z{};
-    if (inflateInit2(&z, 15 + 32) != Z_OK) return std::nullopt;  // 32: detect gzip or zlib
-    std::string out;
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    z.avail_in = static_cast<uInt>(in.size());
-    int rc = Z_OK;
-    char buffer[16384];
-    while (rc == Z_OK) {
-        z.next_out = reinterpret_cast<Bytef*>(buffer);
-        z.avail_out = sizeof buffer;
-        rc = inflate(&z, Z_NO_FLUSH);
-        out.append(buffer, sizeof buffer - z.avail_out);
-        if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // truncated input
-    }
-    const bool complete = rc == Z_STREAM_END && z.avail_in == 0;
-    inflateEnd(&z);
-    if (!complete) return std::nullopt;
-    return out;
-}
 
 // The chunk data of a chunked response as far as it has arrived whole (the head skipped).
 std::string dechunk_prefix(std::string_view raw) {
@@ -165,7 +144,7 @@ void check_gzipped(const response& r, const std::string& original) {
     REQUIRE(r.body.size() > 2);
     CHECK(static_cast<unsigned char>(r.body[0]) == 0x1f);  // the gzip magic (RFC 1952 2.3.1)
     CHECK(static_cast<unsigned char>(r.body[1]) == 0x8b);
-    const auto inflated = inflate_all(r.body);
+    const auto inflated = tern_test::decode_gzip(r.body);
     REQUIRE(inflated.has_value());
     CHECK(inflated->size() == original.size());
     CHECK(*inflated == original);
@@ -356,7 +335,7 @@ TEST_CASE("static files are not gzipped on the fly, a precompressed .gz is sent 
     CHECK(r.header_count("Content-Encoding") == 1);
     CHECK(r.header("Content-Length") == std::to_string(gz.size()));
     CHECK(r.body == gz);
-    CHECK(inflate_all(r.body) == page);
+    CHECK(tern_test::decode_gzip(r.body) == page);
 
     r = fetch(server, get_request("/pre.txt"));
     CHECK(r.status == 200);
@@ -467,7 +446,7 @@ TEST_CASE("a streamed body is gzip-compressed piece by piece, each piece flushed
     CHECK(r.header("Content-Encoding") == "gzip");
     CHECK(r.header("Transfer-Encoding") == "chunked");
     CHECK(r.header("Vary") == "Accept-Encoding");
-    CHECK(inflate_all(r.body) == std::string(2000, 'a') + "first piece;second piece");
+    CHECK(tern_test::decode_gzip(r.body) == std::string(2000, 'a') + "first piece;second piece");
     // Event streams are left alone.
     const auto events = fetch(server, get_request("/events", gzip_accepted));
     CHECK_FALSE(events.header("Content-Encoding"));
