@@ -4,9 +4,10 @@
 #
 #   scripts/fuzz.sh [seconds=60]
 #
-# The parser harness gets 25% of the time, the router, forms and json harnesses 10% each, the
-# WebSocket codec's 15%, the TLS one's 10% and the HTTP/2 session's 20% (at least 7 s in all;
-# each harness gets at least a second, since libFuzzer reads 0 as no limit). Seeds come
+# The parser harness gets 20% of the time, the router, forms and json harnesses 10% each, the
+# WebSocket codec's 15%, the TLS one's 10%, the HTTP/2 session's 20% and the PROXY header's
+# 5% (at least 8 s in all; each harness gets at least a second, since libFuzzer reads 0 as
+# no limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
 # only read. New inputs, crash files and logs go to the build directory
@@ -16,8 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
-if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 7 ]; then
-    echo "fuzz.sh: the time must be a whole number of seconds, at least 7 (got '$seconds')" >&2
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 8 ]; then
+    echo "fuzz.sh: the time must be a whole number of seconds, at least 8 (got '$seconds')" >&2
     exit 2
 fi
 build=${TERN_FUZZ_BUILD_DIR:-build-fuzz}
@@ -27,7 +28,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_CO
     -DTERN_BUILD_FUZZERS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
 cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms fuzz_json fuzz_ws fuzz_tls \
-    fuzz_h2
+    fuzz_h2 fuzz_proxy
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -37,13 +38,15 @@ share() {
     local t=$((seconds * $1 / 100))
     echo $((t < 1 ? 1 : t))
 }
-parser_time=$(share 25)
+parser_time=$(share 20)
 router_time=$(share 10)
 forms_time=$(share 10)
 json_time=$(share 10)
 ws_time=$(share 15)
 h2_time=$(share 20)
-tls_time=$((seconds - parser_time - router_time - forms_time - json_time - ws_time - h2_time))
+proxy_time=$(share 5)
+tls_time=$((seconds - parser_time - router_time - forms_time - json_time - ws_time - h2_time -
+    proxy_time))
 [ "$tls_time" -lt 1 ] && tls_time=1
 failed=0
 summary=()
@@ -84,6 +87,7 @@ run_fuzzer json "$json_time"
 run_fuzzer ws "$ws_time"
 run_fuzzer tls "$tls_time"
 run_fuzzer h2 "$h2_time"
+run_fuzzer proxy "$proxy_time"
 
 echo
 for line in "${summary[@]}"; do echo "$line"; done

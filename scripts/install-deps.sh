@@ -3,7 +3,9 @@
 # Idempotent: every step checks first and does nothing when the need is already met.
 #
 #   scripts/install-deps.sh          build + test dependencies
-#   scripts/install-deps.sh --bench  also the benchmark peers (nginx, h2o)
+#   scripts/install-deps.sh --bench  also the benchmark peers (h2o; nginx is a test dependency)
+#
+# nginx: examples/cluster's rolling-restart test puts three tern processes behind it.
 #
 # libsqlite3-dev, libpq-dev, postgresql: examples/todo keeps its to-dos in SQLite or
 # PostgreSQL; its test starts a PostgreSQL server of its own (initdb + pg_ctl).
@@ -38,8 +40,9 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libbrotli-dev 
           strace
           chromium python3-websockets node-ws testssl.sh
           libnghttp2-dev nghttp2-client python3-h2
-          libsqlite3-dev libpq-dev postgresql)
-[ "$want_bench" -eq 1 ] && packages+=(nginx h2o)
+          libsqlite3-dev libpq-dev postgresql
+          nginx)
+[ "$want_bench" -eq 1 ] && packages+=(h2o)
 
 missing=()
 for p in "${packages[@]}"; do

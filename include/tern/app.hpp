@@ -25,6 +25,10 @@
 
 namespace tern {
 
+namespace detail {
+class server;
+}  // namespace detail
+
 class group;
 
 /// What a route accepts: a plain handler (`void(context&)`), or a coroutine handler
@@ -249,6 +253,13 @@ public:
     app& ws_compression(bool on);
     /// Serve HTTP/2: `h2` by ALPN over HTTPS, h2c with prior knowledge (default on).
     app& http2(bool on);
+    /// Expects a PROXY protocol header (v1 or v2) on every connection; see
+    /// config::proxy_protocol. Off by default.
+    app& proxy_protocol(bool on);
+    /// Readiness and liveness routes (GET, `/ready` and `/live` by default) and a grace
+    /// period at stop while readiness answers 503 (docs/deploy.md); see tern::health_config.
+    /// Throws std::invalid_argument for a path that does not start with '/'.
+    app& health(health_config settings = {});
     /// Streams one HTTP/2 client may have open at once (default 100).
     app& h2_max_concurrent_streams(std::uint32_t streams);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
@@ -260,19 +271,43 @@ public:
 
     // ---- lifecycle -------------------------------------------------------------------
 
-    /// Serves on all interfaces at `port` and blocks until `stop()` or SIGINT/SIGTERM. With
+    /// Serves on all interfaces at `port`, IPv6 and IPv4 on one dual-stack socket (IPv4
+    /// alone where the host has no IPv6), and blocks until `stop()` or SIGINT/SIGTERM. With
     /// TLS, SIGHUP meanwhile reloads the certificates (`reload_tls`; a failure is logged and
     /// the old ones stay). Throws std::system_error when the port cannot be bound.
     void listen(std::uint16_t port);
-    /// Serves on `host` (an IP address) at `port`, blocking as `listen(port)`.
+    /// Serves on `host` at `port`, blocking as `listen(port)`. `host` is an IP address
+    /// ("0.0.0.0", "::" for dual-stack, "127.0.0.1") or a name resolved once at start
+    /// ("localhost": its first IPv4 address, else its first address); a name that does not
+    /// resolve throws std::system_error naming it.
     void listen(const std::string& host, std::uint16_t port);
     /// Starts serving on `host` at `port` (0: any free port, see `port()`) and returns.
     /// Throws std::system_error when the port cannot be bound, std::logic_error if running.
     void start(const std::string& host = "127.0.0.1", std::uint16_t port = 0);
+    /// Serves on a listening socket made elsewhere (systemd socket activation, see
+    /// `tern::listen_fds()`, or a parent process handing its socket to a successor), blocking
+    /// as `listen(port)`. tern does not bind or close it: each thread accepts from a
+    /// duplicate, so when this process stops, connections still queued on the socket wait
+    /// for the next process that serves it. Throws std::invalid_argument when `fd` is not a
+    /// listening TCP or Unix stream socket.
+    void listen_fd(int fd);
+    /// Starts serving on the listening socket `fd` (as `listen_fd`) and returns.
+    void start_fd(int fd);
+    /// Serves on a Unix domain socket at `path` (for a proxy on the same host), blocking as
+    /// `listen(port)`. The socket file gets `permissions` (default 0660: owner and group)
+    /// before anyone can connect, and is removed when the stop closes the listener. A stale
+    /// socket file (nothing accepting on it) is replaced; a live one throws std::system_error
+    /// (EADDRINUSE), anything else at the path std::invalid_argument. `ctx.ip()` is "unix".
+    void listen_unix(const std::string& path, unsigned permissions = 0660);
+    /// Starts serving on a Unix domain socket (as `listen_unix`) and returns.
+    void start_unix(const std::string& path, unsigned permissions = 0660);
     /// Stops accepting, closes idle connections, lets in-flight requests finish (they get
     /// `Connection: close`) for up to `drain_timeout`, then closes what remains and joins
-    /// the worker threads. Safe to call more than once. Called from a handler, it only
-    /// begins the stop; the thread that called `listen` or `start` finishes it.
+    /// the worker threads. With `health`, readiness turns 503 first and the server keeps
+    /// serving for `health_config::grace` before it stops accepting (a second `stop()`, or
+    /// a second signal, cuts the grace short). Safe to call more than once. Called from a
+    /// handler, it only begins the stop; the thread that called `listen` or `start`
+    /// finishes it.
     void stop();
     /// The bound port once started (useful with port 0); 0 before.
     std::uint16_t port() const noexcept;
@@ -286,6 +321,7 @@ private:
     friend class tern::group;
     app& add_exception_mapper(detail::exception_mapper m);
     app& add_filter(bool before, const std::vector<std::string>& patterns, handler h);
+    void start_with(const std::function<void(detail::server&)>& bind);
 
     struct impl;
     std::unique_ptr<impl> impl_;

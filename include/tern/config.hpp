@@ -7,12 +7,32 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tern {
+
+/// Health endpoints for load balancers and orchestrators (docs/deploy.md). Off unless set
+/// with `app::health`.
+struct health_config {
+    /// Readiness: 200 `ready` while the server takes new work; 503 `unready` once a stop has
+    /// begun (and whenever `ready_check` says false). Empty: no readiness route.
+    std::string ready_path = "/ready";
+    /// Liveness: 200 `live` for as long as the event loops answer, during a stop too.
+    /// Empty: no liveness route.
+    std::string live_path = "/live";
+    /// How long a stop (`app::stop()`, SIGTERM, SIGINT) keeps serving after readiness has
+    /// turned 503, before it closes the listener and drains: the load balancer's check
+    /// interval times its failure threshold, so it stops sending new work first. Meanwhile
+    /// each HTTP/1 response closes its connection, so pooled connections move elsewhere.
+    std::chrono::milliseconds grace{5'000};
+    /// Asked on each readiness request when set (on the event loop: keep it quick, e.g. a
+    /// flag another thread maintains); false answers 503.
+    std::function<bool()> ready_check;
+};
 
 /// Cross-origin resource sharing (see docs/cors.md): which other origins' scripts may call
 /// this server, and how. Off unless set with `app::cors`.
@@ -168,6 +188,12 @@ struct config {
     /// default: each compressing connection keeps zlib state (see docs/websocket.md).
     bool ws_compression = false;
 
+    /// Every connection starts with a PROXY protocol header (version 1 or 2, HAProxy's
+    /// spec) from a TCP load balancer, whose source address becomes the client's address
+    /// (`ctx.ip()`). A connection without a valid header is closed without an answer. Only
+    /// for listeners that nothing but the balancer can reach (docs/deploy.md).
+    bool proxy_protocol = false;
+
     /// Serve HTTP/2 (docs/http2.md): `h2` chosen by ALPN on an HTTPS listener, and h2c with
     /// prior knowledge (a client that opens with the HTTP/2 preface) on a plain one. Off:
     /// HTTP/1.1 only (ALPN offers `http/1.1` alone, the preface is answered 505).
@@ -184,6 +210,9 @@ struct config {
     std::optional<compression_config> compression;
     /// HTTPS on the listener (docs/tls.md); unset: plain HTTP.
     std::optional<tls_config> tls;
+    /// Readiness and liveness routes and the stop's grace period; unset: none, and a stop
+    /// closes the listener at once.
+    std::optional<health_config> health;
 };
 
 }  // namespace tern

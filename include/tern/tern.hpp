@@ -8,6 +8,7 @@
 #include <tern/context.hpp>
 #include <tern/deferred.hpp>
 #include <tern/http_error.hpp>
+#include <tern/listen_fds.hpp>
 #include <tern/sse.hpp>
 #include <tern/stats.hpp>
 #include <tern/stream.hpp>

@@ -15,6 +15,7 @@
 #include "static/static_files.hpp"
 #include "web/cors.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <utility>
@@ -124,6 +125,11 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     }
 
     explicit impl(tern::config c) : settings(std::move(c)) {}
+
+    // Readiness (app::health): turned by a stop, from the thread that begins it; read by
+    // the readiness route only.
+    std::atomic<bool> stop_begun{false};
+    void stop_began() noexcept override { stop_begun.store(true, std::memory_order_relaxed); }
 
     // One worker's state: one request at a time runs on a loop, so its scratch state is
     // reused across requests and connections without allocating once warm, and the static
@@ -468,6 +474,11 @@ app& app::http2(bool on) {
     return *this;
 }
 
+app& app::proxy_protocol(bool on) {
+    impl_->update("proxy_protocol", [&](tern::config& c) { c.proxy_protocol = on; });
+    return *this;
+}
+
 app& app::h2_max_concurrent_streams(std::uint32_t streams) {
     impl_->update("h2_max_concurrent_streams",
                   [&](tern::config& c) { c.h2_max_concurrent_streams = streams; });
@@ -486,11 +497,62 @@ app& app::static_files(static_files_config files) {
     return *this;
 }
 
+app& app::health(health_config settings) {
+    for (const auto* path : {&settings.ready_path, &settings.live_path}) {
+        if (!path->empty() && path->front() != '/') {
+            throw std::invalid_argument("tern: health path '" + *path + "' must start with '/'");
+        }
+    }
+    if (settings.grace.count() < 0) throw std::invalid_argument("tern: negative health grace");
+    if (impl_->settings.health) throw std::logic_error("tern: health() is set once");
+    const health_config routes = settings;
+    impl_->update("health", [&](tern::config& c) { c.health = std::move(settings); });
+    if (!routes.ready_path.empty()) {
+        get(routes.ready_path, [state = impl_.get(), check = routes.ready_check](context& ctx) {
+            const bool ready =
+                !state->stop_begun.load(std::memory_order_relaxed) && (!check || check());
+            ctx.header("Cache-Control", "no-store");
+            if (ready) {
+                ctx.text("ready");
+            } else {
+                ctx.status(503).text("unready");
+            }
+        });
+    }
+    if (!routes.live_path.empty()) {
+        get(routes.live_path, [](context& ctx) {
+            ctx.header("Cache-Control", "no-store");
+            ctx.text("live");
+        });
+    }
+    return *this;
+}
+
 const tern::config& app::settings() const noexcept { return impl_->settings; }
 
 // ---- lifecycle ---------------------------------------------------------------------------
 
-void app::listen(std::uint16_t port) { listen("0.0.0.0", port); }
+void app::listen(std::uint16_t port) { listen(detail::server::all_interfaces(), port); }
+
+void app::listen_fd(int fd) {
+    start_fd(fd);
+    if (auto s = impl_->running()) s->wait_for_stop_signal();
+    stop();
+}
+
+void app::start_fd(int fd) {
+    start_with([fd](detail::server& s) { s.start_fd(fd); });
+}
+
+void app::listen_unix(const std::string& path, unsigned permissions) {
+    start_unix(path, permissions);
+    if (auto s = impl_->running()) s->wait_for_stop_signal();
+    stop();
+}
+
+void app::start_unix(const std::string& path, unsigned permissions) {
+    start_with([&](detail::server& s) { s.start_unix(path, permissions); });
+}
 
 void app::listen(const std::string& host, std::uint16_t port) {
     start(host, port);
@@ -499,6 +561,10 @@ void app::listen(const std::string& host, std::uint16_t port) {
 }
 
 void app::start(const std::string& host, std::uint16_t port) {
+    start_with([&](detail::server& s) { s.start(host, port); });
+}
+
+void app::start_with(const std::function<void(detail::server&)>& bind) {
     impl_->settle();
     std::lock_guard lock(impl_->server_mutex);
     if (impl_->server) throw std::logic_error("tern: the server is already running");
@@ -515,8 +581,9 @@ void app::start(const std::string& host, std::uint16_t port) {
             std::make_unique<detail::blocking_pool>(cfg.blocking_threads, cfg.max_blocking_queue);
     }
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
+    impl_->stop_begun.store(false, std::memory_order_relaxed);
     try {
-        s->start(host, port);
+        bind(*s);
     } catch (...) {
         impl_->pool.reset();  // made for this start; the next one makes its own
         throw;

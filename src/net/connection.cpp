@@ -7,6 +7,8 @@
 #include "net/cancel_waits.hpp"
 #include "net/worker.hpp"
 
+#include <sys/socket.h>
+
 #include <asio/post.hpp>
 
 #include <algorithm>
@@ -47,10 +49,23 @@ void connection::start(const std::shared_ptr<const tls_context>& tls, std::uint1
     // sendfile(2): both need a socket that never blocks.
     socket_.non_blocking(true, ec);
     const auto peer = socket_.remote_endpoint(ec);
-    if (!ec) remote_ip_ = peer.address().to_string();
+    if (!ec && peer.data()->sa_family == AF_UNIX) {
+        remote_ip_ = "unix";  // a Unix domain socket's peer (app::start_unix) has no address
+    } else if (!ec) {
+        // On a dual-stack listener an IPv4 client arrives as ::ffff:a.b.c.d: say a.b.c.d.
+        const auto address = peer.address();
+        remote_ip_ =
+            address.is_v6() && address.to_v6().is_v4_mapped()
+                ? asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).to_string()
+                : address.to_string();
+    }
     // A client that connects and sends nothing is closed without an answer.
     accepted_at_ = clock::now();
     set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+    if (owner_.settings().proxy_protocol) {
+        read_proxy_header(tls);
+        return;
+    }
     if (tls) {
         start_handshake(tls);
         return;
@@ -66,8 +81,20 @@ void connection::reject() {
 }
 
 void connection::stop_when_idle() {
-    if ((phase_ == phase::reading && !parser_.in_progress()) || phase_ == phase::handshaking) {
+    // Between requests, a connection whose next request has already arrived (unread in the
+    // socket) is not idle: closing it would lose a request the client has sent (a proxy
+    // cannot retry a POST). It is read and answered with Connection: close. So is a
+    // connection just opened, whose first request is on its way: it gets a short wait.
+    if (phase_ == phase::handshaking) {
         close();
+    } else if (phase_ == phase::reading && !parser_.in_progress() && !request_waiting()) {
+        if (served_ != 0 || tls_) {
+            close();
+        } else {
+            set_deadline(std::min<clock::duration>(owner_.settings().first_byte_timeout,
+                                                   first_request_wait_at_stop),
+                         deadline_kind::idle);
+        }
     }
     // A request waiting for a blocking handler that has not started is answered now (503);
     // one whose handler runs is answered when it returns.
@@ -77,6 +104,12 @@ void connection::stop_when_idle() {
     if (stream_ && stream_->end_on_stop() && phase_ == phase::streaming) pull_stream();
     // Otherwise the request in progress is answered with Connection: close (answer() sees
     // the worker stopping) and the connection closes after that write.
+}
+
+bool connection::request_waiting() noexcept {
+    if (!input_.empty()) return true;
+    char byte = 0;
+    return ::recv(socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
 void connection::close() noexcept {
@@ -234,8 +267,8 @@ void connection::answer(request& req) {
 
 void connection::finish_answer(request& req) {
     const auto limit = owner_.settings().max_requests_per_connection;
-    const bool close =
-        !req.keep_alive || response_.close || owner_.stopping() || (limit != 0 && served_ >= limit);
+    const bool close = !req.keep_alive || response_.close || owner_.closing_connections() ||
+                       (limit != 0 && served_ >= limit);
     if (response_.upgrade && response_.status == 101) {
         start_upgrade();
         return;

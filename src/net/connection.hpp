@@ -58,7 +58,14 @@ private:
     enum class phase { handshaking, reading, writing, waiting, streaming, lingering, closed };
     enum class deadline_kind { none, idle, header, body, write, linger, stream_idle, handshake };
 
+    // How long a stop waits for the first request of a connection accepted just before it.
+    static constexpr std::chrono::milliseconds first_request_wait_at_stop{500};
     void read();
+    // Bytes of a next request have arrived (buffered, or unread in the socket).
+    bool request_waiting() noexcept;
+    // The PROXY protocol header first (connection_proxy.cpp), then TLS or HTTP.
+    void read_proxy_header(std::shared_ptr<const tls_context> tls);
+    void on_proxy_bytes();
     // TLS (connection_tls.cpp): the handshake, then reads and writes through the session.
     void start_handshake(const std::shared_ptr<const tls_context>& context);
     void hello_arrived();
@@ -145,6 +152,10 @@ private:
     std::string client_subject_;       // of a verified client certificate (mutual TLS)
     std::uint16_t redirect_port_ = 0;  // the plain listener's redirect to HTTPS (0: none)
     clock::time_point accepted_at_{};
+    // config::proxy_protocol: the header's bytes so far, and the TLS context to start with
+    // once it is read.
+    std::string proxy_bytes_;
+    std::shared_ptr<const tls_context> proxy_tls_;
 
     phase phase_ = phase::reading;
     bool reading_ = false;  // an async read is outstanding

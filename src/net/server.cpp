@@ -3,13 +3,22 @@
 #include "net/worker.hpp"
 
 #include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/ip/v6_only.hpp>
 #include <asio/post.hpp>
 #include <asio/signal_set.hpp>
 
 #include <pthread.h>
 #include <signal.h>
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <mutex>
@@ -55,8 +64,94 @@ void refuse_port_in_use(const asio::ip::tcp::endpoint& endpoint) {
     asio::io_context io;
     asio::ip::tcp::acceptor probe(io);
     probe.open(endpoint.protocol());
+    if (endpoint.address().is_v6() && endpoint.address().is_unspecified()) {
+        probe.set_option(asio::ip::v6_only(false));  // as the workers bind it: IPv4 too
+    }
     probe.set_option(asio::socket_base::reuse_address(true));  // TIME_WAIT is not "in use"
     probe.bind(endpoint);
+}
+
+// An IP address as it is, a host name resolved once (getaddrinfo): its first IPv4 address,
+// since IPv4 clients are the common case for a name like "localhost", else its first one.
+asio::ip::address resolve_host(const std::string& host) {
+    std::error_code ec;
+    const auto literal = asio::ip::make_address(host, ec);
+    if (!ec) return literal;
+    asio::io_context io;
+    asio::ip::tcp::resolver resolver(io);
+    const auto results = resolver.resolve(host, "", ec);
+    if (ec || results.empty()) {
+        throw std::system_error(ec ? ec : make_error_code(asio::error::host_not_found),
+                                "tern: cannot listen on '" + host +
+                                    "': not an IP address, and the name does not resolve");
+    }
+    for (const auto& entry : results) {
+        if (entry.endpoint().address().is_v4()) return entry.endpoint().address();
+    }
+    return results.begin()->endpoint().address();
+}
+
+// What app::start_fd accepts: a listening stream socket, TCP (IPv4 or IPv6) or Unix.
+void check_listening_socket(int fd) {
+    int listening = 0;
+    int type = 0;
+    socklen_t len = sizeof listening;
+    const bool is_listening =
+        ::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening != 0;
+    len = sizeof type;
+    const bool is_stream =
+        ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+    sockaddr_storage addr{};
+    len = sizeof addr;
+    const bool is_ip_or_unix =
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0 &&
+        (addr.ss_family == AF_INET || addr.ss_family == AF_INET6 || addr.ss_family == AF_UNIX);
+    if (!is_listening || !is_stream || !is_ip_or_unix) {
+        throw std::invalid_argument("tern: listen_fd(" + std::to_string(fd) +
+                                    "): not a listening TCP or Unix stream socket");
+    }
+}
+
+[[noreturn]] void throw_errno(int err, const std::string& what) {
+    throw std::system_error(err, std::generic_category(), "tern: " + what);
+}
+
+// A listening Unix domain socket at `path` with `permissions`. A socket file left by a
+// process that is gone (nothing accepts on it) is replaced; anything else at the path (a
+// live socket, a regular file) is an error, never deleted.
+int open_unix_listener(const std::string& path, unsigned permissions) {
+    sockaddr_un addr{};
+    if (path.empty() || path.size() >= sizeof addr.sun_path) {
+        throw std::invalid_argument("tern: Unix socket path '" + path +
+                                    "' is empty or longer than " +
+                                    std::to_string(sizeof addr.sun_path - 1) + " bytes");
+    }
+    addr.sun_family = AF_UNIX;
+    path.copy(addr.sun_path, path.size());
+    const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) {
+            throw std::invalid_argument("tern: '" + path + "' exists and is not a socket");
+        }
+        const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (probe < 0) throw_errno(errno, "socket(AF_UNIX)");
+        const bool live = ::connect(probe, sa, sizeof addr) == 0 || errno != ECONNREFUSED;
+        ::close(probe);
+        if (live) throw_errno(EADDRINUSE, "Unix socket '" + path + "' is in use");
+        ::unlink(path.c_str());  // stale: its process is gone
+    }
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) throw_errno(errno, "socket(AF_UNIX)");
+    // The mode is set before anyone can connect: bind creates the file, listen opens it.
+    if (::bind(fd, sa, sizeof addr) != 0 || ::chmod(path.c_str(), permissions) != 0 ||
+        ::listen(fd, SOMAXCONN) != 0) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(path.c_str());
+        throw_errno(err, "cannot listen on Unix socket '" + path + "'");
+    }
+    return fd;
 }
 
 }  // namespace
@@ -67,6 +162,18 @@ struct server::impl {
     std::vector<std::thread> threads;
     std::uint16_t port = 0;
     std::uint16_t plain_port = 0;  // the plain-HTTP listener beside HTTPS, 0 when none
+
+    // The grace period of health_config: a thread that waits it out, then stops.
+    std::thread grace;
+    std::mutex grace_mutex;
+    std::condition_variable grace_cv;
+    bool grace_started = false;
+    bool grace_cut = false;
+
+    // start_unix: the socket tern made (closed when the server ends) and its path (removed
+    // when the stop closes the listener).
+    int own_fd = -1;
+    std::string unix_path;
 
     // listen(): a private loop in the caller's thread waiting for a signal or a stop.
     std::mutex waiter_mutex;
@@ -82,16 +189,81 @@ server::server(const config& settings, request_handler& handler)
     : impl_(std::make_unique<impl>(settings, handler)) {}
 
 server::~server() {
+    cut_grace();
     begin_stop();
     if (!on_worker_thread()) join();
+    if (impl_->grace.joinable()) impl_->grace.join();
+    if (impl_->own_fd >= 0) ::close(impl_->own_fd);
+}
+
+std::string server::all_interfaces() {
+    // A host without IPv6 (a container with it disabled) cannot open an IPv6 socket.
+    const int probe = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe < 0) return "0.0.0.0";
+    ::close(probe);
+    return "::";
+}
+
+unsigned server::thread_count() const noexcept {
+    const auto& settings = impl_->shared.settings;
+    return settings.threads != 0 ? settings.threads
+                                 : std::max(1u, std::thread::hardware_concurrency());
+}
+
+void server::start_unix(const std::string& path, unsigned permissions) {
+    auto& s = *impl_;
+    s.own_fd = open_unix_listener(path, permissions);
+    s.unix_path = path;
+    try {
+        start_fd(s.own_fd);
+    } catch (...) {
+        ::unlink(path.c_str());
+        throw;
+    }
+}
+
+void server::start_fd(int fd) {
+    auto& s = *impl_;
+    check_listening_socket(fd);
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    const bool unix_socket = addr.ss_family == AF_UNIX;
+    const auto& tls = s.shared.settings.tls;
+    if (unix_socket && tls && tls->http_port) {
+        throw std::invalid_argument(
+            "tern: tls http_port has no address to bind beside a Unix socket");
+    }
+    if (tls) s.shared.tls = tls_context::build(*tls, s.shared.settings.http2);
+    const unsigned n = thread_count();
+    for (unsigned i = 0; i < n; ++i) {
+        auto w = std::make_unique<worker>(s.shared);
+        w->adopt(fd);
+        s.workers.push_back(std::move(w));
+    }
+    if (!unix_socket) {
+        const auto endpoint = s.workers.front()->local_endpoint();
+        // With HTTPS, the plain-HTTP listener beside it binds as start() does, on the
+        // socket's address.
+        if (tls && tls->http_port) {
+            asio::ip::tcp::endpoint plain(endpoint.address(), *tls->http_port);
+            if (*tls->http_port != 0) refuse_port_in_use(plain);
+            for (auto& w : s.workers) {
+                w->bind_plain(plain);
+                plain.port(w->plain_endpoint().port());
+            }
+            s.plain_port = plain.port();
+        }
+        s.port = endpoint.port();
+    }
+    s.shared.https_port = s.port;
+    launch();
 }
 
 void server::start(const std::string& host, std::uint16_t port) {
     auto& s = *impl_;
-    const unsigned n = s.shared.settings.threads != 0
-                           ? s.shared.settings.threads
-                           : std::max(1u, std::thread::hardware_concurrency());
-    asio::ip::tcp::endpoint endpoint(asio::ip::make_address(host), port);
+    const unsigned n = thread_count();
+    asio::ip::tcp::endpoint endpoint(resolve_host(host), port);
     // The certificates are loaded before anything binds: a bad file is an error at start.
     if (s.shared.settings.tls)
         s.shared.tls = tls_context::build(*s.shared.settings.tls, s.shared.settings.http2);
@@ -119,6 +291,11 @@ void server::start(const std::string& host, std::uint16_t port) {
     s.port = endpoint.port();
     s.plain_port = plain ? plain->port() : 0;
     s.shared.https_port = s.port;
+    launch();
+}
+
+void server::launch() {
+    auto& s = *impl_;
     for (auto& w : s.workers) {
         s.threads.emplace_back([this, w = w.get()] {
             current_server = this;
@@ -134,11 +311,50 @@ std::uint16_t server::plain_port() const noexcept { return impl_->plain_port; }
 
 void server::begin_stop() noexcept {
     auto& s = *impl_;
+    {
+        std::lock_guard lock(s.waiter_mutex);
+        s.stop_requested = true;
+        if (s.waiting) s.waiter.stop();
+    }
+    const auto& health = s.shared.settings.health;
+    if (!health || health->grace.count() <= 0) {
+        stop_accepting();
+        return;
+    }
+    std::lock_guard lock(s.grace_mutex);
+    if (s.grace_started) return;
+    s.grace_started = true;
+    // Readiness turns first; the listener stays open until the balancer has seen it.
+    s.shared.closing_connections.store(true, std::memory_order_relaxed);
+    s.shared.handler.stop_began();
+    try {
+        s.grace = std::thread([this, grace = health->grace] {
+            auto& st = *impl_;
+            {
+                std::unique_lock wait_lock(st.grace_mutex);
+                st.grace_cv.wait_for(wait_lock, grace, [&] { return st.grace_cut; });
+            }
+            stop_accepting();
+        });
+    } catch (const std::system_error&) {
+        stop_accepting();  // no thread to wait with: stop without the grace
+    }
+}
+
+void server::stop_accepting() noexcept {
+    auto& s = *impl_;
+    s.shared.closing_connections.store(true, std::memory_order_relaxed);
     if (s.shared.stopping.exchange(true)) return;
+    // A client connecting from now on finds no socket file (ENOENT), not a dead one.
+    if (!s.unix_path.empty()) ::unlink(s.unix_path.c_str());
     for (auto& w : s.workers) w->post_stop();
-    std::lock_guard lock(s.waiter_mutex);
-    s.stop_requested = true;
-    if (s.waiting) s.waiter.stop();
+}
+
+void server::cut_grace() noexcept {
+    auto& s = *impl_;
+    std::lock_guard lock(s.grace_mutex);
+    s.grace_cut = true;
+    s.grace_cv.notify_all();
 }
 
 void server::reload_tls() {
@@ -195,6 +411,8 @@ void server::join() {
     for (auto& t : impl_->threads) {
         if (t.joinable()) t.join();
     }
+    // The workers have stopped, so the grace thread has ended its wait (or is about to).
+    if (impl_->grace.joinable()) impl_->grace.join();
 }
 
 server_stats server::stats() const noexcept {

@@ -23,11 +23,21 @@ public:
     /// Binds every worker to `host`:`port` and starts their threads. Throws
     /// std::system_error when the address is invalid or the port cannot be bound.
     void start(const std::string& host, std::uint16_t port);
+    /// As `start`, on the listening socket `fd` made elsewhere (app::start_fd). Throws
+    /// std::invalid_argument when `fd` is not a listening TCP or Unix stream socket.
+    void start_fd(int fd);
+    /// As `start`, on a Unix domain socket made at `path` with `permissions` (app::start_unix);
+    /// the path is removed when the stop closes the listener.
+    void start_unix(const std::string& path, unsigned permissions);
     /// The bound port.
     std::uint16_t port() const noexcept;
     /// The plain-HTTP listener's port beside HTTPS; 0 when there is none.
     std::uint16_t plain_port() const noexcept;
-    /// Thread-safe and idempotent: stop accepting and drain (see app::stop).
+    /// Where `app::listen(port)` binds: "::" (dual-stack) when the host has IPv6, else
+    /// "0.0.0.0".
+    static std::string all_interfaces();
+    /// Thread-safe and idempotent: stop accepting and drain (see app::stop), after the
+    /// grace period of health_config when set (readiness 503, connections closing).
     void begin_stop() noexcept;
     /// Re-reads the TLS certificates (app::reload_tls). Throws std::invalid_argument, and
     /// keeps the certificates in use, when they cannot be loaded.
@@ -48,6 +58,14 @@ public:
     bool on_worker_thread() const noexcept;
 
 private:
+    unsigned thread_count() const noexcept;
+    // Starts one thread per bound worker.
+    void launch();
+    // The stop proper: the listener closes and the workers drain.
+    void stop_accepting() noexcept;
+    // Ends a grace period early (the server is being destroyed).
+    void cut_grace() noexcept;
+
     struct impl;
     std::unique_ptr<impl> impl_;
 };

@@ -5,9 +5,11 @@
 #include "net/connection.hpp"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
+#include <asio/ip/v6_only.hpp>
 
 #include <cerrno>
 #include <cstdio>
@@ -53,6 +55,10 @@ worker::~worker() {
 
 void worker::open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint) {
     l.acceptor.open(endpoint.protocol());
+    // "::" serves IPv4 too (as ::ffff:a.b.c.d), whatever net.ipv6.bindv6only says.
+    if (endpoint.address().is_v6() && endpoint.address().is_unspecified()) {
+        l.acceptor.set_option(asio::ip::v6_only(false));
+    }
     l.acceptor.set_option(asio::socket_base::reuse_address(true));
     l.acceptor.set_option(reuse_port(true));
     l.acceptor.bind(endpoint);
@@ -60,6 +66,30 @@ void worker::open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint)
 }
 
 void worker::bind(const asio::ip::tcp::endpoint& endpoint) { open_listener(main_, endpoint); }
+
+void worker::adopt(int fd) {
+    // A duplicate per worker: each loop watches the one socket (and its one accept queue)
+    // through its own descriptor, and closes only that at stop.
+    const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) throw std::system_error(errno, std::generic_category(), "tern: dup listen fd");
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    if (::getsockname(own, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+        const int err = errno;
+        ::close(own);
+        throw std::system_error(err, std::generic_category(), "tern: getsockname on listen fd");
+    }
+    // A Unix socket is accepted through the same acceptor type: accept(2) and the reads and
+    // writes are the same calls; only TCP options (ignored where they fail) differ.
+    const auto protocol = addr.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4();
+    std::error_code ec;
+    main_.adopted = true;
+    main_.acceptor.assign(protocol, own, ec);
+    if (ec) {
+        ::close(own);
+        throw std::system_error(ec, "tern: adopt listen fd");
+    }
+}
 
 void worker::bind_plain(const asio::ip::tcp::endpoint& endpoint) {
     plain_.plain = true;
@@ -244,29 +274,46 @@ void worker::handshake_ended(bool completed, const char* failure,
     unlogged_failures_ = 0;
 }
 
+void worker::accepted(listener& l, asio::ip::tcp::socket socket) {
+    bump(accepted_);
+    auto conn = std::make_shared<connection>(std::move(socket), *this);
+    const std::shared_ptr<const tls_context> tls = l.plain ? nullptr : tls_;
+    const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
+    if (open >= shared_.settings.max_concurrent_connections) {
+        shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
+        bump(refused_);
+        // A 503 in plain text means nothing to a TLS client, and a handshake to say it
+        // costs what the refusal saves: an HTTPS connection just closes.
+        if (!tls) conn->reject();
+        return;
+    }
+    connections_.insert(conn.get());
+    // The plain listener beside HTTPS either redirects every request to the HTTPS port or
+    // serves the app (tls_config::http).
+    const bool redirect = l.plain && shared_.settings.tls->http == tern::plain_http::redirect;
+    conn->start(tls, redirect ? shared_.https_port : std::uint16_t{0});
+}
+
+void worker::take_queued(listener& l) {
+    // Closing a listening socket resets the connections still in its accept queue: their
+    // handshake is done, so the client may have sent its request already. This worker's own
+    // SO_REUSEPORT socket has nobody to hand them to, so they are accepted now and served
+    // with the drain (their answers close). A socket made elsewhere keeps its queue for the
+    // process that serves it next.
+    if (l.adopted || !l.acceptor.is_open()) return;
+    std::error_code ec;
+    l.acceptor.non_blocking(true, ec);
+    for (std::size_t i = 0; i < max_queued_at_stop && !ec; ++i) {
+        asio::ip::tcp::socket socket(io_context_);
+        l.acceptor.accept(socket, ec);
+        if (!ec) accepted(l, std::move(socket));
+    }
+}
+
 void worker::accept(listener& l) {
     l.acceptor.async_accept([this, &l](std::error_code ec, asio::ip::tcp::socket socket) {
         if (ec == asio::error::operation_aborted || !l.acceptor.is_open()) return;
-        if (!ec) {
-            bump(accepted_);
-            auto conn = std::make_shared<connection>(std::move(socket), *this);
-            const std::shared_ptr<const tls_context> tls = l.plain ? nullptr : tls_;
-            const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
-            if (open >= shared_.settings.max_concurrent_connections) {
-                shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
-                bump(refused_);
-                // A 503 in plain text means nothing to a TLS client, and a handshake to
-                // say it costs what the refusal saves: an HTTPS connection just closes.
-                if (!tls) conn->reject();
-            } else {
-                connections_.insert(conn.get());
-                // The plain listener beside HTTPS either redirects every request to the
-                // HTTPS port or serves the app (tls_config::http).
-                const bool redirect =
-                    l.plain && shared_.settings.tls->http == tern::plain_http::redirect;
-                conn->start(tls, redirect ? shared_.https_port : std::uint16_t{0});
-            }
-        }
+        if (!ec) accepted(l, std::move(socket));
         if (ec) {
             // EMFILE, ENFILE, ENOBUFS: the listener is fine but this process is out of a
             // resource. Retrying at once would spin; wait for connections to close.
@@ -285,6 +332,7 @@ void worker::stop() {
     draining_ = true;
     std::error_code ignored;
     for (auto* l : {&main_, &plain_}) {
+        take_queued(*l);
         l->acceptor.close(ignored);
         cancel_waits(l->retry);
     }

@@ -42,6 +42,9 @@ struct shared_state {
     std::uint16_t https_port = 0;  // where the plain listener redirects to (set at start)
     std::atomic<std::size_t> open_connections{0};
     std::atomic<bool> stopping{false};
+    // Set when a stop begins, before the grace period (health_config::grace) and the stop
+    // itself: HTTP/1 responses close their connections from then on.
+    std::atomic<bool> closing_connections{false};
     // The drain: each worker reports once, when it has no connection left after a stop.
     // `stragglers`: some worker still waits then for a blocking handler's answer.
     std::mutex drain_mutex{};
@@ -58,8 +61,12 @@ public:
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
-    /// Opens this worker's acceptor on `endpoint` with SO_REUSEPORT. Throws std::system_error.
+    /// Opens this worker's acceptor on `endpoint` with SO_REUSEPORT (and dual-stack when
+    /// `endpoint` is IPv6's any address). Throws std::system_error.
     void bind(const asio::ip::tcp::endpoint& endpoint);
+    /// Accepts from a duplicate of the listening socket `fd`, made and owned elsewhere (the
+    /// duplicate is this worker's to close). Throws std::system_error.
+    void adopt(int fd);
     /// With HTTPS: opens the plain-HTTP acceptor beside it (tls_config::http_port).
     void bind_plain(const asio::ip::tcp::endpoint& endpoint);
     /// The endpoint the acceptor is bound to.
@@ -91,6 +98,10 @@ public:
     loop_state& app_state() noexcept override { return *app_state_; }
     bool stopping() const noexcept override {
         return shared_.stopping.load(std::memory_order_relaxed);
+    }
+    /// A stop has begun (its grace period included): responses close their connections.
+    bool closing_connections() const noexcept {
+        return shared_.closing_connections.load(std::memory_order_relaxed);
     }
     /// Removes a closed connection from this worker's list.
     void forget(connection* c) noexcept;
@@ -128,8 +139,13 @@ private:
         asio::ip::tcp::acceptor acceptor;
         asio::steady_timer retry;  // after EMFILE and the like
         bool plain = false;        // the plain-HTTP listener beside HTTPS
+        bool adopted = false;      // a duplicate of a socket made elsewhere (adopt)
     };
+    // At most this many queued connections are taken at a stop (take_queued).
+    static constexpr std::size_t max_queued_at_stop = 4096;
     void accept(listener& l);
+    void accepted(listener& l, asio::ip::tcp::socket socket);
+    void take_queued(listener& l);
     void open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint);
     void wait_for_messages();
     void on_messages();

@@ -263,4 +263,21 @@ app.ws("/chat/{room}", [&lobby](tern::ws_handlers& ws) {
 });
 }
 }  // namespace docs_websocket
+namespace docs_deploy {
+void snippets(tern::app& app) {
+tern::health_config health;
+health.grace = std::chrono::seconds(5);  // the balancer's check interval × its threshold
+app.health(health);                      // GET /ready and GET /live
+}
+void activation(tern::app& app) {
+if (const auto fds = tern::listen_fds(); !fds.empty()) {
+    app.listen_fd(fds[0]);  // the socket systemd passed (LISTEN_FDS, fd 3)
+} else {
+    app.listen(8080);
+}
+}
+void proxied(tern::app& app) {
+app.proxy_protocol(true);  // every connection starts with a PROXY v1 or v2 header
+}
+}  // namespace docs_deploy
 // clang-format on

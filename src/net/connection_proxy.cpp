@@ -1,0 +1,77 @@
+// The PROXY protocol header (config::proxy_protocol) before a connection's first request or
+// TLS hello: read without ever consuming a byte of the client's own data, so what follows
+// (HTTP, or a TLS hello) is read as on any connection.
+#include "http/proxy_header.hpp"
+#include "net/connection.hpp"
+#include "net/worker.hpp"
+
+#include <sys/socket.h>
+
+#include <array>
+#include <cerrno>
+#include <utility>
+
+namespace tern::detail {
+
+void connection::read_proxy_header(std::shared_ptr<const tls_context> tls) {
+    proxy_tls_ = std::move(tls);
+    phase_ = phase::handshaking;  // closed at once by a stop, as a TLS handshake is
+    socket_.async_wait(asio::socket_base::wait_read,
+                       [self = shared_from_this()](std::error_code ec) {
+                           if (self->phase_ != phase::handshaking) return;
+                           if (ec) {
+                               self->close();
+                               return;
+                           }
+                           self->on_proxy_bytes();
+                       });
+}
+
+void connection::on_proxy_bytes() {
+    // The whole header has the header deadline, counted from the accept.
+    set_deadline_at(accepted_at_ + owner_.settings().header_timeout, deadline_kind::handshake);
+    std::array<char, max_proxy_header> peeked;
+    const auto room = max_proxy_header - proxy_bytes_.size();
+    const auto n = ::recv(socket_.native_handle(), peeked.data(), room, MSG_PEEK);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        read_proxy_header(std::move(proxy_tls_));
+        return;
+    }
+    if (n <= 0) {
+        close();  // the balancer left, or an error
+        return;
+    }
+    std::string candidate = proxy_bytes_;
+    candidate.append(peeked.data(), static_cast<std::size_t>(n));
+    const auto header = parse_proxy_header(candidate);
+    if (header.result == proxy_header::state::invalid) {
+        // Not from the balancer this listener trusts (or a broken one): nothing to answer,
+        // since whoever sent it does not speak the protocol expected here.
+        close();
+        return;
+    }
+    // Incomplete: every byte seen is header. Done: only the header's bytes are taken.
+    const auto take = header.result == proxy_header::state::done ? header.size - proxy_bytes_.size()
+                                                                 : static_cast<std::size_t>(n);
+    const auto consumed = ::recv(socket_.native_handle(), peeked.data(), take, 0);
+    if (consumed != static_cast<ssize_t>(take)) {
+        close();  // the peeked bytes are in the socket's buffer: anything else is an error
+        return;
+    }
+    if (header.result == proxy_header::state::incomplete) {
+        proxy_bytes_ = std::move(candidate);
+        read_proxy_header(std::move(proxy_tls_));
+        return;
+    }
+    if (!header.source.empty()) remote_ip_ = header.source;
+    std::string().swap(proxy_bytes_);
+    phase_ = phase::reading;
+    set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+    if (auto tls = std::move(proxy_tls_)) {
+        start_handshake(tls);
+        return;
+    }
+    read();
+}
+
+}  // namespace tern::detail
