@@ -39,8 +39,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import (BENCH, CLK_TCK, cpu_ticks, free_port, log, mem_of, parse_cpus, proc_tree,
-                    raise_fd_limit)
+from common import (BENCH, CLK_TCK, cpu_busy_ticks, cpu_ticks, free_port, log, mem_of, parse_cpus,
+                    proc_tree, raise_fd_limit)
 from load import UNIT_MS, parse_wrk, run_wrk
 from servers import stop_proc
 
@@ -414,6 +414,8 @@ class Sampler:
 
 def measure(a, app: App, step: Step) -> dict:
     pids = proc_tree(app.proc.pid)
+    server_cpus = parse_cpus(a.server_cpus)
+    busy0, total0 = cpu_busy_ticks(server_cpus)
     t0 = cpu_ticks(pids)
     sampler = Sampler(app.proc.pid)
     wall0 = time.monotonic()
@@ -421,11 +423,15 @@ def measure(a, app: App, step: Step) -> dict:
     wall = time.monotonic() - wall0
     sampler.stop()
     t1 = cpu_ticks(proc_tree(app.proc.pid) or pids)
+    busy1, total1 = cpu_busy_ticks(server_cpus)
     r = parse_ab(text) if step.tool == "ab" else parse_wrk_full(text)
     server_cpu_s = (t1 - t0) / CLK_TCK
     r["server_cpu_pct"] = 100.0 * server_cpu_s / wall
     r["us_per_req"] = (1e6 * server_cpu_s / r["requests"]) if r["requests"] else None
     r["load_cpu_pct"] = 100.0 * load_cpu / wall
+    # Busy time of the server CPUs that was not the server's: the database server (for the
+    # db workloads) and everything else on the machine (noise).
+    r["other_pct"] = max(0.0, 100.0 * ((busy1 - busy0) - (t1 - t0)) / max(1, total1 - total0))
     r["rss_max_kib"] = sampler.rss
     r["threads_max"] = sampler.threads
     r["alive"] = app.proc.poll() is None
@@ -464,7 +470,9 @@ def run(a) -> dict:
     work = Path(tempfile.mkdtemp(prefix="tern-apps-"))
     work.chmod(0o755)  # nginx's workers run as nobody when started as root
     apps_obj = Apps(a, work)
-    results: dict = {"steps": [], "left_out": {}, "fd_limit": limit, "notes": []}
+    results: dict = {"steps": [], "left_out": {}, "fd_limit": limit,
+                     "loadavg_start": open("/proc/loadavg").read().split()[:3],
+                     "started": time.strftime("%Y-%m-%d %H:%M")}
     running: list[App] = []
 
     def stop_all():
@@ -524,7 +532,7 @@ def run(a) -> dict:
                         runs[app.name].append(r)
                         log(f"  {key} c={step.conns} r{rnd + 1} {app.name:11s} {r['rps']:>10,.0f} req/s "
                             f"p99 {fmt(r['p99'], 2):>8s} ms  cpu {r['server_cpu_pct']:5.1f}%  "
-                            f"load {r['load_cpu_pct']:5.1f}%  rss {r['rss_max_kib'] / 1024:6.1f} MiB  "
+                            f"load {r['load_cpu_pct']:5.1f}%  other {r['other_pct']:5.1f}%  rss {r['rss_max_kib'] / 1024:6.1f} MiB  "
                             f"thr {r['threads_max']}  err {r['errors']}/{r['timeouts']}/{r['non2xx']}")
                 for app in live:
                     alive = app.proc.poll() is None
@@ -539,6 +547,7 @@ def run(a) -> dict:
                         "p99": med([r["p99"] for r in rs]),
                         "us": med([r["us_per_req"] for r in rs]),
                         "cpu": med([r["server_cpu_pct"] for r in rs]),
+                        "other": med([r["other_pct"] for r in rs]),
                         "errors": sum(r["errors"] + r["timeouts"] for r in rs),
                         "non2xx": sum(r["non2xx"] for r in rs),
                         "failed": sum(r["failed"] or 0 for r in rs) if step.tool == "ab" else None,
@@ -553,6 +562,7 @@ def run(a) -> dict:
                 results["steps"].append(rec)
         if apps_obj.pg is not None:
             results["postgres"] = apps_obj.pg.version()
+        results["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
     finally:
         stop_all()
         if apps_obj.pg is not None:
@@ -581,7 +591,13 @@ def report(results: dict, a) -> str:
              f"CPU {a.load_cpus}; every server fresh for each step. Peak RSS: VmHWM summed over "
              "the process tree (the database server not counted); threads: the most seen. "
              "tern ÷ peer: tern's req/s over the peer's, both from this run (>1: tern "
-             "answered more); the SQLite row has no peer.", ""]
+             "answered more); the SQLite row has no peer. *server CPU %*: the server's "
+             "process tree, of one core; *other %*: the rest of the server CPU's busy time "
+             "(PostgreSQL in the db rows, other people's work always).", "",
+             f"Started {results.get('started')}; load average at the start "
+             f"{' '.join(results.get('loadavg_start', []))}, at the end "
+             f"{' '.join(results.get('loadavg_end', []))} (a 2-core machine: above 2, other "
+             "work waited for the CPUs).", ""]
     if results.get("postgres"):
         lines += [f"PostgreSQL: {results['postgres']}, default settings, pinned with the servers.", ""]
     for rec in results["steps"]:
@@ -590,8 +606,9 @@ def report(results: dict, a) -> str:
         ab = rec["tool"] == "ab"
         lines.append("| server | req/s (min–max) | p50 ms | p90 ms | p99 ms | "
                      + ("failed | " if ab else "errors | non-2xx | ")
-                     + "peak RSS MiB | threads | CPU µs/req | tern ÷ peer req/s |")
-        lines.append("|---|---:|---:|---:|---:|" + ("---:|" if ab else "---:|---:|") + "---:|---:|---:|---:|")
+                     + "peak RSS MiB | threads | server CPU % | other % | CPU µs/req | tern ÷ peer req/s |")
+        lines.append("|---|---:|---:|---:|---:|" + ("---:|" if ab else "---:|---:|")
+                     + "---:|---:|---:|---:|---:|---:|")
         srv = rec["servers"]
         for name, s in srv.items():
             base = "tern-sqlite" if name == "tern-sqlite" else (
@@ -601,7 +618,8 @@ def report(results: dict, a) -> str:
                      f"{fmt(s['rps'])} ({fmt(s['rps_min'])}–{fmt(s['rps_max'])})",
                      fmt(s["p50"], 2), fmt(s["p90"], 2), fmt(s["p99"], 2)]
             cells += [fmt(s["failed"])] if ab else [fmt(s["errors"]), fmt(s["non2xx"])]
-            cells += [fmt(s["peak_rss_kib"] / 1024, 1), fmt(s["threads"]), fmt(s["us"], 1),
+            cells += [fmt(s["peak_rss_kib"] / 1024, 1), fmt(s["threads"]), fmt(s["cpu"], 0),
+                      fmt(s["other"], 0), fmt(s["us"], 1),
                       "" if name == base else ratio(ref, s["rps"])]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
