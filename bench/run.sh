@@ -11,7 +11,7 @@
 #                                only the real-app workloads (issue 19; bench/lib/apps.py):
 #                                tern's examples/jwt_login, examples/todo (SQLite and a
 #                                PostgreSQL of the run's own) and bench_app beside Go, Node and
-#                                nginx; builds only what they need; about 13 minutes
+#                                nginx; builds only what they need; about 17 minutes
 #
 # Options (see bench/README.md):
 #   --quick                3 rounds of 1 s, no warm-up, 5 startup samples, 1,000 idle
