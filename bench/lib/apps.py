@@ -23,6 +23,9 @@ bench/peers/node's npm packages into the build folder. Method (see bench/README.
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
+import hmac
 import http.client
 import json
 import os
@@ -279,6 +282,27 @@ def wait_ready(app: App, timeout: float = 20.0) -> bool:
     return False
 
 
+def b64url(data: str) -> bytes:
+    return base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
+
+
+def hs256_problem(token: str) -> str:
+    """'' when `token` is an HS256 JWT signed with JWT_SECRET whose exp is after iat."""
+    try:
+        head, body, sig = token.split(".")
+        header, claims = json.loads(b64url(head)), json.loads(b64url(body))
+        want = hmac.new(JWT_SECRET.encode(), f"{head}.{body}".encode(), hashlib.sha256).digest()
+    except ValueError as e:
+        return f"not a JWT ({e})"
+    if header.get("alg") != "HS256":
+        return f"header {header}"
+    if not hmac.compare_digest(b64url(sig), want):
+        return "the HMAC-SHA256 signature does not match JWT_SECRET"
+    if not claims.get("exp", 0) > claims.get("iat", 0) or claims.get("sub") != "alice":
+        return f"claims {claims}"
+    return ""
+
+
 def check_answers(app: App, key: str) -> str:
     """What the server answers on the workload's route; '' when it is the expected answer."""
     try:
@@ -292,6 +316,9 @@ def check_answers(app: App, key: str) -> str:
             conn.close()
             if claims.get("sub") != "alice":
                 return f"POST /login then GET /me gave {status}/{r.status}"
+            why = hs256_problem(token)
+            if why:
+                return f"the token of POST /login: {why}"
             status, _ = request(app.port, "POST", "/login", b'{"username":"alice","password":"x"}')
             if status != 401:
                 return f"a wrong password gave {status}, not 401"
