@@ -6,6 +6,12 @@
 #
 #   bench/run.sh                 the full run (5 rounds x 3 s; about 13 min on 2 cores)
 #   bench/run.sh --quick         a smoke run that finishes in under 3 minutes once built
+#                                (plus about 5 minutes for the real-app workloads)
+#   bench/run.sh --workloads jwt,health,db-read,db-write,users1k
+#                                only the real-app workloads (issue 19; bench/lib/apps.py):
+#                                tern's examples/jwt_login, examples/todo (SQLite and a
+#                                PostgreSQL of the run's own) and bench_app beside Go, Node and
+#                                nginx; builds only what they need; about 17 minutes
 #
 # Options (see bench/README.md):
 #   --quick                3 rounds of 1 s, no warm-up, 5 startup samples, 1,000 idle
@@ -18,7 +24,10 @@
 #   --load-cpus LIST       CPUs wrk is pinned to (default: 0)
 #   --server-threads N     threads/workers/processes per server where configurable (default 1)
 #   --peers LIST           e.g. tern,ceiling,nginx (default: all)
-#   --workloads LIST       levtus,pipeline,keepalive,post,static-small,static-large
+#   --workloads LIST       levtus,pipeline,keepalive,post,static-small,static-large and the
+#                          real-app ones jwt,health,db-read,db-write,users1k (default: all)
+#   --levels LIST          connections for health, db-read, db-write (default 10,100,500)
+#   --users1k-requests N   ab -n for users1k (default 60000; ab -c is 1000)
 #   --conns W=N            connections for workload W (repeatable), e.g. --conns levtus=1000
 #   --wrk-threads W=N      wrk threads for workload W (repeatable)
 #   --starts N             exec-to-first-response samples per server (default 20)
@@ -35,7 +44,7 @@ repo=$(cd "$bench_dir/.." && pwd)
 
 rounds=5 duration=3 warmup=1 starts=20 idle_conns=10000 micro_time=0.5
 server_cpus=1 load_cpus=0 server_threads=1
-peers="" workloads="" extra=() install=1
+peers="" workloads="" extra=() install=1 levels=10,100,500 users1k_requests=60000
 build_dir="$repo/bench/results/build"
 out=""
 argv="$*"
@@ -50,6 +59,8 @@ while [ $# -gt 0 ]; do
     --server-threads) server_threads=$2; shift ;;
     --peers) peers=$2; shift ;;
     --workloads) workloads=$2; shift ;;
+    --levels) levels=$2; shift ;;
+    --users1k-requests) users1k_requests=$2; shift ;;
     --conns) extra+=(--conns "$2"); shift ;;
     --wrk-threads) extra+=(--wrk-threads "$2"); shift ;;
     --starts) starts=$2; shift ;;
@@ -68,14 +79,32 @@ done
 [ "$(nproc)" -lt 2 ] && echo "run.sh: warning: one CPU; server and wrk will share it" >&2
 [ -n "$out" ] || out="$repo/bench/results/$(date +%Y-%m-%d-%H%M)"
 
+# The real-app workloads (bench/lib/apps.py) and the hello-world ones (bench/lib/bench.py).
+app_keys=" jwt health db-read db-write users1k "
+app_workloads="" base_workloads=""
+if [ -z "$workloads" ]; then
+    app_workloads=$(echo $app_keys | tr ' ' ,)
+else
+    for w in ${workloads//,/ }; do
+        case "$app_keys" in
+        *" $w "*) app_workloads+="${app_workloads:+,}$w" ;;
+        *) base_workloads+="${base_workloads:+,}$w" ;;
+        esac
+    done
+fi
+run_base=1
+[ -n "$workloads" ] && [ -z "$base_workloads" ] && run_base=0
+
 # ---- 1. packages (idempotent: only what is missing, only what Debian has) -------------------
 if [ "$install" -eq 1 ]; then
     "$repo/scripts/install-deps.sh"  # tern's own build dependencies (llhttp >= 9.2 and so on)
     sudo_cmd=()
     [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
     wanted=(wrk nginx libnginx-mod-http-echo h2o libboost-dev golang-go libcpp-httplib-dev
-            gnuplot-nox libbenchmark-dev python3 binutils util-linux procps)
+            gnuplot-nox libbenchmark-dev python3 binutils util-linux procps
+            apache2-utils golang-github-lib-pq-dev postgresql)
     command -v node >/dev/null || wanted+=(nodejs)
+    command -v npm >/dev/null || wanted+=(npm)
     missing=()
     for p in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -97,22 +126,55 @@ echo "run.sh: building into $build_dir"
 mkdir -p "$build_dir"
 cmake -S "$bench_dir/superbuild" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$build_dir/configure.log" 2>&1 ||
     { cat "$build_dir/configure.log" >&2; exit 1; }
-nice cmake --build "$build_dir" >"$build_dir/build.log" 2>&1 ||
+targets=()  # all, unless only the real-app workloads run: then only their examples
+[ "$run_base" -eq 0 ] && targets=(--target bench_app jwt_login todo)
+nice cmake --build "$build_dir" "${targets[@]}" >"$build_dir/build.log" 2>&1 ||
     { tail -40 "$build_dir/build.log" >&2; exit 1; }
 if command -v go >/dev/null; then
-    (cd "$build_dir" && GOCACHE="$build_dir/gocache" GOPATH="$build_dir/gopath" GOFLAGS=-trimpath \
-        nice go build -o go-peer "$bench_dir/peers/go/main.go") || echo "run.sh: the Go peer did not build" >&2
+    if [ "$run_base" -eq 1 ]; then
+        (cd "$build_dir" && GOCACHE="$build_dir/gocache" GOPATH="$build_dir/gopath" GOFLAGS=-trimpath \
+            nice go build -o go-peer "$bench_dir/peers/go/main.go") || echo "run.sh: the Go peer did not build" >&2
+    fi
+    if [ -n "$app_workloads" ]; then
+        # GOPATH mode, offline: lib/pq comes from Debian's golang-github-lib-pq-dev.
+        (cd "$build_dir" && GO111MODULE=off GOCACHE="$build_dir/gocache" \
+            GOPATH="$build_dir/gopath:/usr/share/gocode" GOFLAGS=-trimpath \
+            nice go build -o go-app "$bench_dir/peers/go/app/main.go") ||
+            echo "run.sh: the Go app peer did not build (lib/pq: golang-github-lib-pq-dev)" >&2
+    fi
+fi
+if [ -n "$app_workloads" ] && command -v npm >/dev/null; then
+    # Node's pg package (bench/peers/node/package.json, the versions locked), installed into
+    # the build folder; again only when the lock file changed.
+    node_dir="$build_dir/node"
+    mkdir -p "$node_dir"
+    if ! cmp -s "$bench_dir/peers/node/package-lock.json" "$node_dir/package-lock.json" ||
+        [ ! -d "$node_dir/node_modules/pg" ]; then
+        cp "$bench_dir/peers/node/package.json" "$bench_dir/peers/node/package-lock.json" "$node_dir/"
+        (cd "$node_dir" && npm ci --no-audit --no-fund --omit=dev >npm.log 2>&1) ||
+            echo "run.sh: npm ci for the Node pg peer failed (see $node_dir/npm.log)" >&2
+    fi
 fi
 
 # ---- 3. measure ------------------------------------------------------------------------------
 mkdir -p "$out"
 echo "run.sh: results in $out"
-PYTHONDONTWRITEBYTECODE=1 taskset -c "$load_cpus" python3 "$bench_dir/lib/bench.py" \
-    --build-dir "$build_dir" --out "$out" --rounds "$rounds" --duration "$duration" \
-    --warmup "$warmup" --server-cpus "$server_cpus" --load-cpus "$load_cpus" \
-    --server-threads "$server_threads" --starts "$starts" --idle-conns "$idle_conns" \
-    --micro-min-time "$micro_time" ${peers:+--peers "$peers"} ${workloads:+--workloads "$workloads"} \
-    "${extra[@]}" "--argv=$argv"
+if [ "$run_base" -eq 1 ]; then
+    PYTHONDONTWRITEBYTECODE=1 taskset -c "$load_cpus" python3 "$bench_dir/lib/bench.py" \
+        --build-dir "$build_dir" --out "$out" --rounds "$rounds" --duration "$duration" \
+        --warmup "$warmup" --server-cpus "$server_cpus" --load-cpus "$load_cpus" \
+        --server-threads "$server_threads" --starts "$starts" --idle-conns "$idle_conns" \
+        --micro-min-time "$micro_time" ${peers:+--peers "$peers"} ${base_workloads:+--workloads "$base_workloads"} \
+        "${extra[@]}" "--argv=$argv"
+fi
+if [ -n "$app_workloads" ]; then
+    # The real-app workloads: bench/results/<date-time>/apps.md and apps.json.
+    PYTHONDONTWRITEBYTECODE=1 taskset -c "$load_cpus" python3 "$bench_dir/lib/apps.py" \
+        --build-dir "$build_dir" --out "$out" --rounds "$rounds" --duration "$duration" \
+        --warmup "$warmup" --server-cpus "$server_cpus" --load-cpus "$load_cpus" \
+        --server-threads "$server_threads" --levels "$levels" \
+        --users1k-requests "$users1k_requests" ${peers:+--peers "$peers"} --workloads "$app_workloads"
+fi
 if [ "$(cd "$out/.." && pwd)" = "$repo/bench/results" ]; then
     ln -sfn "$(basename "$out")" "$repo/bench/results/latest"
 fi

@@ -1,6 +1,8 @@
 // The server bench/ measures (bench/run.sh): the routes every peer in bench/peers/ also has.
 //   GET /            -> 200 text/plain "Hello, World!"
 //   POST /login      -> 200 application/json, the JSON body echoed back
+//   GET /health      -> 200 application/json {"status":"ok"} (bench/lib/apps.py's health
+//                       and users1k workloads)
 //   GET /static/...  -> the files under STATIC_DIR (when given and tern serves static files)
 //
 //   bench_app [port] [threads] [static_dir]   (defaults: 8080, 1; listens on 127.0.0.1)
@@ -42,6 +44,9 @@ int main(int argc, char** argv) {
     }
 
     app.get("/", [](tern::context& ctx) { ctx.text("Hello, World!"); });
+    app.get("/health", [](tern::context& ctx) {
+        ctx.content_type("application/json").result(R"({"status":"ok"})");
+    });
     app.post("/login", [](tern::context& ctx) {
         ctx.content_type("application/json").result(std::string(ctx.body()));
     });
