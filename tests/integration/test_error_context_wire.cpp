@@ -3,6 +3,7 @@
 // status codes, several request loggers, and attributes from filter to handler.
 
 #include <catch2/catch.hpp>
+#include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -61,6 +62,12 @@ TEST_CASE("a header set with keep_on_error survives thrown errors, mapped ones a
             [](app_failure& e, tern::context& ctx) { ctx.status(409).text(e.what()); });
         app.error(503, [](tern::context&) { throw std::runtime_error("error handler broke"); });
         app.get("/unavailable", [](tern::context& ctx) { ctx.status(503); });
+        // The kept fields travel with a request to the blocking pool and into a deferred
+        // completion.
+        app.get("/blocking", tern::blocking([](tern::context&) { throw std::logic_error("b"); }));
+        app.get("/deferred", [](tern::context& ctx) {
+            ctx.defer().fail(std::make_exception_ptr(tern::gone("later")));
+        });
     });
     struct probe {
         const char* target;
@@ -69,7 +76,8 @@ TEST_CASE("a header set with keep_on_error survives thrown errors, mapped ones a
     };
     for (const auto& p : {probe{"/ok", 200, true}, probe{"/http-error", 404, false},
                           probe{"/std", 500, false}, probe{"/mapped", 409, false},
-                          probe{"/nowhere", 404, true}, probe{"/unavailable", 500, false}}) {
+                          probe{"/nowhere", 404, true}, probe{"/unavailable", 500, false},
+                          probe{"/blocking", 500, false}, probe{"/deferred", 410, false}}) {
         const auto r = fetch(server, get_request(p.target));
         INFO(p.target << " -> " << describe(r));
         CHECK(r.status == p.status);

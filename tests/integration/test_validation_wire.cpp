@@ -19,8 +19,8 @@ struct todo {
 };
 
 void from_json(const tern::json& j, todo& t) {
-    j.at("title").get_to(t.title);
-    j.at("priority").get_to(t.priority);
+    tern::json_member(j, "title", t.title);  // a 400 naming the member when it is wrong
+    tern::json_member(j, "priority", t.priority);
 }
 
 bool positive(int v) { return v > 0; }
@@ -242,6 +242,27 @@ TEST_CASE("a JSON body is checked field by field, and a malformed one is a field
     r = fetch(server, body_request("POST", "/todos", "", json));
     CHECK(r.status == 400);
     CHECK(r.body == "body: is required");
+    // tern::json_member names the member that does not fit.
+    r = fetch(server, body_request("POST", "/todos", R"({"title":5,"priority":1})", json));
+    CHECK(r.status == 400);
+    CHECK(r.body ==
+          "body: the JSON request body does not fit: 'title' must be string, but is number");
+    r = fetch(server, body_request("POST", "/todos", R"({"title":"x"})", json));
+    CHECK(r.body == "body: the JSON request body does not fit: 'priority' is missing");
+    r = fetch(server, body_request("POST", "/todos", "[1]", json));
+    CHECK(r.body == "body: the JSON request body does not fit: not an object");
+}
+
+TEST_CASE("body_as answers 400 naming a member that tern::json_member reads", "[wire][json]") {
+    test_server server([](tern::app& app) {
+        app.post("/", [](tern::context& ctx) { ctx.text(ctx.body_as<todo>().title); });
+    });
+    auto r = fetch(server, body_request("POST", "/", R"({"title":"a","priority":"high"})"));
+    INFO(describe(r));
+    CHECK(r.status == 400);
+    CHECK(r.body == "the JSON request body does not fit: 'priority' must be number, but is string");
+    r = fetch(server, body_request("POST", "/", R"({"title":"a","priority":2})"));
+    CHECK(r.body == "a");
 }
 
 TEST_CASE("an error(400) handler and an exception mapper see a validation_error's fields",
