@@ -182,7 +182,9 @@ public:
     template <detail::coroutine_handler F>
     app& error(int, F) = delete;
     /// Calls `fn` once per request when its response is final (see tern::access_log for a
-    /// ready one). Off by default, and free when off.
+    /// ready one). Each call adds a logger: several run in registration order (an access log
+    /// and a metrics sink, say), and one that throws does not stop the next. Off by default,
+    /// and free when off. Throws std::invalid_argument for an empty `fn`.
     app& request_logger(log_handler fn);
 
     // ---- response features -------------------------------------------------------------

@@ -9,14 +9,18 @@
 #include <tern/handler.hpp>
 #include <tern/header_field.hpp>
 #include <tern/stream.hpp>
+#include <tern/validation.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -44,6 +48,28 @@ struct uploaded_file {
     /// The file's size in bytes.
     std::size_t size() const noexcept { return content.size(); }
 };
+
+/// Why a response is an error, as `context::error_cause()` tells an error handler (or an
+/// after filter, or the request logger).
+enum class error_cause {
+    none,                ///< Not an error response (yet).
+    no_route,            ///< 404: no route and no static file for the path.
+    method_not_allowed,  ///< 405: the path has routes for other methods only.
+    static_file,         ///< An error of the static-file layer (403, 404, 416...).
+    thrown,              ///< A filter, handler or deferred completion threw (see error_message).
+    status_set,          ///< The application set an error status without a body.
+    refused,             ///< The connection refused the request: a limit, a malformed
+                         ///< request, a timeout, a full blocking queue.
+};
+
+/// The tag of `context::header(name, value, tern::keep_on_error)`.
+struct keep_on_error_t {
+    /// Only `tern::keep_on_error` is meant to exist.
+    explicit keep_on_error_t() = default;
+};
+/// Marks a response header to keep when the response is restarted for an error (see
+/// `context::header`).
+inline constexpr keep_on_error_t keep_on_error{};
 
 /// What a handler receives: read the request, set the response. Results are set, not
 /// sent: `result`, `text` and `html` replace the body (the last call wins) and the
@@ -91,6 +117,15 @@ public:
     std::string query_param(std::string_view name, const char* fallback) const {
         return query_param<std::string>(name, fallback);
     }
+    /// Query parameter `name` converted to T, as a validator to check it with
+    /// (docs/validation.md): `ctx.query_param_as<int>("n").check(positive, "must be
+    /// positive").get()`. Missing, unconvertible or failing, `get()` throws a 400 naming the
+    /// parameter.
+    template <class T>
+    validator<T> query_param_as(std::string_view name) const {
+        const auto text = query_param(name);
+        return validator<T>::from_text(std::string(name), as_view(text));
+    }
     /// Every value of query parameter `name`, in order; empty when absent.
     std::vector<std::string> query_params(std::string_view name) const;
     /// The first value of form field `name` from an application/x-www-form-urlencoded body
@@ -107,6 +142,18 @@ public:
     /// Form field `name`, or `fallback` when absent.
     std::string form_param(std::string_view name, const char* fallback) const {
         return form_param<std::string>(name, fallback);
+    }
+    /// Form field `name` converted to T, as a validator (see `query_param_as`).
+    template <class T>
+    validator<T> form_param_as(std::string_view name) const {
+        const auto text = form_param(name);
+        return validator<T>::from_text(std::string(name), as_view(text));
+    }
+    /// Path parameter `name` converted to T, as a validator (see `query_param_as`). Throws
+    /// std::out_of_range when the route declares no such parameter, as `path_param` does.
+    template <class T>
+    validator<T> path_param_as(std::string_view name) const {
+        return validator<T>::from_text(std::string(name), path_param(name));
     }
     /// Every value of form field `name`, in order; empty when absent.
     std::vector<std::string> form_params(std::string_view name) const;
@@ -126,6 +173,17 @@ public:
     /// The value of the first header field named `name` (case-insensitive); std::nullopt
     /// when absent.
     std::optional<std::string_view> header(std::string_view name) const noexcept;
+    /// Header field `name` converted to T, as a validator named `name` (see
+    /// `query_param_as`).
+    template <class T>
+    validator<T> header_as(std::string_view name) const {
+        return validator<T>::from_text(std::string(name), header(name));
+    }
+    /// Cookie `name` converted to T, as a validator (see `query_param_as`).
+    template <class T>
+    validator<T> cookie_as(std::string_view name) const {
+        return validator<T>::from_text(std::string(name), cookie(name));
+    }
     /// Every request header field, in the order received.
     std::span<const header_field> headers() const noexcept;
     /// The request body (de-chunked); empty when there is none. A body over
@@ -150,8 +208,8 @@ public:
 
     /// The response status; 200 unless set.
     int status() const noexcept;
-    /// Sets the response status. Throws std::invalid_argument outside 200..999: a 1xx is
-    /// interim, never a final response.
+    /// Sets the response status. Throws std::invalid_argument outside 200..599: RFC 9110 15
+    /// defines codes 100..599 only, and a 1xx is interim, never a final response.
     context& status(int code);
     /// Sets the Content-Type of the response. Throws std::invalid_argument for a control
     /// character (HTAB aside).
@@ -162,6 +220,12 @@ public:
     /// (a control character other than HTAB in the value, RFC 9110 5.5, or a name that is
     /// not an RFC 9110 token).
     context& header(std::string_view name, std::string_view value);
+    /// Sets response header `name` to `value` as `header(name, value)` does, and keeps it on
+    /// the response even when it is restarted for an error: a thrown exception (mapped or a
+    /// 500) and a failed error handler start from a clean response that holds these fields
+    /// only. For headers a before filter sets on every response (a request id, say).
+    /// Content-Type and Connection cannot be kept (std::invalid_argument).
+    context& header(std::string_view name, std::string_view value, keep_on_error_t);
     /// The response body set so far.
     std::string_view result() const noexcept;
     /// Sets the response body; the Content-Type stays as set (none by default).
@@ -192,6 +256,21 @@ public:
     T body_as() const {
         return detail::json_support<Tag>::template parse<T>(json_body());
     }
+    /// The JSON body as a validator of T named "body", for checks over the whole object:
+    /// `ctx.body_validator<todo>().check("title", has_title, "must not be empty").get()`.
+    /// An empty body is missing ("is required"); malformed JSON or JSON of the wrong shape
+    /// for T is an error of "body" (so `tern::require_valid` reports it beside other
+    /// fields); a body over `config::max_json_size` still throws 413. Needs <tern/json.hpp>.
+    template <class T, class Tag = detail::json_tag>
+    validator<T> body_validator() const {
+        if (body().empty()) return validator<T>("body", std::nullopt);
+        try {
+            return validator<T>("body", body_as<T, Tag>());
+        } catch (const http_error& e) {
+            if (e.status() != 400) throw;
+            return validator<T>::failed("body", e.what());
+        }
+    }
     /// Answers with a redirect to `location` (3xx `status`, 302 by default) and an empty
     /// body. In a before filter it also ends the request (as `skip_remaining`). Throws
     /// std::invalid_argument for a status outside 300..399 or a location with a control
@@ -219,6 +298,29 @@ public:
     /// from any thread, as it is written (see `tern::response_stream`). A body set later
     /// (`result`, `text`...) replaces the stream, which then reports `closed()`.
     tern::response_stream stream();
+    /// Why the response is an error: a routing 404 (`no_route`) or a thrown `not_found`
+    /// (`thrown`), say. `error_cause::none` while the response is not one tern shaped as an
+    /// error. For error handlers, after filters and request loggers (docs/errors.md).
+    tern::error_cause error_cause() const noexcept;
+    /// With `error_cause::thrown`: the exception's `what()` (an http_error's message, or
+    /// the text of the std::exception behind a 500, which is never sent unless you send
+    /// it); empty for other causes and for exceptions that are not std::exceptions.
+    std::string_view error_message() const noexcept;
+    /// Stores `value` under `name` for the rest of this request (a before filter hands the
+    /// authenticated user to the handler), replacing what `name` held. Released when the
+    /// response is complete.
+    template <class T>
+    context& attribute(std::string_view name, T value) {
+        using stored = std::decay_t<T>;
+        set_attribute(name, std::make_shared<stored>(std::move(value)), typeid(stored));
+        return *this;
+    }
+    /// The value stored under `name` by `attribute(name, value)`; null when there is none
+    /// or it is not a T.
+    template <class T>
+    T* attribute(std::string_view name) const {
+        return static_cast<T*>(find_attribute(name, typeid(T)));
+    }
     /// Bytes of the response body as it will be sent (a file's length for static files;
     /// after compression in a request logger).
     std::uint64_t response_length() const noexcept;
@@ -226,11 +328,18 @@ public:
 private:
     friend struct detail::context_access;  // the pipeline's own handlers (SSE routes)
 
+    static std::optional<std::string_view> as_view(const std::optional<std::string>& text) {
+        if (!text) return std::nullopt;
+        return std::string_view(*text);
+    }
     template <class T>
     T converted(const char* kind, std::string_view name, std::string_view text) const {
         if (auto value = detail::convert_param<T>(text)) return std::move(*value);
         throw_bad_param(kind, name, text, detail::param_type_name<T>());
     }
+    void set_attribute(std::string_view name, std::shared_ptr<void> value,
+                       const std::type_info& type);
+    void* find_attribute(std::string_view name, const std::type_info& type) const noexcept;
     // The body for body_as, after the max_json_size and max_json_depth checks (which throw).
     std::string_view json_body() const;
     [[noreturn]] static void throw_bad_param(const char* kind, std::string_view name,

@@ -76,4 +76,29 @@ private:
 };
 
 }  // namespace detail
+
+/// Reads member `name` of the JSON object `j` into `out`, for a `from_json` that wants the
+/// client told which member is wrong: a member that is missing, or whose value does not
+/// convert to T, throws tern::bad_request naming it ("the JSON request body does not fit:
+/// 'title' must be string, but is number"), which `body_as` answers as a 400 and
+/// `body_validator` reports under "body". nlohmann_json's own messages do not name it.
+template <class T>
+void json_member(const json& j, std::string_view name, T& out) {
+    const std::string quoted = "the JSON request body does not fit: '" + std::string(name) + "' ";
+    if (!j.is_object()) throw bad_request("the JSON request body does not fit: not an object");
+    const auto it = j.find(name);
+    if (it == j.end()) throw bad_request(quoted + "is missing");
+    try {
+        it->get_to(out);
+    } catch (const nlohmann::json::type_error& e) {
+        std::string_view what = e.what();
+        // "[json.exception.type_error.302] type must be string, but is number"
+        if (const auto end = what.find("] "); end != std::string_view::npos) {
+            what.remove_prefix(end + 2);
+        }
+        if (what.substr(0, 5) == "type ") what.remove_prefix(5);
+        throw bad_request(quoted + std::string(what));
+    }
+}
+
 }  // namespace tern

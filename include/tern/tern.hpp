@@ -1,6 +1,7 @@
 #pragma once
 /// @file tern.hpp
-/// Everything a tern application usually needs: the app, the context, http_error, config.
+/// Everything a tern application usually needs: the app, the context, http_error, config,
+/// validators.
 /// JSON support is separate (`<tern/json.hpp>`), so only users who want it pay for it.
 
 #include <tern/app.hpp>
@@ -13,5 +14,6 @@
 #include <tern/stats.hpp>
 #include <tern/stream.hpp>
 #include <tern/task.hpp>
+#include <tern/validation.hpp>
 #include <tern/version.hpp>
 #include <tern/websocket.hpp>

@@ -67,6 +67,7 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
     // stops before the handler started): 503 + Retry-After: 1, then the rest of the chain,
     // so error handlers, CORS and the logger see it as any other tern error.
     void answer_unavailable() noexcept {
+        ex.scratch.cause = tern::error_cause::refused;
         detail::set_error(ex.res, 503, detail::reason_phrase(503));
         ex.res.fields.emplace_back("Retry-After", "1");
         detail::dispatch_end(pipeline, ex, st);
@@ -337,7 +338,8 @@ app& app::error(int status, handler h) {
 
 app& app::request_logger(log_handler fn) {
     impl_->require_not_started("request_logger");
-    impl_->pipeline.logger = std::move(fn);
+    if (!fn) throw std::invalid_argument("tern: empty request logger");
+    impl_->pipeline.loggers.push_back(std::move(fn));
     return *this;
 }
 

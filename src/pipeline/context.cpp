@@ -77,9 +77,11 @@ std::string_view context::client_certificate() const noexcept { return ex_->req.
 int context::status() const noexcept { return ex_->res.status; }
 
 context& context::status(int code) {
-    if (code < 100 || code > 999) {
+    // RFC 9110 15: "All valid status codes are within the range of 100 to 599". A client
+    // may treat anything else as a broken response; refuse it here, where the bug is.
+    if (code < 100 || code > 599) {
         throw std::invalid_argument("tern: status " + std::to_string(code) +
-                                    " is outside 100..999");
+                                    " is outside 100..599");
     }
     // RFC 9110 15.2: a 1xx is interim; sent as the answer, the client would wait for the
     // real one and read the next response in its place (and a proxy seeing 101 would open a
@@ -128,6 +130,23 @@ context& context::header(std::string_view name, std::string_view value) {
         }
     }
     ex_->res.fields.emplace_back(std::string(name), std::string(value));
+    return *this;
+}
+
+context& context::header(std::string_view name, std::string_view value, keep_on_error_t) {
+    if (iequals(name, "content-type") || iequals(name, "connection")) {
+        throw std::invalid_argument("tern: header '" + std::string(name) +
+                                    "' cannot be kept on error responses");
+    }
+    header(name, value);
+    auto& kept = ex_->scratch.kept_fields;
+    for (auto& [n, v] : kept) {
+        if (iequals(n, name)) {
+            v.assign(value);
+            return *this;
+        }
+    }
+    kept.emplace_back(std::string(name), std::string(value));
     return *this;
 }
 
@@ -200,6 +219,30 @@ void context::skip_remaining() noexcept { ex_->skip = true; }
 
 std::uint64_t context::response_length() const noexcept {
     return ex_->res.file.file ? ex_->res.file.length : ex_->res.body.size();
+}
+
+tern::error_cause context::error_cause() const noexcept { return ex_->scratch.cause; }
+
+std::string_view context::error_message() const noexcept { return ex_->scratch.error_message; }
+
+void context::set_attribute(std::string_view name, std::shared_ptr<void> value,
+                            const std::type_info& type) {
+    auto& all = ex_->scratch.attributes;
+    for (auto& a : all) {
+        if (a.name == name) {
+            a.value = std::move(value);
+            a.type = &type;
+            return;
+        }
+    }
+    all.push_back({std::string(name), std::move(value), &type});
+}
+
+void* context::find_attribute(std::string_view name, const std::type_info& type) const noexcept {
+    for (const auto& a : ex_->scratch.attributes) {
+        if (a.name == name) return *a.type == type ? a.value.get() : nullptr;
+    }
+    return nullptr;
 }
 
 void context::throw_bad_param(const char* kind, std::string_view name, std::string_view text,

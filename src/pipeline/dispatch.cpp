@@ -31,40 +31,81 @@ void log_failure(const exchange& ex, const char* stage, const char* what) noexce
                  static_cast<int>(ex.req.path.size()), ex.req.path.data(), what);
 }
 
+// Starts the response over for an error: nothing the failed code set (a body, a session
+// cookie) goes out beside it, except the header fields set with tern::keep_on_error.
+void restart_response(exchange& ex) noexcept {
+    ex.res.clear();
+    for (const auto& field : ex.scratch.kept_fields) ex.res.fields.push_back(field);
+}
+
+// Inside a catch block: remembers why the response is about to be an error (for
+// ctx.error_cause(), error_message() and the JSON body of a validation_error) and whether
+// the exception is an http_error.
+bool note_current_exception(exchange& ex) noexcept {
+    auto& s = ex.scratch;
+    s.cause = tern::error_cause::thrown;
+    s.error_message.clear();
+    s.fields.clear();
+    try {
+        throw;
+    } catch (const validation_error& e) {
+        s.error_message = e.what();
+        s.fields = e.errors();
+        return true;
+    } catch (const http_error& e) {
+        s.error_message = e.what();
+        return true;
+    } catch (const std::exception& e) {
+        s.error_message = e.what();
+    } catch (...) {
+    }
+    return false;
+}
+
+// An http_error's status, message and header fields, each field checked as ctx.header
+// checks it. False (the response left to be a 500) when one is refused.
+bool answer_http_error(exchange& ex, const http_error& e) noexcept {
+    set_error(ex.res, e.status(), e.what());
+    try {
+        context ctx(ex);
+        for (const auto& [name, value] : e.headers()) ctx.header(name, value);
+        return true;
+    } catch (const std::exception& bad) {
+        log_failure(ex, "an http_error's header", bad.what());
+    }
+    restart_response(ex);
+    set_error(ex.res, 500, reason_phrase(500));
+    return false;
+}
+
 // Inside a catch block: answers the exception being handled. The app's mappers first;
 // then an http_error's status and message; anything else is a bug in the application:
 // say so on stderr and answer 500 with a body that leaks nothing.
 void map_current_exception(const pipeline& p, exchange& ex, const char* stage) noexcept {
-    bool is_http_error = false;
-    try {
-        throw;
-    } catch (const http_error&) {
-        is_http_error = true;
-    } catch (...) {
-    }
+    const bool is_http_error = note_current_exception(ex);
     try {
         context ctx(ex);
         // A mapper starts from a clean response: what the failed code set so far (a body,
         // a session cookie) must not leak out beside an error.
-        ex.res.clear();
+        restart_response(ex);
         ex.res.status = 500;
         ex.app_body = false;
         if (p.exceptions.handle_current(ctx, is_http_error)) return;
     } catch (const std::exception& e) {
         log_failure(ex, "an exception mapper", e.what());
-        ex.res.clear();  // nothing the failed mapper set goes out either
+        restart_response(ex);  // nothing the failed mapper set goes out either
         set_error(ex.res, 500, reason_phrase(500));
         return;
     } catch (...) {
         log_failure(ex, "an exception mapper", "a non-std exception");
-        ex.res.clear();
+        restart_response(ex);
         set_error(ex.res, 500, reason_phrase(500));
         return;
     }
     try {
         throw;
     } catch (const http_error& e) {
-        set_error(ex.res, e.status(), e.what());
+        answer_http_error(ex, e);
     } catch (const std::exception& e) {
         log_failure(ex, stage, e.what());
         set_error(ex.res, 500, reason_phrase(500));
@@ -105,6 +146,7 @@ bool answer_static(const static_files& files, exchange& ex) {
             return true;
         case static_outcome::status_only:
             // An error or a redirect: tern's body, shaped like any other error.
+            if (ex.res.status >= 400) ex.scratch.cause = tern::error_cause::static_file;
             set_error(ex.res, ex.res.status, reason_phrase(ex.res.status));
             return true;
     }
@@ -149,11 +191,13 @@ void answer(const pipeline& p, exchange& ex, const router::match& found) noexcep
                 res.status = 204;
                 ex.app_body = true;
             } else {
+                ex.scratch.cause = tern::error_cause::method_not_allowed;
                 set_error(res, 405, reason_phrase(405));
             }
             res.fields.emplace_back("Allow", found.allow);
             return;
         case router::outcome::not_found:
+            ex.scratch.cause = tern::error_cause::no_route;
             set_error(res, 404, reason_phrase(404));
             return;
     }
@@ -172,7 +216,7 @@ bool run_error_handler(const handler& h, exchange& ex) noexcept {
     } catch (...) {
         log_failure(ex, "an error handler", "a non-std exception");
     }
-    ex.res.clear();  // nothing the failed handler set goes out
+    restart_response(ex);  // nothing the failed handler set goes out
     ex.app_body = false;
     set_error(ex.res, 500, reason_phrase(500));
     return false;
@@ -182,6 +226,8 @@ bool run_error_handler(const handler& h, exchange& ex) noexcept {
 void shape_error(const pipeline& p, exchange& ex) noexcept {
     auto& res = ex.res;
     if (ex.app_body || res.status < 400 || res.file.file) return;
+    if (ex.scratch.cause == tern::error_cause::none)
+        ex.scratch.cause = tern::error_cause::status_set;
     if (!p.errors.empty()) {
         const auto it = p.errors.find(res.status);
         if (it != p.errors.end()) {
@@ -193,7 +239,7 @@ void shape_error(const pipeline& p, exchange& ex) noexcept {
     }
     // A handler set an error status without a body: say what the status means.
     if (res.body.empty()) set_error(res, res.status, reason_phrase(res.status));
-    if (prefers_json(ex.req.headers)) render_json_error(res);
+    if (prefers_json(ex.req.headers)) render_json_error(res, ex.scratch.fields);
 }
 
 // Headers that depend on the request and the final response: CORS, then compression.
@@ -202,21 +248,26 @@ void decorate(const pipeline& p, exchange& ex, bool compress) noexcept {
     if (compress && p.compression) compress_response(ex.res, ex.req.headers, *p.compression);
 }
 
+// Each request logger in registration order; one that throws does not stop the others.
 void log_request(const pipeline& p, exchange& ex,
                  std::chrono::steady_clock::time_point started) noexcept {
-    if (!p.logger) return;
-    try {
-        const context ctx(ex);
-        p.logger(ctx, std::chrono::steady_clock::now() - started);
-    } catch (const std::exception& e) {
-        log_failure(ex, "the request logger", e.what());
-    } catch (...) {
-        log_failure(ex, "the request logger", "a non-std exception");
+    if (p.loggers.empty()) return;
+    const auto took = std::chrono::steady_clock::now() - started;
+    for (const auto& logger : p.loggers) {
+        try {
+            const context ctx(ex);
+            logger(ctx, took);
+        } catch (const std::exception& e) {
+            log_failure(ex, "a request logger", e.what());
+        } catch (...) {
+            log_failure(ex, "a request logger", "a non-std exception");
+        }
     }
 }
 
 std::chrono::steady_clock::time_point start_time(const pipeline& p) noexcept {
-    return p.logger ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    return p.loggers.empty() ? std::chrono::steady_clock::time_point{}
+                             : std::chrono::steady_clock::now();
 }
 
 }  // namespace
@@ -263,6 +314,7 @@ namespace {
     shape_error(p, ex);
     decorate(p, ex, true);
     log_request(p, ex, st.started);
+    ex.scratch.attributes.clear();  // the request's values go as soon as it is answered
 }
 
 }  // namespace
@@ -315,14 +367,16 @@ void dispatch_complete(const pipeline& p, exchange& ex, const dispatch_state& st
                      "tern: the deferred response for %.*s %.*s was dropped without completing\n",
                      static_cast<int>(ex.req.method.size()), ex.req.method.data(),
                      static_cast<int>(ex.req.path.size()), ex.req.path.data());
-        ex.res.clear();
+        restart_response(ex);
         ex.app_body = false;
+        ex.scratch.cause = tern::error_cause::thrown;
+        ex.scratch.error_message = "the deferred response was dropped without completing";
         set_error(ex.res, 500, reason_phrase(500));
     } else if (error) {
         try {
             std::rethrow_exception(error);
         } catch (...) {
-            ex.res.clear();
+            restart_response(ex);
             ex.app_body = false;
             map_current_exception(p, ex, "a deferred response");
         }
@@ -335,6 +389,7 @@ void dispatch_complete(const pipeline& p, exchange& ex, const dispatch_state& st
 void dispatch_failure(const pipeline& p, exchange& ex, int status) noexcept {
     const auto started = start_time(p);
     ex.res.clear();
+    ex.scratch.cause = tern::error_cause::refused;
     set_error(ex.res, status, reason_phrase(status));
     shape_error(p, ex);
     decorate(p, ex, false);

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 namespace tern::detail {
 
@@ -32,7 +33,7 @@ struct pipeline {
     std::unique_ptr<static_files> files;            ///< null: no static files
     std::unique_ptr<cors_policy> cors;              ///< null: no CORS
     std::optional<compression_config> compression;  ///< unset: no compression
-    log_handler logger;                             ///< empty: no request logging
+    std::vector<log_handler> loggers;               ///< in registration order; none: off
 };
 
 /// Answers `ex.req` into `ex.res` through the whole pipeline. The route's handler result;

@@ -95,9 +95,14 @@ bool prefers_json(std::span<const header_field> headers) noexcept {
     return accept_weight(headers, "application/json") > accept_weight(headers, "text/plain");
 }
 
-void render_json_error(response& res) {
+void render_json_error(response& res, const field_errors& fields) {
     nlohmann::json problem = {{"status", res.status}, {"title", reason_phrase(res.status)}};
-    if (res.body != reason_phrase(res.status)) problem["detail"] = res.body;
+    if (!fields.empty()) {
+        auto& errors = problem["errors"];
+        for (const auto& [field, messages] : fields) errors[field] = messages;
+    } else if (res.body != reason_phrase(res.status)) {
+        problem["detail"] = res.body;
+    }
     // The message may carry bytes that are not UTF-8 (it can quote the request): replace
     // them rather than fail.
     res.body = problem.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

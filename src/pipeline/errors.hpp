@@ -44,6 +44,8 @@ bool prefers_json(std::span<const header_field> headers) noexcept;
 /// Rewrites the plain-text error body `set_error` made as an RFC 9457-style JSON document:
 /// {"status":404,"title":"Not Found","detail":"<message>"} with Content-Type
 /// application/problem+json ("detail" omitted when the message is the reason phrase).
-void render_json_error(response& res);
+/// With `fields` (a tern::validation_error's), an "errors" member lists them by field in
+/// place of "detail": {"errors":{"n":["must be positive"]},"status":400,...}.
+void render_json_error(response& res, const field_errors& fields = {});
 
 }  // namespace tern::detail

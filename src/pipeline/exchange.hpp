@@ -16,6 +16,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace tern::detail {
@@ -40,9 +42,31 @@ struct exchange_scratch {
     std::vector<std::string> filter_decoded;  ///< parallel to `filter_params`
     bool parts_parsed = false;                ///< `parts` holds this request's multipart parts
     std::vector<form_part> parts;
+    /// Header fields set with `tern::keep_on_error`: put back on a response restarted for an
+    /// error (an exception mapper's clean start, tern's 500).
+    std::vector<std::pair<std::string, std::string>> kept_fields;
+    /// Why the response is an error (`ctx.error_cause()`), the exception's message when one
+    /// was thrown, and a tern::validation_error's fields (for the JSON error body).
+    tern::error_cause cause = tern::error_cause::none;
+    std::string error_message;
+    field_errors fields;
+    /// `ctx.attribute(name, value)`: values a filter hands to the handler.
+    struct attribute {
+        std::string name;
+        std::shared_ptr<void> value;
+        const std::type_info* type = nullptr;
+    };
+    std::vector<attribute> attributes;
 
-    /// Forgets the previous request's caches (capacity kept).
-    void reset() noexcept { parts_parsed = false; }
+    /// Forgets the previous request's caches and state (capacity kept).
+    void reset() noexcept {
+        parts_parsed = false;
+        kept_fields.clear();
+        cause = tern::error_cause::none;
+        error_message.clear();
+        fields.clear();
+        attributes.clear();
+    }
 };
 
 class held_exchange;

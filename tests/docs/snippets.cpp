@@ -280,4 +280,49 @@ void proxied(tern::app& app) {
 app.proxy_protocol(true);  // every connection starts with a PROXY v1 or v2 header
 }
 }  // namespace docs_deploy
+
+
+namespace docs_validation {
+struct todo {
+    std::string title;
+    int priority = 0;
+};
+void from_json(const tern::json& j, todo& t) {
+    j.at("title").get_to(t.title);
+    j.at("priority").get_to(t.priority);
+}
+struct todo_store {
+    void add(const todo&) {}
+};
+void snippets(tern::context& ctx, todo_store& store) {
+const int n = ctx.query_param_as<int>("n")
+                  .check([](int v) { return v > 0; }, "must be positive")
+                  .get();
+(void)n;
+auto body = ctx.body_validator<todo>()
+                .check("title", [](const todo& t) { return !t.title.empty(); }, "must not be empty")
+                .check("priority", [](const todo& t) { return t.priority <= 5; }, "must be at most 5");
+tern::require_valid(body);
+store.add(body.get());
+}
+void mapper(tern::app& app) {
+app.exception<tern::validation_error>([](tern::validation_error& e, tern::context& ctx) {
+    std::string out;
+    for (const auto& [field, messages] : e.errors()) {
+        out += field + "=" + std::to_string(messages.size()) + ";";
+    }
+    ctx.status(422).text(out);
+});
+}
+}  // namespace docs_validation
+
+namespace docs_errors_cause {
+void snippets(tern::app& app) {
+app.error(404, [](tern::context& ctx) {
+    if (ctx.error_cause() == tern::error_cause::no_route) {
+        ctx.json({{"error", "no route for " + std::string(ctx.path())}});
+    }
+});
+}
+}  // namespace docs_errors_cause
 // clang-format on

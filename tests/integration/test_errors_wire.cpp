@@ -113,7 +113,8 @@ TEST_CASE("http_error thrown after setting a body answers with its own message",
     CHECK(r.body == "no entry");
 }
 
-TEST_CASE("http_error with a status outside 400..599 is reported as 500", "[wire][errors]") {
+TEST_CASE("http_error with a status outside 400..599 throws std::invalid_argument: a 500",
+          "[wire][errors]") {
     test_server server(routes);
     raw_client c = server.client();
     c.send(get_request("/bad-status"));
