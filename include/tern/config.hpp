@@ -2,6 +2,7 @@
 /// @file config.hpp
 /// Every setting of a tern server, as plain data with its default beside it.
 
+#include <tern/session.hpp>
 #include <tern/tls.hpp>
 
 #include <chrono>
@@ -184,6 +185,11 @@ struct config {
     std::optional<compression_config> compression;
     /// HTTPS on the listener (docs/tls.md); unset: plain HTTP.
     std::optional<tls_config> tls;
+    /// Sessions (`ctx.session()`, docs/sessions.md); unset: off, and ctx.session() throws.
+    std::optional<session_config> sessions;
+    /// Key of signed cookies (`ctx.set_signed_cookie`): at least 32 bytes; empty: none,
+    /// and signed cookies throw std::logic_error.
+    std::string cookie_secret;
 };
 
 }  // namespace tern
