@@ -253,6 +253,44 @@ TEST_CASE("sessions: a before filter, a blocking handler and an after filter sha
           "after=yes;before=yes;handler=yes;");
 }
 
+TEST_CASE("sessions: a deferred answer saves what the handler and the completion set",
+          "[wire][sessions][deferred]") {
+    test_server server(
+        [](tern::app& app) {
+            app.get("/later", [](tern::context& ctx) {
+                ctx.session().set("handler", "yes");
+                std::thread([reply = ctx.defer()] {
+                    reply.complete([](tern::context& c) {
+                        c.session().set("completion", "yes");
+                        c.text("done");
+                    });
+                }).detach();
+            });
+            // Throws after defer(): the exception answers; the session is still saved.
+            app.get("/throws", [](tern::context& ctx) {
+                (void)ctx.defer();
+                ctx.session().set("threw", "yes");
+                throw tern::http_error(409, "conflict");
+            });
+            app.get("/show", [](tern::context& ctx) {
+                std::string out;
+                for (const auto& [k, v] : ctx.session().values()) out += k + "=" + v + ";";
+                ctx.text(out);
+            });
+        },
+        with_sessions());
+    auto r = fetch(server, get_request("/later"));
+    INFO(describe(r));
+    CHECK(r.body == "done");
+    auto id = id_of(session_set_cookie(r));
+    CHECK(fetch(server, get_request("/show", cookie_header(id))).body ==
+          "completion=yes;handler=yes;");
+    r = fetch(server, get_request("/throws"));
+    CHECK(r.status == 409);
+    id = id_of(session_set_cookie(r));
+    CHECK(fetch(server, get_request("/show", cookie_header(id))).body == "threw=yes;");
+}
+
 namespace {
 
 // A store of the application's own that cannot save (a database that is down).
