@@ -41,7 +41,6 @@ held_exchange::held_exchange(exchange& from)
     ex_.max_stream_buffer = from.max_stream_buffer;
     ex_.sse_keep_alive = from.sse_keep_alive;
     ex_.pool = from.pool;
-    ex_.settings = from.settings;
     ex_.sessions = from.sessions;
     ex_.signer = from.signer;
     ex_.session = std::move(from.session);  // saved when the held response completes
