@@ -192,6 +192,15 @@ public:
     /// Answers CORS preflights and adds CORS headers to responses (see docs/cors.md).
     /// Throws std::invalid_argument for an inconsistent configuration.
     app& cors(cors_config settings);
+    /// Turns on sessions (`ctx.session()`, docs/sessions.md) with `settings`: an HttpOnly,
+    /// SameSite=Lax cookie carrying a random 256-bit id, sessions in memory unless
+    /// `settings.store` is set. Throws std::invalid_argument for a bad setting (a cookie
+    /// name that is not a token, a timeout not above zero, SameSite=None without Secure).
+    app& sessions(session_config settings = {});
+    /// The secret that signs cookies (`ctx.set_signed_cookie`, `ctx.signed_cookie`):
+    /// at least 32 random bytes, kept out of the source. Throws std::invalid_argument for a
+    /// shorter one.
+    app& cookie_secret(std::string_view key);
     /// gzip-compresses responses the client accepts compressed (see docs/compression.md).
     app& compression(compression_config settings = {});
     /// Serves HTTPS instead of plain HTTP on the listener (see docs/tls.md). The files are

@@ -2,6 +2,7 @@
 /// @file config.hpp
 /// Every setting of a tern server, as plain data with its default beside it.
 
+#include <tern/session.hpp>
 #include <tern/tls.hpp>
 
 #include <chrono>
@@ -213,6 +214,11 @@ struct config {
     /// Readiness and liveness routes and the stop's grace period; unset: none, and a stop
     /// closes the listener at once.
     std::optional<health_config> health;
+    /// Sessions (`ctx.session()`, docs/sessions.md); unset: off, and ctx.session() throws.
+    std::optional<session_config> sessions;
+    /// Key of signed cookies (`ctx.set_signed_cookie`): at least 32 bytes; empty: none,
+    /// and signed cookies throw std::logic_error.
+    std::string cookie_secret;
 };
 
 }  // namespace tern

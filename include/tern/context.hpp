@@ -8,6 +8,7 @@
 #include <tern/export.hpp>
 #include <tern/handler.hpp>
 #include <tern/header_field.hpp>
+#include <tern/session.hpp>
 #include <tern/stream.hpp>
 #include <tern/validation.hpp>
 
@@ -284,6 +285,20 @@ public:
     /// Tells the client to delete cookie `name`: an empty value with Max-Age=0 and an
     /// Expires in the past. `options` must name the same Path and Domain it was set with.
     context& remove_cookie(std::string_view name, const cookie_options& options = {});
+    /// The value of the signed cookie `name` (set with `set_signed_cookie` under the app's
+    /// `cookie_secret`); std::nullopt when absent or when its signature does not verify (a
+    /// changed value reads as absent). Throws std::logic_error without `app.cookie_secret`.
+    std::optional<std::string> signed_cookie(std::string_view name) const;
+    /// Adds a `Set-Cookie` for `name` carrying `value` (any bytes) and an HMAC-SHA256 of both
+    /// under the app's `cookie_secret` (docs/sessions.md): the client can read it but not
+    /// change it. Throws as `cookie`, and std::logic_error without `app.cookie_secret`.
+    context& set_signed_cookie(std::string_view name, std::string_view value,
+                               const cookie_options& options = {});
+    /// This request's session (docs/sessions.md): the one its cookie names, or a new, empty
+    /// one. Loaded from the store by the first call; saved, and its cookie sent when needed,
+    /// once the after filters have run. Throws std::logic_error (a 500) when the app has no
+    /// `app.sessions(...)`.
+    tern::session& session();
     /// In a before filter: skip the remaining before filters and the handler (after
     /// filters still run). Elsewhere it has no effect.
     void skip_remaining() noexcept;

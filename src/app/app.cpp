@@ -13,7 +13,9 @@
 #include "pipeline/ws_route.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
+#include "web/cookie_signer.hpp"
 #include "web/cors.hpp"
+#include "web/session_manager.hpp"
 
 #include <atomic>
 #include <mutex>
@@ -34,8 +36,7 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
     detail::dispatch_state st;
     detail::answer_later::resume_fn resume;
 
-    blocking_job(const detail::pipeline& p, const detail::exchange& from,
-                 const detail::dispatch_state& s)
+    blocking_job(const detail::pipeline& p, detail::exchange& from, const detail::dispatch_state& s)
         : pipeline(p),
           scratch(from.scratch),
           ex{from.req, from.res, from.remote_ip, scratch, from.max_upload_file_size},
@@ -48,6 +49,9 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
         ex.max_stream_buffer = from.max_stream_buffer;
         ex.sse_keep_alive = from.sse_keep_alive;
         ex.settings = from.settings;
+        ex.sessions = from.sessions;
+        ex.signer = from.signer;
+        ex.session = std::move(from.session);  // a before filter's, for the handler to go on with
     }
 
     // On a pool thread: the handler; then the rest of the chain on the connection's thread.
@@ -158,6 +162,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         ex.stream_buffer_size = settings.stream_buffer_size;
         ex.max_stream_buffer = settings.max_stream_buffer;
         ex.sse_keep_alive = settings.sse_keep_alive;
+        ex.sessions = pipeline.sessions.get();
+        ex.signer = pipeline.signer.get();
         if (!pool) {
             detail::dispatch(pipeline, ex);  // no blocking route: the whole chain here
             return;
@@ -202,6 +208,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         detail::exchange ex{req, res, remote_ip, own.scratch, settings.max_upload_file_size};
         ex.max_json_size = settings.max_json_size;
         ex.max_json_depth = settings.max_json_depth;
+        ex.sessions = pipeline.sessions.get();
+        ex.signer = pipeline.signer.get();
         detail::dispatch_failure(pipeline, ex, status);
     }
 
@@ -365,6 +373,17 @@ void app::reload_tls() {
     const auto s = impl_->running();
     if (!s) throw std::logic_error("tern: reload_tls() needs a running server");
     s->reload_tls();
+}
+
+app& app::sessions(session_config settings) {
+    impl_->update("sessions", [&](tern::config& c) { c.sessions = std::move(settings); });
+    return *this;
+}
+
+app& app::cookie_secret(std::string_view key) {
+    if (key.empty()) throw std::invalid_argument("tern: cookie_secret is empty");
+    impl_->update("cookie_secret", [&](tern::config& c) { c.cookie_secret.assign(key); });
+    return *this;
 }
 
 app& app::compression(compression_config settings) {
@@ -578,6 +597,10 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
                                        : std::make_unique<detail::static_files>(cfg.static_files);
     p.cors = cfg.cors ? std::make_unique<detail::cors_policy>(*cfg.cors) : nullptr;
     p.compression = cfg.compression;
+    p.sessions = cfg.sessions ? std::make_unique<detail::session_manager>(*cfg.sessions) : nullptr;
+    p.signer = cfg.cookie_secret.empty()
+                   ? nullptr
+                   : std::make_unique<detail::cookie_signer>(cfg.cookie_secret);
     if (impl_->has_blocking_routes && !impl_->pool) {
         impl_->pool =
             std::make_unique<detail::blocking_pool>(cfg.blocking_threads, cfg.max_blocking_queue);

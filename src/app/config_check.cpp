@@ -1,6 +1,8 @@
 #include "app/config_check.hpp"
 
+#include "web/cookie_signer.hpp"
 #include "web/cors.hpp"
+#include "web/session_manager.hpp"
 
 #include <chrono>
 #include <stdexcept>
@@ -71,6 +73,19 @@ std::vector<std::string> config_faults(const config& c) {
         if (files.hosted_path.empty() || files.hosted_path.front() != '/') {
             faults.emplace_back("static_files hosted_path must begin with '/'");
         }
+    }
+    if (c.sessions) {
+        try {
+            check_session_config(*c.sessions);
+        } catch (const std::invalid_argument& e) {
+            faults.emplace_back(e.what());
+        }
+    }
+    if (!c.cookie_secret.empty() && c.cookie_secret.size() < cookie_signer::min_key_size) {
+        faults.push_back("cookie_secret needs at least " +
+                         std::to_string(cookie_signer::min_key_size) + " bytes, not " +
+                         std::to_string(c.cookie_secret.size()) +
+                         " (use 32 random bytes, e.g. from `openssl rand -base64 32`)");
     }
     if (c.cors) {
         try {

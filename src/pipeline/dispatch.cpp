@@ -2,6 +2,7 @@
 
 #include "http/status.hpp"
 #include "pipeline/blocking.hpp"
+#include "pipeline/context_session.hpp"
 #include "pipeline/held_exchange.hpp"
 #include "routing/url_decode.hpp"
 #include "web/compression.hpp"
@@ -311,6 +312,7 @@ namespace {
             return true;
         });
     }
+    if (ex.session) commit_session(ex);
     shape_error(p, ex);
     decorate(p, ex, true);
     log_request(p, ex, st.started);

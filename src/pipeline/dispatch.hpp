@@ -1,15 +1,17 @@
 #pragma once
 // Runs one request through the application: CORS preflight, before filters, the route's
-// handler (or a static file, 404, 405), after filters, error handlers, CORS headers,
-// compression, the request logger. Transport-free: a parsed request in, a filled response
-// out.
+// handler (or a static file, 404, 405), after filters, saving the session, error handlers,
+// CORS headers, compression, the request logger. Transport-free: a parsed request in, a
+// filled response out.
 
 #include "pipeline/errors.hpp"
 #include "pipeline/exchange.hpp"
 #include "pipeline/filters.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
+#include "web/cookie_signer.hpp"
 #include "web/cors.hpp"
+#include "web/session_manager.hpp"
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>
@@ -34,6 +36,8 @@ struct pipeline {
     std::unique_ptr<cors_policy> cors;              ///< null: no CORS
     std::optional<compression_config> compression;  ///< unset: no compression
     std::vector<log_handler> loggers;               ///< in registration order; none: off
+    std::unique_ptr<session_manager> sessions;      ///< null: no sessions
+    std::unique_ptr<cookie_signer> signer;          ///< null: no cookie secret
 };
 
 /// Answers `ex.req` into `ex.res` through the whole pipeline. The route's handler result;
@@ -54,9 +58,9 @@ struct dispatch_state {
 /// dispatch() in three steps, for a route whose handler must run elsewhere:
 /// `dispatch_begin` (CORS preflight, routing, before filters), `dispatch_answer` (the
 /// handler, a static file, 404 or 405, as dispatch does), `dispatch_end` (after filters,
-/// error shaping, CORS headers, compression, the request logger). After `dispatch_begin`,
-/// `runs_blocking` says whether `dispatch_answer` is a `tern::blocking` handler; when
-/// `st.done`, the other two steps do nothing. Each step never throws.
+/// saving the session, error shaping, CORS headers, compression, the request logger). After
+/// `dispatch_begin`, `runs_blocking` says whether `dispatch_answer` is a `tern::blocking`
+/// handler; when `st.done`, the other two steps do nothing. Each step never throws.
 void dispatch_begin(const pipeline& p, exchange& ex, dispatch_state& st) noexcept;
 bool runs_blocking(const dispatch_state& st) noexcept;
 void dispatch_answer(const pipeline& p, exchange& ex, const dispatch_state& st) noexcept;

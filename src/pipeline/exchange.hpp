@@ -10,6 +10,7 @@
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>
+#include <tern/session.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -71,6 +72,8 @@ struct exchange_scratch {
 
 class held_exchange;
 class blocking_pool;
+class session_manager;
+class cookie_signer;
 
 /// Per-request state behind `tern::context`.
 struct exchange {
@@ -107,6 +110,12 @@ struct exchange {
     /// The app's settings, read-only while it runs (null in unit tests): the settings
     /// tern's built-in routes read at the moment they need them (WebSocket upgrades).
     const tern::config* settings = nullptr;
+    /// The app's sessions (`app.sessions`); null: off, and `ctx.session()` throws.
+    const session_manager* sessions = nullptr;
+    /// The app's cookie signer (`app.cookie_secret`); null: none, and signed cookies throw.
+    const cookie_signer* signer = nullptr;
+    /// This request's session, made by the first `ctx.session()`; saved when the chain is done.
+    std::unique_ptr<tern::session> session{};
 };
 
 }  // namespace tern::detail

@@ -41,6 +41,9 @@ held_exchange::held_exchange(exchange& from)
     ex_.max_stream_buffer = from.max_stream_buffer;
     ex_.sse_keep_alive = from.sse_keep_alive;
     ex_.pool = from.pool;
+    ex_.sessions = from.sessions;
+    ex_.signer = from.signer;
+    ex_.session = std::move(from.session);  // saved when the held response completes
     // ex_.port stays null: a completion cannot defer again.
 }
 
@@ -54,6 +57,7 @@ void held_exchange::attach(const pipeline& p, const dispatch_state& st,
 void held_exchange::take_back(exchange& into) noexcept {
     taken_back_ = true;
     into.res = std::move(res_);
+    into.session = std::move(ex_.session);
     std::function<void()> fn;
     {
         std::lock_guard lock(mutex_);

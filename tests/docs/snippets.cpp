@@ -14,6 +14,9 @@
 #include <string>
 #include <string_view>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -325,4 +328,71 @@ app.error(404, [](tern::context& ctx) {
 });
 }
 }  // namespace docs_errors_cause
+namespace docs_sessions {
+void snippets(tern::app& app) {
+app.sessions();  // the safe defaults below
+
+app.post("/login", [](tern::context& ctx) {
+    const auto user = ctx.form_param("user", "");
+    if (user.empty()) throw tern::http_error(401, "who are you?");
+    auto& session = ctx.session();
+    session.regenerate();  // a new id at log-in: an id planted before it is useless
+    session.set("user", user);
+    ctx.text("welcome");
+});
+app.get("/me", [](tern::context& ctx) {
+    ctx.text(ctx.session().get("user", "anonymous"));
+});
+app.post("/logout", [](tern::context& ctx) {
+    ctx.session().invalidate();  // data gone, id dead, cookie cleared (Max-Age=0)
+    ctx.text("bye");
+});
+}
+void settings(tern::app& app) {
+tern::session_config sessions;
+sessions.idle_timeout = std::chrono::minutes(15);
+sessions.absolute_timeout = std::chrono::hours(8);
+sessions.secure = true;  // TLS ends at the proxy in front of this server
+app.sessions(sessions);
+}
+class my_store final : public tern::session_store {
+public:
+    std::optional<tern::session_data> load(std::string_view id) override {
+        std::lock_guard lock(mutex_);
+        auto it = sessions_.find(std::string(id));
+        if (it == sessions_.end()) return std::nullopt;
+        return it->second;
+    }
+    void save(std::string_view id, const tern::session_data& data,
+              std::chrono::system_clock::time_point /*expires: a TTL for Redis*/) override {
+        std::lock_guard lock(mutex_);
+        sessions_[std::string(id)] = data;
+    }
+    void erase(std::string_view id) override {
+        std::lock_guard lock(mutex_);
+        sessions_.erase(std::string(id));
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<std::string, tern::session_data> sessions_;
+};
+void store(tern::app& app) {
+tern::session_config with_store;
+with_store.store = std::make_shared<my_store>();
+app.sessions(with_store);
+}
+void signed_cookies(tern::app& app, const std::string& secret_from_environment) {
+app.cookie_secret(secret_from_environment);  // >= 32 random bytes: openssl rand -base64 32
+
+app.get("/theme", [](tern::context& ctx) {
+    ctx.set_signed_cookie("theme", ctx.query_param("v", "light"));
+    ctx.text("saved");
+});
+app.get("/page", [](tern::context& ctx) {
+    const auto theme = ctx.signed_cookie("theme");  // std::nullopt when absent or forged
+    ctx.text(theme.value_or("light"));
+});
+}
+}  // namespace docs_sessions
 // clang-format on
