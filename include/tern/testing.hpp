@@ -118,17 +118,17 @@ public:
     /// DELETE `target`.
     response del(std::string_view target, const header_list& extra = {});
     /// POST `body` with `Content-Type: content_type`.
-    response post(std::string_view target, std::string body,
+    response post(std::string_view target, std::string_view body,
                   std::string content_type = "text/plain", const header_list& extra = {});
     /// PUT `body` with `Content-Type: content_type`.
-    response put(std::string_view target, std::string body, std::string content_type = "text/plain",
-                 const header_list& extra = {});
+    response put(std::string_view target, std::string_view body,
+                 std::string content_type = "text/plain", const header_list& extra = {});
     /// PATCH `body` with `Content-Type: content_type`.
-    response patch(std::string_view target, std::string body,
+    response patch(std::string_view target, std::string_view body,
                    std::string content_type = "text/plain", const header_list& extra = {});
     /// Any method: `body` goes with a Content-Length (also 0 for POST, PUT and PATCH) and
     /// no Content-Type unless `extra` has one.
-    response request(std::string_view method, std::string_view target, std::string body = {},
+    response request(std::string_view method, std::string_view target, std::string_view body = {},
                      const header_list& extra = {});
 
     /// POST `value` as JSON (nlohmann_json; a `to_json` of your type works). Needs

@@ -37,7 +37,7 @@ struct client::impl {
 
     // The request's bytes: request line, Host, defaults, extra fields (which win over the
     // defaults of the same name), cookies, framing, body.
-    std::string serialize(std::string_view method, std::string_view target, const std::string& body,
+    std::string serialize(std::string_view method, std::string_view target, std::string_view body,
                           const header_list& extra) {
         std::string out;
         out.append(method).append(" ").append(target).append(" HTTP/1.1\r\n");
@@ -61,7 +61,7 @@ struct client::impl {
         return out;
     }
 
-    response call(std::string_view method, std::string_view target, const std::string& body,
+    response call(std::string_view method, std::string_view target, std::string_view body,
                   const header_list& extra) {
         const std::string describe = std::string(method) + " " + std::string(target);
         const std::string bytes = serialize(method, target, body, extra);
@@ -173,22 +173,22 @@ header_list with_content_type(const header_list& extra, std::string content_type
 
 }  // namespace
 
-response client::post(std::string_view target, std::string body, std::string content_type,
+response client::post(std::string_view target, std::string_view body, std::string content_type,
                       const header_list& extra) {
     return impl_->call("POST", target, body, with_content_type(extra, std::move(content_type)));
 }
 
-response client::put(std::string_view target, std::string body, std::string content_type,
+response client::put(std::string_view target, std::string_view body, std::string content_type,
                      const header_list& extra) {
     return impl_->call("PUT", target, body, with_content_type(extra, std::move(content_type)));
 }
 
-response client::patch(std::string_view target, std::string body, std::string content_type,
+response client::patch(std::string_view target, std::string_view body, std::string content_type,
                        const header_list& extra) {
     return impl_->call("PATCH", target, body, with_content_type(extra, std::move(content_type)));
 }
 
-response client::request(std::string_view method, std::string_view target, std::string body,
+response client::request(std::string_view method, std::string_view target, std::string_view body,
                          const header_list& extra) {
     return impl_->call(method, target, body, extra);
 }
