@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-TEST_CASE("the server runs the app on a free port for its scope; after it the port refuses",
+TEST_CASE("the server runs the app on a free port for its scope, and after it the port refuses",
           "[testing]") {
     tern::app app;
     app.threads(1);
