@@ -38,7 +38,8 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libbrotli-dev 
           strace
           chromium python3-websockets node-ws testssl.sh
           libnghttp2-dev nghttp2-client python3-h2
-          libsqlite3-dev libpq-dev postgresql)
+          libsqlite3-dev libpq-dev postgresql
+          libgtest-dev)
 [ "$want_bench" -eq 1 ] && packages+=(nginx h2o)
 
 missing=()
