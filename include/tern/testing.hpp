@@ -95,14 +95,19 @@ public:
     explicit client(std::uint16_t port);
     /// Closes the connection.
     ~client();
+    /// Takes over `other`'s connection, settings and cookies.
     client(client&& other) noexcept;
+    /// Takes over `other`'s connection, settings and cookies, closing this one's.
     client& operator=(client&& other) noexcept;
+    /// Not copyable: a connection has one owner.
     client(const client&) = delete;
+    /// Not copyable.
     client& operator=(const client&) = delete;
 
     /// Sends `name: value` on every later call (replacing a default of the same name).
     client& header(std::string name, std::string value);
-    /// How long one call may wait for the server before timeout_error (default 10 s).
+    /// How long one call (connect, send, the whole response) may take before timeout_error
+    /// (default 10 s).
     client& timeout(std::chrono::milliseconds limit);
     /// Puts cookie `name=value` in the jar for every path, as if the server had set it.
     client& cookie(std::string name, std::string value);
@@ -162,8 +167,9 @@ public:
     /// Sends `bytes` exactly as given on a new connection of its own (the keep-alive one is
     /// left alone) and returns everything the server sent back until it closed the
     /// connection, or until nothing more arrived for `quiet` (default 500 ms) — so an
-    /// answer to a well-formed keep-alive request also comes back. At most `timeout()` in
-    /// all and 16 MiB; more throws client_error. For malformed-request tests.
+    /// answer to a well-formed keep-alive request also comes back. Within `timeout()` in
+    /// all (then what arrived so far is returned) and 16 MiB (more throws client_error);
+    /// client_error when the port refuses. For malformed-request tests.
     std::string raw(std::string_view bytes,
                     std::chrono::milliseconds quiet = std::chrono::milliseconds(500));
 
@@ -187,7 +193,9 @@ public:
     explicit server(tern::app& app);
     /// Stops the app (`app.stop()`): after that its port refuses connections.
     ~server();
+    /// Not copyable: one server stops its app once.
     server(const server&) = delete;
+    /// Not copyable.
     server& operator=(const server&) = delete;
 
     /// The bound port.
