@@ -72,7 +72,9 @@ struct client::impl {
             // is sent once more on a new connection, as browsers do.
             for (int attempt = 0;; ++attempt) {
                 bool reused = connection.has_value();
-                if (reused && !connection->idle_and_open()) {
+                // Bytes left over after the last response were sent unasked: not a
+                // connection to trust with the next request either.
+                if (reused && (!buffer.empty() || !connection->idle_and_open())) {
                     disconnect();
                     reused = false;
                 }

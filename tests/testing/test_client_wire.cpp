@@ -1,6 +1,8 @@
 // The test kit's client against real tern servers: methods, bodies, headers, framing
 // (Content-Length, chunked, HEAD, 204), keep-alive and reconnection, raw bytes.
 
+#include "support/eventually.hpp"
+
 #include <catch2/catch.hpp>
 #include <tern/json.hpp>
 #include <tern/tern.hpp>
@@ -171,5 +173,20 @@ TEST_CASE("JSON goes out with post_json and put_json and comes back with respons
         CHECK(replaced.json()["type"] == "application/json");
         CHECK(replaced.json()["got"] == update);
         CHECK_THROWS_AS(http.get("/nowhere").json(), tern::json::parse_error);
+    });
+}
+
+TEST_CASE("a keep-alive connection the server closed while idle is replaced before the next call",
+          "[testing]") {
+    tern::config cfg = two_threads();
+    cfg.keep_alive_timeout = std::chrono::milliseconds(50);
+    tern::app app(cfg);
+    app.get("/n", [](tern::context& ctx) { ctx.text("n"); });
+    tern::testing::test(app, [](tern::testing::server& server, tern::testing::client& http) {
+        CHECK(http.get("/n").header("Connection") != "close");  // kept open by the server
+        // The server closes the idle connection; the client finds it closed and reconnects.
+        REQUIRE(tern_test::eventually([&] { return server.app().stats().open_connections == 0; }));
+        CHECK(http.get("/n").body == "n");
+        CHECK(server.app().stats().connections_accepted == 2);
     });
 }
