@@ -1,6 +1,8 @@
 // The test kit's cookie jar against a real tern server: cookies kept between calls, sent
 // only within their path, replaced, removed by Max-Age=0, and set by hand.
 
+#include "testing/canned_server.hpp"
+
 #include <catch2/catch.hpp>
 #include <tern/tern.hpp>
 #include <tern/testing.hpp>
@@ -73,4 +75,26 @@ TEST_CASE("a cookie put by hand is sent, and a client's jar is its own", "[testi
         auto other = server.make_client();
         CHECK(other.get("/me").body == "-");
     });
+}
+
+TEST_CASE(
+    "Expires in the past removes a cookie, in the future keeps it, and a pair without '=' is "
+    "ignored",
+    "[testing][cookies]") {
+    tern_testing_test::canned_server setter(
+        "HTTP/1.1 204 No Content\r\n"
+        "Set-Cookie: keep=1; Expires=Thu, 01 Jan 2098 00:00:00 GMT\r\n"
+        "Set-Cookie: old=2; Expires=Thu, 01 Jan 1970 00:00:00 GMT\r\n"
+        "Set-Cookie: negative=3; Max-Age=-1\r\n"
+        "Set-Cookie: later=4; Max-Age=60; Expires=Thu, 01 Jan 1970 00:00:00 GMT\r\n"
+        "Set-Cookie: broken; Path=/\r\n\r\n",
+        true);
+    tern::testing::client http(setter.port());
+    http.cookie("old", "before");
+    CHECK(http.get("/").status == 204);
+    CHECK(http.cookie("keep") == "1");
+    CHECK_FALSE(http.cookie("old").has_value());
+    CHECK_FALSE(http.cookie("negative").has_value());
+    CHECK(http.cookie("later") == "4");  // Max-Age wins over Expires
+    CHECK_FALSE(http.cookie("broken").has_value());
 }
