@@ -77,7 +77,7 @@ struct response {
 /// closed meanwhile is retried once on a new one). Every call sends `Host`, the default
 /// headers, the cookies of the jar and `Content-Length` for a body, then reads the whole
 /// response (Content-Length, chunked or close-delimited; none for HEAD, 1xx, 204 and 304).
-/// Interim 100 responses are skipped.
+/// Interim 1xx responses (100, 103) are skipped; a 101 is returned and ends the connection.
 ///
 /// Cookie jar: each Set-Cookie of a response is kept by name and Path (RFC 6265 default
 /// path when it has none) and sent back on later calls whose target is within that path;

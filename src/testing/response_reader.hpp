@@ -1,7 +1,7 @@
 #pragma once
 // Reads one HTTP/1.1 response off a socket (RFC 9112): the status line, the header fields,
 // then the body framed by Transfer-Encoding: chunked, Content-Length or the close
-// (section 6.3), or no body for HEAD, 1xx, 204 and 304. Interim 100 responses are skipped.
+// (section 6.3), or no body for HEAD, 1xx, 204 and 304. Interim 1xx responses are skipped.
 
 #include <tern/testing.hpp>
 

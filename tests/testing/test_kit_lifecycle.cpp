@@ -113,3 +113,16 @@ TEST_CASE("a chunked body with a trailer: the chunks joined, the trailer among t
     CHECK(r.body == "hello world");
     CHECK(r.header("X-Sum") == "11");
 }
+
+TEST_CASE("interim 100 and 103 responses are skipped for the final one", "[testing]") {
+    tern_testing_test::canned_server interim(
+        "HTTP/1.1 100 Continue\r\n\r\n"
+        "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        true);
+    tern::testing::client http(interim.port());
+    const auto r = http.post("/", "body");
+    CHECK(r.status == 200);
+    CHECK(r.body == "ok");
+    CHECK_FALSE(r.header("Link").has_value());
+}
