@@ -1,5 +1,6 @@
-# Install rules: headers, libtern, the CMake package (tern-config.cmake, its version file and
-# the exported targets, namespace tern::) and tern.pc. Consumers write
+# Install rules: headers, libtern, libtern_testing, the CMake package (tern-config.cmake, its
+# version file and the exported targets, namespace tern::), tern.pc and tern-testing.pc.
+# Consumers write
 #   find_package(tern 0.1 REQUIRED)  +  target_link_libraries(app PRIVATE tern::tern)
 # or `pkg-config --cflags --libs tern`; see docs/building.md.
 include(CMakePackageConfigHelpers)
@@ -28,7 +29,8 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
 endif()
 
 install(DIRECTORY include/tern TYPE INCLUDE FILES_MATCHING PATTERN "*.hpp")
-install(TARGETS tern EXPORT tern-targets)
+# tern_testing (tern::testing, the test kit) is a static library beside libtern.
+install(TARGETS tern tern_testing EXPORT tern-targets)
 install(EXPORT tern-targets NAMESPACE tern:: DESTINATION "${TERN_CMAKE_DIR}")
 
 configure_package_config_file(cmake/tern-config.cmake.in
@@ -57,4 +59,6 @@ foreach(_item IN LISTS TERN_STATIC_LINK_FILES CMAKE_THREAD_LIBS_INIT)
     string(APPEND TERN_PC_LIBS " ${_item}")
 endforeach()
 configure_file(cmake/tern.pc.in "${PROJECT_BINARY_DIR}/tern.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/tern.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+configure_file(cmake/tern-testing.pc.in "${PROJECT_BINARY_DIR}/tern-testing.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/tern.pc" "${PROJECT_BINARY_DIR}/tern-testing.pc"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

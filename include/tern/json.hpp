@@ -22,6 +22,8 @@ namespace detail {
 /// Connects context's JSON members to nlohmann_json.
 template <>
 struct json_support<json_tag> {
+    /// The JSON document type (for tern::testing::response::json).
+    using value_type = nlohmann::json;
     /// What `ctx.json({{"key", value}, ...})` takes.
     using initializer_list = nlohmann::json::initializer_list_t;
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds tests/packaging/consumer.cpp the ways a user would and runs it (see
+# Builds tests/packaging/consumer.cpp and kit_consumer.cpp (a test written with the test kit,
+# tern::testing) the ways a user would and runs them (see
 # tests/packaging/CMakeLists.txt, which registers one ctest test per mode).
 #
 #   run.sh install <tern-build-dir> <config> <prefix>    cmake --install into an empty prefix
@@ -79,6 +80,7 @@ find-package)
     cmake_build "$here/find-package" "$work" -DCMAKE_PREFIX_PATH="$prefix" --no-warn-unused-cli \
         -DCMAKE_DISABLE_FIND_PACKAGE_llhttp=ON -DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON
     run "$work/consumer"
+    run "$work/kit_consumer"
     ;;
 pkg-config)
     prefix="$1" libdir="$2" work="$3"
@@ -91,11 +93,19 @@ pkg-config)
     run "$cxx" -std=c++20 $flags $cflags "$here/consumer.cpp" -o "$work/consumer" $libs \
         -Wl,-rpath,"$rpath"
     run "$work/consumer"
+    # The test kit through tern-testing.pc (which requires tern.pc).
+    cflags="$(pkg-config --cflags tern-testing)"
+    libs="$(pkg-config --libs tern-testing)"
+    # shellcheck disable=SC2086  # flags from pkg-config are meant to be split
+    run "$cxx" -std=c++20 $flags $cflags "$here/kit_consumer.cpp" -o "$work/kit_consumer" $libs \
+        -Wl,-rpath,"$rpath"
+    run "$work/kit_consumer"
     ;;
 add-subdirectory)
     source="$1" work="$2"
     cmake_build "$here/add-subdirectory" "$work" -DTERN_SOURCE_DIR="$source"
     run "$work/consumer"
+    run "$work/kit_consumer"
     ;;
 shared)
     source="$1" work="$2"

@@ -1,0 +1,218 @@
+#pragma once
+/// @file testing.hpp
+/// The test kit (`tern::testing`, CMake target `tern::testing`): run a tern::app on a free
+/// loopback port for the length of a test and call it with a real HTTP/1.1 client over a
+/// real socket. No test framework is assumed: the kit returns values and throws
+/// std::exception subclasses, which Catch2, GoogleTest and plain asserts all report.
+///
+///     tern::testing::test(app, [](tern::testing::server&, tern::testing::client& http) {
+///         assert(http.get("/hello").body == "hello");
+///     });
+///
+/// JSON helpers (`response::json()`, `client::post_json`) need <tern/json.hpp> included
+/// before use, like `ctx.json`. See docs/testing.md.
+
+#include <tern/app.hpp>
+#include <tern/context.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tern::testing {
+
+/// A failure of the client: the server could not be reached, the connection broke before
+/// the response was complete, or the response was not valid HTTP/1.1. The message says
+/// which, with the request's method and target.
+class client_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The server sent nothing (or not the whole response) within the client's timeout.
+class timeout_error : public client_error {
+public:
+    using client_error::client_error;
+};
+
+/// One header field of a response, or one extra field of a request.
+struct header {
+    std::string name;   ///< As sent (compared case-insensitively by the kit).
+    std::string value;  ///< Without surrounding whitespace.
+};
+
+/// Header fields in the order they were sent.
+using header_list = std::vector<header>;
+
+/// A complete response as the client read it off the wire.
+struct response {
+    int status = 0;       ///< The status code, e.g. 200.
+    std::string reason;   ///< The reason phrase, e.g. "OK" (may be empty).
+    header_list headers;  ///< Every field of the head, then the chunked trailer's, in order.
+    std::string body;     ///< The body, de-chunked; empty for HEAD, 1xx, 204 and 304.
+
+    /// The value of the first field named `name` (case-insensitive); std::nullopt when there
+    /// is none. The view points into this response.
+    std::optional<std::string_view> header(std::string_view name) const;
+    /// The values of every field named `name` (case-insensitive), in order (e.g. each
+    /// Set-Cookie).
+    std::vector<std::string_view> header_values(std::string_view name) const;
+    /// The body parsed as JSON (nlohmann::json). Needs <tern/json.hpp>; a body that is not
+    /// JSON throws nlohmann::json::parse_error.
+    template <class Tag = tern::detail::json_tag>
+    auto json() const -> typename tern::detail::json_support<Tag>::value_type {
+        return tern::detail::json_support<Tag>::value_type::parse(body);
+    }
+};
+
+/// One keep-alive HTTP/1.1 connection to a server on 127.0.0.1, opened on the first call and
+/// opened again when the server has closed it (a request sent on a connection the server
+/// closed meanwhile is retried once on a new one). Every call sends `Host`, the default
+/// headers, the cookies of the jar and `Content-Length` for a body, then reads the whole
+/// response (Content-Length, chunked or close-delimited; none for HEAD, 1xx, 204 and 304).
+/// Interim 1xx responses (100, 103) are skipped; a 101 is returned and ends the connection.
+///
+/// Cookie jar: each Set-Cookie of a response is kept by name and Path (RFC 6265 default
+/// path when it has none) and sent back on later calls whose target is within that path;
+/// Max-Age (0 or less removes it) and Expires (IMF-fixdate; in the past removes it) are
+/// honoured. Domain is ignored (every cookie is for this server); Secure cookies are sent
+/// too (loopback is treated as secure, as browsers do for localhost); HttpOnly and SameSite
+/// do not apply to a test client.
+///
+/// Errors: client_error when the server cannot be reached or answers something that is not
+/// HTTP/1.1, timeout_error when a response takes longer than `timeout()` (default 10 s).
+/// A client is used by one thread at a time.
+class client {
+public:
+    /// A client for the server on 127.0.0.1 at `port`. Connects on the first call.
+    explicit client(std::uint16_t port);
+    /// Closes the connection.
+    ~client();
+    /// Takes over `other`'s connection, settings and cookies.
+    client(client&& other) noexcept;
+    /// Takes over `other`'s connection, settings and cookies, closing this one's.
+    client& operator=(client&& other) noexcept;
+    /// Not copyable: a connection has one owner.
+    client(const client&) = delete;
+    /// Not copyable.
+    client& operator=(const client&) = delete;
+
+    /// Sends `name: value` on every later call (replacing a default of the same name).
+    client& header(std::string name, std::string value);
+    /// How long one call (connect, send, the whole response) may take before timeout_error
+    /// (default 10 s).
+    client& timeout(std::chrono::milliseconds limit);
+    /// Puts cookie `name=value` in the jar for every path, as if the server had set it.
+    client& cookie(std::string name, std::string value);
+    /// The value of cookie `name` in the jar (the first set, when several paths hold one).
+    std::optional<std::string> cookie(std::string_view name) const;
+    /// Empties the cookie jar.
+    client& clear_cookies();
+
+    /// GET `target` (a path with an optional query, e.g. "/users?limit=2").
+    response get(std::string_view target, const header_list& extra = {});
+    /// HEAD `target`: the response has the GET's head and no body.
+    response head(std::string_view target, const header_list& extra = {});
+    /// DELETE `target`.
+    response del(std::string_view target, const header_list& extra = {});
+    /// POST `body` with `Content-Type: content_type`.
+    response post(std::string_view target, std::string_view body,
+                  std::string content_type = "text/plain", const header_list& extra = {});
+    /// PUT `body` with `Content-Type: content_type`.
+    response put(std::string_view target, std::string_view body,
+                 std::string content_type = "text/plain", const header_list& extra = {});
+    /// PATCH `body` with `Content-Type: content_type`.
+    response patch(std::string_view target, std::string_view body,
+                   std::string content_type = "text/plain", const header_list& extra = {});
+    /// Any method: `body` goes with a Content-Length (also 0 for POST, PUT and PATCH) and
+    /// no Content-Type unless `extra` has one.
+    response request(std::string_view method, std::string_view target, std::string_view body = {},
+                     const header_list& extra = {});
+
+    /// POST `value` as JSON (nlohmann_json; a `to_json` of your type works). Needs
+    /// <tern/json.hpp>.
+    template <class T, class Tag = tern::detail::json_tag>
+    response post_json(std::string_view target, const T& value, const header_list& extra = {}) {
+        return post(target, tern::detail::json_support<Tag>::dump(value), "application/json",
+                    extra);
+    }
+    /// POST a JSON literal: `post_json("/users", {{"name", "ada"}})`.
+    template <class Tag = tern::detail::json_tag>
+    response post_json(std::string_view target,
+                       typename tern::detail::json_support<Tag>::initializer_list value,
+                       const header_list& extra = {}) {
+        return post(target, tern::detail::json_support<Tag>::dump(value), "application/json",
+                    extra);
+    }
+    /// PUT `value` as JSON. Needs <tern/json.hpp>.
+    template <class T, class Tag = tern::detail::json_tag>
+    response put_json(std::string_view target, const T& value, const header_list& extra = {}) {
+        return put(target, tern::detail::json_support<Tag>::dump(value), "application/json", extra);
+    }
+    /// PUT a JSON literal.
+    template <class Tag = tern::detail::json_tag>
+    response put_json(std::string_view target,
+                      typename tern::detail::json_support<Tag>::initializer_list value,
+                      const header_list& extra = {}) {
+        return put(target, tern::detail::json_support<Tag>::dump(value), "application/json", extra);
+    }
+
+    /// Sends `bytes` exactly as given on a new connection of its own (the keep-alive one is
+    /// left alone) and returns everything the server sent back until it closed the
+    /// connection, or until nothing more arrived for `quiet` (default 500 ms) — so an
+    /// answer to a well-formed keep-alive request also comes back. Within `timeout()` in
+    /// all (then what arrived so far is returned) and 16 MiB (more throws client_error);
+    /// client_error when the port refuses. For malformed-request tests.
+    std::string raw(std::string_view bytes,
+                    std::chrono::milliseconds quiet = std::chrono::milliseconds(500));
+
+    /// The port this client calls.
+    std::uint16_t port() const noexcept;
+    /// Closes the keep-alive connection (the next call opens a new one).
+    void disconnect() noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+/// RAII: starts `app` on 127.0.0.1 at a free port (`app.start("127.0.0.1", 0)`, in the
+/// app's own worker threads) and stops it when destroyed. Throws what `app.start` throws
+/// (std::system_error, std::logic_error when the app is already running). Register routes
+/// and settings before: they are fixed once the app runs.
+class server {
+public:
+    /// Starts `app`; it must outlive this server.
+    explicit server(tern::app& app);
+    /// Stops the app (`app.stop()`): after that its port refuses connections.
+    ~server();
+    /// Not copyable: one server stops its app once.
+    server(const server&) = delete;
+    /// Not copyable.
+    server& operator=(const server&) = delete;
+
+    /// The bound port.
+    std::uint16_t port() const noexcept;
+    /// A new client for this server.
+    client make_client() const;
+    /// The running app.
+    tern::app& app() const noexcept;
+    /// Stops the app now (the destructor then does nothing more).
+    void stop();
+
+private:
+    tern::app& app_;
+};
+
+/// Javalin's JavalinTest.test: starts `app`, calls `fn` with the server and a client, and
+/// stops the app when `fn` returns or throws (the exception goes on to the caller).
+void test(tern::app& app, const std::function<void(server&, client&)>& fn);
+
+}  // namespace tern::testing

@@ -1,0 +1,29 @@
+#include <tern/testing.hpp>
+
+namespace tern::testing {
+
+server::server(tern::app& app) : app_(app) { app_.start("127.0.0.1", 0); }
+
+server::~server() {
+    try {
+        app_.stop();
+    } catch (...) {
+        // A destructor must not throw; stop() reports nothing a test could act on here.
+    }
+}
+
+std::uint16_t server::port() const noexcept { return app_.port(); }
+
+client server::make_client() const { return client(port()); }
+
+tern::app& server::app() const noexcept { return app_; }
+
+void server::stop() { app_.stop(); }
+
+void test(tern::app& app, const std::function<void(server&, client&)>& fn) {
+    server running(app);
+    client http = running.make_client();
+    fn(running, http);
+}
+
+}  // namespace tern::testing
