@@ -10,6 +10,7 @@
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
 #include "web/cors.hpp"
+#include "web/forwarded.hpp"
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>
@@ -33,6 +34,9 @@ struct pipeline {
     std::unique_ptr<cors_policy> cors;              ///< null: no CORS
     std::optional<compression_config> compression;  ///< unset: no compression
     log_handler logger;                             ///< empty: no request logging
+    /// The request id header (app.request_ids); empty: request ids off.
+    std::string request_id_header;
+    std::unique_ptr<proxy_list> proxies;  ///< app.trusted_proxies; null: ctx.ip() is the peer
 };
 
 /// Answers `ex.req` into `ex.res` through the whole pipeline. The route's handler result;
@@ -44,7 +48,7 @@ void dispatch(const pipeline& p, exchange& ex) noexcept;
 
 /// Where a dispatch split in two stands between its halves (a blocking handler).
 struct dispatch_state {
-    std::chrono::steady_clock::time_point started;  ///< for the request logger
+    std::chrono::steady_clock::time_point started;  ///< for the request logger and metrics
     router::match found;
     bool proceed = true;  ///< the before filters let the request through
     bool done = false;    ///< the exchange is complete (a preflight, a routing failure)

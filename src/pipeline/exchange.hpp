@@ -40,6 +40,11 @@ struct exchange_scratch {
     std::vector<std::string> filter_decoded;  ///< parallel to `filter_params`
     bool parts_parsed = false;                ///< `parts` holds this request's multipart parts
     std::vector<form_part> parts;
+    /// This request's id (app.request_ids); empty when ids are off.
+    std::string request_id;
+    /// The client's address found behind trusted proxies (app.trusted_proxies); empty when
+    /// it is the peer's.
+    std::string client_ip;
 
     /// Forgets the previous request's caches (capacity kept).
     void reset() noexcept { parts_parsed = false; }
@@ -47,6 +52,8 @@ struct exchange_scratch {
 
 class held_exchange;
 class blocking_pool;
+class request_meter;
+class request_id_source;
 
 /// Per-request state behind `tern::context`.
 struct exchange {
@@ -83,6 +90,10 @@ struct exchange {
     /// The app's settings, read-only while it runs (null in unit tests): the settings
     /// tern's built-in routes read at the moment they need them (WebSocket upgrades).
     const tern::config* settings = nullptr;
+    /// The loop's request counters (app.metrics); null when metrics are off.
+    request_meter* meter = nullptr;
+    /// The loop's request id maker (app.request_ids); null where there is none.
+    request_id_source* ids = nullptr;
 };
 
 }  // namespace tern::detail
