@@ -190,8 +190,9 @@ public:
     /// std::invalid_argument for a bad or already routed path (as `get`).
     app& metrics(std::string_view path = "/metrics");
     /// Gives every request an id (docs/logging.md): the value of request header `header`
-    /// when it is 1..128 characters of `A-Z a-z 0-9 . _ : @ / + = -`, else a new unique one
-    /// (a per-thread random prefix and a counter). `ctx.request_id()` reads it, every
+    /// when it is 1..128 letters, digits and a few punctuation characters (no space, quote,
+    /// comma or control character), else a new unique one (a per-thread random prefix and a
+    /// counter). `ctx.request_id()` reads it, every
     /// response carries it back in `header` (errors too) and `tern::access_log()` writes it.
     /// Off by default; an empty `header` turns it off. Throws std::invalid_argument for a
     /// header name that is not a token.
