@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace tern_test;
 
@@ -235,4 +236,46 @@ TEST_CASE("app.metrics on a path already routed throws", "[metrics]") {
     tern::app app;
     app.get("/metrics", [](tern::context& ctx) { ctx.text("mine"); });
     CHECK_THROWS_AS(app.metrics("/metrics"), std::invalid_argument);
+}
+
+TEST_CASE("scrapes during requests on both threads never go backwards, and the end sums exactly",
+          "[metrics]") {
+    test_server server([](tern::app& app) {
+        app.metrics("/metrics");
+        app.get("/ok", [](tern::context& ctx) { ctx.text("ok"); });
+    });
+    constexpr int clients = 4;
+    constexpr int per_client = 200;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < clients; ++t) {
+        threads.emplace_back([&server] {
+            // A connection each: the kernel spreads them over both event loops.
+            raw_client c = server.client();
+            for (int i = 0; i < per_client; ++i) {
+                c.send(get_request("/ok"));
+                if (c.read_response().status != 200) return;
+            }
+        });
+    }
+    double last_ok = 0;
+    double last_sent = 0;
+    double last_count = 0;
+    bool monotonic = true;
+    for (int i = 0; i < 20; ++i) {
+        const auto m = samples(scrape(server).body);
+        const double ok = value(m, requests("GET", "2xx"));
+        const double sent = value(m, "tern_bytes_sent_total");
+        const double count = value(m, "tern_request_duration_seconds_count");
+        monotonic = monotonic && ok >= last_ok && sent >= last_sent && count >= last_count;
+        last_ok = ok;
+        last_sent = sent;
+        last_count = count;
+    }
+    for (auto& t : threads) t.join();
+    CHECK(monotonic);
+    const auto m = samples(scrape(server).body);
+    // Every /ok, and the 20 scrapes before this one.
+    CHECK(value(m, requests("GET", "2xx")) == clients * per_client + 20);
+    CHECK(value(m, "tern_request_duration_seconds_count") == clients * per_client + 20);
+    CHECK(value(m, "tern_requests_in_flight") == 1);
 }
