@@ -187,6 +187,30 @@ public:
     /// and free when off. Throws std::invalid_argument for an empty `fn`.
     app& request_logger(log_handler fn);
 
+    // ---- operations --------------------------------------------------------------------
+
+    /// Serves the server's counters at GET `path` in the Prometheus text format 0.0.4
+    /// (docs/metrics.md): requests by method and status class, a latency histogram, requests
+    /// in flight, connections, bytes, the blocking queue. An ordinary route, answered on the
+    /// event loop. Off by default; requests are counted only when it is on. Throws
+    /// std::invalid_argument for a bad or already routed path (as `get`).
+    app& metrics(std::string_view path = "/metrics");
+    /// Gives every request an id (docs/logging.md): the value of request header `header`
+    /// when it is 1..128 letters, digits and a few punctuation characters (no space, quote,
+    /// comma or control character), else a new unique one (a per-thread random prefix and a
+    /// counter). `ctx.request_id()` reads it, every
+    /// response carries it back in `header` (errors too) and `tern::access_log()` writes it.
+    /// Off by default; an empty `header` turns it off. Throws std::invalid_argument for a
+    /// header name that is not a token.
+    app& request_ids(std::string_view header = "X-Request-Id");
+    /// The reverse proxies whose `Forwarded` / `X-Forwarded-For` headers are believed
+    /// (docs/proxies.md): addresses and CIDR ranges, IPv4 and IPv6 ("127.0.0.1",
+    /// "10.0.0.0/8", "::1", "fd00::/8"). A request from one of them gets the client's
+    /// address in `ctx.ip()`, read from the right of those headers; others' headers are
+    /// ignored. Empty (the default): `ctx.ip()` is the peer. Throws std::invalid_argument
+    /// naming a bad entry.
+    app& trusted_proxies(const std::vector<std::string>& entries);
+
     // ---- response features -------------------------------------------------------------
 
     /// Answers CORS preflights and adds CORS headers to responses (see docs/cors.md).

@@ -195,8 +195,15 @@ public:
     /// with pread(2), e.g. to hash or copy a large upload without touching all of it at
     /// once); -1 when the body is in memory. Valid as long as the request.
     int body_fd() const noexcept;
-    /// The peer's IP address, e.g. "127.0.0.1" or "::1".
+    /// The client's IP address, e.g. "127.0.0.1" or "::1": the peer's, or behind a trusted
+    /// reverse proxy (`app::trusted_proxies`, docs/proxies.md) the client's that the proxies
+    /// name in `Forwarded` or `X-Forwarded-For`.
     std::string ip() const;
+    /// The IP address of the direct peer of the connection (a proxy's when behind one),
+    /// whatever the forwarding headers say.
+    std::string peer_ip() const;
+    /// This request's id (`app::request_ids`, docs/logging.md); empty when ids are off.
+    std::string_view request_id() const noexcept;
     /// "https" when the request came over TLS (docs/tls.md), else "http". The connection's
     /// own scheme: a proxy's X-Forwarded-Proto is an ordinary header.
     std::string_view scheme() const noexcept;

@@ -25,6 +25,12 @@ struct server_stats {
     /// protocol, garbage instead of a ClientHello (logged on stderr, at most a line a
     /// second per thread). Clients that leave or time out mid-handshake are not counted.
     std::uint64_t tls_handshake_failures = 0;
+    /// Bytes read from connections (HTTP/1.1, HTTP/2 and WebSocket bytes; under TLS, after
+    /// decryption).
+    std::uint64_t bytes_received = 0;
+    /// Bytes written to connections (heads, bodies, files, frames; under TLS, before
+    /// encryption).
+    std::uint64_t bytes_sent = 0;
 };
 
 }  // namespace tern

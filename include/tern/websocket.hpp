@@ -63,7 +63,8 @@ public:
     std::optional<std::string_view> cookie(std::string_view name) const;
     /// The path of the upgrade request.
     std::string_view path() const noexcept;
-    /// The client's address.
+    /// The client's address, as `context::ip()` gave it for the upgrade request (behind a
+    /// trusted proxy, the client the proxy names; see `app::trusted_proxies`).
     std::string_view remote_ip() const noexcept;
     /// The subprotocol chosen in the handshake; empty when none.
     std::string_view subprotocol() const noexcept;

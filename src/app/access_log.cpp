@@ -71,6 +71,13 @@ std::string format_line(const context& ctx, std::chrono::nanoseconds took) {
     append_quoted_field(line, ctx.header("user-agent").value_or(""));
     line.append(
         fmt::format("\" {:.3f}ms", std::chrono::duration<double, std::milli>(took).count()));
+    // With app.request_ids: the id last, quoted (it is kept from the request only when it
+    // has no quote, space or control character, and escaped all the same).
+    if (!ctx.request_id().empty()) {
+        line.append(" \"");
+        append_quoted_field(line, ctx.request_id());
+        line.push_back('"');
+    }
     return line;
 }
 

@@ -1,14 +1,18 @@
 #include <tern/app.hpp>
 
 #include "app/config_check.hpp"
+#include "app/metrics.hpp"
 #include "http/methods.hpp"
 #include "http/request_handler.hpp"
 #include "http/status.hpp"
+#include "http/token.hpp"
 #include "net/server.hpp"
 #include "pipeline/blocking.hpp"
 #include "pipeline/blocking_pool.hpp"
 #include "pipeline/dispatch.hpp"
 #include "pipeline/errors.hpp"
+#include "pipeline/request_id.hpp"
+#include "pipeline/request_meter.hpp"
 #include "pipeline/sse_route.hpp"
 #include "pipeline/ws_route.hpp"
 #include "routing/router.hpp"
@@ -35,13 +39,17 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
     detail::exchange ex;
     detail::dispatch_state st;
     detail::answer_later::resume_fn resume;
+    // Let go of without its chain ending (the client left while the handler ran): dropped.
+    detail::in_flight_mark in_flight;
 
     blocking_job(const detail::pipeline& p, detail::exchange& from, const detail::dispatch_state& s)
         : pipeline(p),
           scratch(from.scratch),
           ex{from.req, from.res, from.remote_ip, scratch, from.max_upload_file_size},
-          st(s) {
+          st(s),
+          in_flight(from.meter) {
         ex.app_body = from.app_body;
+        ex.meter = from.meter;
         ex.skip = from.skip;
         ex.max_json_size = from.max_json_size;
         ex.max_json_depth = from.max_json_depth;
@@ -59,6 +67,7 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
         detail::dispatch_answer(pipeline, ex, st);
         resume([self = shared_from_this()] {
             detail::dispatch_end(self->pipeline, self->ex, self->st);
+            self->in_flight.ended();
         });
     }
 
@@ -75,6 +84,7 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
         detail::set_error(ex.res, 503, detail::reason_phrase(503));
         ex.res.fields.emplace_back("Retry-After", "1");
         detail::dispatch_end(pipeline, ex, st);
+        in_flight.ended();
     }
 };
 
@@ -142,10 +152,39 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     struct loop_state final : detail::loop_state {
         detail::exchange_scratch scratch;
         detail::root_cache roots;
+        // Shared: a held response or a blocking job may end (dropped) after the loop.
+        std::shared_ptr<detail::request_meter> meter = std::make_shared<detail::request_meter>();
+        detail::request_id_source ids;
     };
 
+    // app.metrics: whether requests are counted, and the counters of the running server's
+    // loops (registered as the server makes them; read by a scrape from any loop).
+    bool metered = false;
+    std::mutex meters_mutex;
+    std::vector<std::shared_ptr<const detail::request_meter>> meters;
+
     std::unique_ptr<detail::loop_state> make_loop_state() override {
-        return std::make_unique<loop_state>();
+        auto state = std::make_unique<loop_state>();
+        if (metered) {
+            std::lock_guard lock(meters_mutex);
+            meters.push_back(state->meter);
+        }
+        return state;
+    }
+
+    // The metrics route's answer: every loop's counters, summed.
+    std::string scrape() {
+        detail::metrics_snapshot snap;
+        {
+            std::lock_guard lock(server_mutex);
+            if (server) snap.server = server->stats();
+            if (pool) snap.blocking_queue = pool->waiting();
+        }
+        {
+            std::lock_guard lock(meters_mutex);
+            for (const auto& m : meters) m->add_to(snap.requests);
+        }
+        return detail::prometheus_text(snap);
     }
 
     void handle(detail::request& req, detail::response& res, std::string_view remote_ip,
@@ -164,6 +203,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         ex.sse_keep_alive = settings.sse_keep_alive;
         ex.sessions = pipeline.sessions.get();
         ex.signer = pipeline.signer.get();
+        ex.meter = metered ? own.meter.get() : nullptr;
+        ex.ids = &own.ids;
         if (!pool) {
             detail::dispatch(pipeline, ex);  // no blocking route: the whole chain here
             return;
@@ -210,6 +251,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         ex.max_json_depth = settings.max_json_depth;
         ex.sessions = pipeline.sessions.get();
         ex.signer = pipeline.signer.get();
+        ex.meter = metered ? own.meter.get() : nullptr;
+        ex.ids = &own.ids;
         detail::dispatch_failure(pipeline, ex, status);
     }
 
@@ -348,6 +391,33 @@ app& app::request_logger(log_handler fn) {
     impl_->require_not_started("request_logger");
     if (!fn) throw std::invalid_argument("tern: empty request logger");
     impl_->pipeline.loggers.push_back(std::move(fn));
+    return *this;
+}
+
+app& app::metrics(std::string_view path) {
+    impl_->require_not_started("metrics");
+    auto* owner = impl_.get();
+    get(path, [owner](context& ctx) {
+        ctx.content_type(detail::metrics_content_type).result(owner->scrape());
+    });
+    impl_->metered = true;
+    return *this;
+}
+
+app& app::request_ids(std::string_view header) {
+    impl_->require_not_started("request_ids");
+    if (!header.empty() && !detail::is_token(header)) {
+        throw std::invalid_argument("tern: request_ids header '" + std::string(header) +
+                                    "' is not a header name (an RFC 9110 token)");
+    }
+    impl_->pipeline.request_id_header = std::string(header);
+    return *this;
+}
+
+app& app::trusted_proxies(const std::vector<std::string>& entries) {
+    impl_->require_not_started("trusted_proxies");
+    impl_->pipeline.proxies =
+        entries.empty() ? nullptr : std::make_unique<detail::proxy_list>(entries);
     return *this;
 }
 
@@ -604,6 +674,10 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
     if (impl_->has_blocking_routes && !impl_->pool) {
         impl_->pool =
             std::make_unique<detail::blocking_pool>(cfg.blocking_threads, cfg.max_blocking_queue);
+    }
+    {
+        std::lock_guard meters_lock(impl_->meters_mutex);
+        impl_->meters.clear();  // this server's loops register theirs as it makes them
     }
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
     impl_->stop_begun.store(false, std::memory_order_relaxed);

@@ -154,6 +154,7 @@ void connection::read() {
 
 void connection::on_read(std::error_code ec, std::size_t n) {
     reading_ = false;
+    owner_.count_received(n);
     if (upgrade_ && phase_ != phase::closed) {
         on_upgraded_read(ec, n);
         return;

@@ -76,6 +76,7 @@ void connection::write_some() {
 }
 
 void connection::on_write(std::error_code ec) {
+    owner_.count_sent(written_);  // what went out of out_, all of it unless the write failed
     if (phase_ == phase::closed) return;
     if (ec) {
         close();
@@ -115,6 +116,7 @@ void connection::send_file() {
         const ssize_t n = send_file_chunk(chunk);
         if (n > 0) {
             const auto sent = static_cast<std::uint64_t>(n);
+            owner_.count_sent(static_cast<std::size_t>(n));
             f.offset += sent;
             f.length -= sent;
             this_turn += sent;

@@ -239,6 +239,8 @@ void worker::add_stats(server_stats& into) const noexcept {
     into.h2_requests += h2_requests_.load(std::memory_order_relaxed);
     into.tls_handshakes += handshakes_.load(std::memory_order_relaxed);
     into.tls_handshake_failures += handshake_failures_.load(std::memory_order_relaxed);
+    into.bytes_received += bytes_received_.load(std::memory_order_relaxed);
+    into.bytes_sent += bytes_sent_.load(std::memory_order_relaxed);
 }
 
 bool worker::take_handshake_slot() noexcept {

@@ -116,6 +116,10 @@ public:
     void count_h2_connection() noexcept { bump(h2_connections_); }
     /// Counts a socket write (on the worker's thread).
     void count_write() noexcept { bump(writes_); }
+    /// Counts bytes read from a connection (on the worker's thread; decrypted under TLS).
+    void count_received(std::size_t n) noexcept { bump(bytes_received_, n); }
+    /// Counts bytes written to a connection (on the worker's thread; before encryption).
+    void count_sent(std::size_t n) noexcept { bump(bytes_sent_, n); }
     /// Adds this worker's counters to `into` (from any thread).
     void add_stats(server_stats& into) const noexcept;
 
@@ -155,8 +159,8 @@ private:
 
     // Written by the worker's thread only, read by any: a relaxed load and store (a plain
     // increment, no locked instruction) keeps reads well-defined without a shared counter.
-    static void bump(std::atomic<std::uint64_t>& c) noexcept {
-        c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+        c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
     }
 
     shared_state& shared_;
@@ -187,6 +191,7 @@ private:
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};
     std::atomic<std::uint64_t> h2_connections_{0}, h2_requests_{0};
     std::atomic<std::uint64_t> handshakes_{0}, handshake_failures_{0};
+    std::atomic<std::uint64_t> bytes_received_{0}, bytes_sent_{0};
     std::shared_ptr<const tls_context> tls_;
     std::size_t handshakes_in_progress_ = 0;
     // The failure log's rate limit: when the last line went out, failures not logged since.

@@ -42,6 +42,11 @@ bool blocking_pool::submit(ticket id, std::function<void()> job) {
     return true;
 }
 
+std::size_t blocking_pool::waiting() {
+    std::lock_guard lock(mutex_);
+    return jobs_.size();
+}
+
 bool blocking_pool::cancel(ticket id) noexcept {
     std::function<void()> taken;  // destroyed after the lock is released
     {

@@ -37,6 +37,8 @@ public:
     /// waiting, and then it never runs (it is destroyed on the calling thread); false when a
     /// thread has taken it (it runs or has run) or it was never queued.
     bool cancel(ticket id) noexcept;
+    /// Jobs waiting for a thread now (any thread; takes the queue's lock).
+    std::size_t waiting();
     /// Whether the calling thread is one of this pool's.
     bool on_pool_thread() const noexcept;
 

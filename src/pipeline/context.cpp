@@ -66,7 +66,14 @@ std::string_view context::body() const noexcept { return ex_->req.body_view(); }
 
 int context::body_fd() const noexcept { return ex_->req.spooled ? ex_->req.spooled->fd() : -1; }
 
-std::string context::ip() const { return std::string(ex_->remote_ip); }
+std::string context::ip() const {
+    const auto& behind_proxy = ex_->scratch.client_ip;
+    return behind_proxy.empty() ? std::string(ex_->remote_ip) : behind_proxy;
+}
+
+std::string context::peer_ip() const { return std::string(ex_->remote_ip); }
+
+std::string_view context::request_id() const noexcept { return ex_->scratch.request_id; }
 
 std::string_view context::scheme() const noexcept { return ex_->req.secure ? "https" : "http"; }
 

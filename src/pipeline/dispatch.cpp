@@ -4,6 +4,8 @@
 #include "pipeline/blocking.hpp"
 #include "pipeline/context_session.hpp"
 #include "pipeline/held_exchange.hpp"
+#include "pipeline/request_id.hpp"
+#include "pipeline/request_meter.hpp"
 #include "routing/url_decode.hpp"
 #include "web/compression.hpp"
 
@@ -266,9 +268,68 @@ void log_request(const pipeline& p, exchange& ex,
     }
 }
 
-std::chrono::steady_clock::time_point start_time(const pipeline& p) noexcept {
-    return p.loggers.empty() ? std::chrono::steady_clock::time_point{}
-                             : std::chrono::steady_clock::now();
+std::chrono::steady_clock::time_point start_time(const pipeline& p, const exchange& ex) noexcept {
+    return !p.loggers.empty() || ex.meter != nullptr ? std::chrono::steady_clock::now()
+                                           : std::chrono::steady_clock::time_point{};
+}
+
+// Who the request is from, before anything reads it: the client's address behind trusted
+// proxies, and the request's id (kept from the request when valid, else made here).
+void identify(const pipeline& p, exchange& ex) noexcept {
+    auto& s = ex.scratch;
+    try {
+        if (p.proxies) s.client_ip = resolve_client_ip(*p.proxies, ex.remote_ip, ex.req.headers);
+        if (!p.request_id_header.empty()) {
+            const auto sent = ex.req.header(p.request_id_header);
+            if (sent && valid_request_id(*sent)) {
+                s.request_id.assign(*sent);
+            } else if (ex.ids != nullptr) {
+                ex.ids->next(s.request_id);
+            } else {
+                s.request_id.clear();
+            }
+        }
+    } catch (...) {
+        // Out of memory for a few bytes: the request goes on as from the peer, without id.
+        s.client_ip.clear();
+        s.request_id.clear();
+    }
+}
+
+// The request id goes back on every response, errors included; it replaces one a handler
+// set under the same name.
+void stamp_request_id(const pipeline& p, exchange& ex) noexcept {
+    if (p.request_id_header.empty() || ex.scratch.request_id.empty()) return;
+    auto& fields = ex.res.fields;
+    try {
+        for (auto& f : fields) {
+            if (iequals(f.first, p.request_id_header)) {
+                f.second = ex.scratch.request_id;
+                return;
+            }
+        }
+        fields.emplace_back(p.request_id_header, ex.scratch.request_id);
+    } catch (...) {
+        // Out of memory: the response goes out without its id.
+    }
+}
+
+// The final response, for the metrics: counted by method and status class, its time from
+// the complete request to here (after compression, before the write) in the histogram.
+void record(const exchange& ex, std::chrono::steady_clock::time_point started) noexcept {
+    if (ex.meter == nullptr) return;
+    ex.meter->record(ex.req.method, ex.res.status, std::chrono::steady_clock::now() - started);
+}
+
+// The end of a chain that began (begin_steps): recorded, out of flight, logged.
+void finish(const pipeline& p, exchange& ex,
+            std::chrono::steady_clock::time_point started) noexcept {
+    stamp_request_id(p, ex);
+    if (ex.meter != nullptr) {
+        record(ex, started);
+        ex.meter->end();
+    }
+    log_request(p, ex, started);
 }
 
 }  // namespace
@@ -278,13 +339,15 @@ namespace {
 // The steps of dispatch(), inlined there (the common path) and wrapped below for the split.
 [[gnu::always_inline]] inline void begin_steps(const pipeline& p, exchange& ex,
                                                dispatch_state& st) noexcept {
-    st.started = start_time(p);
+    st.started = start_time(p, ex);
     ex.res.clear();
+    identify(p, ex);
+    if (ex.meter != nullptr) ex.meter->begin();
     if (p.cors && cors_policy::is_preflight(ex.req)) {
         // Preflights carry no credentials, so they are answered before the app's filters
         // (an auth filter would refuse them) and for every path.
         p.cors->answer_preflight(ex.req, ex.res);
-        log_request(p, ex, st.started);
+        finish(p, ex, st.started);
         st.done = true;
         return;
     }
@@ -315,7 +378,7 @@ namespace {
     if (ex.session) commit_session(ex);
     shape_error(p, ex);
     decorate(p, ex, true);
-    log_request(p, ex, st.started);
+    finish(p, ex, st.started);
     ex.scratch.attributes.clear();  // the request's values go as soon as it is answered
 }
 
@@ -389,12 +452,15 @@ void dispatch_complete(const pipeline& p, exchange& ex, const dispatch_state& st
 }
 
 void dispatch_failure(const pipeline& p, exchange& ex, int status) noexcept {
-    const auto started = start_time(p);
+    const auto started = start_time(p, ex);
     ex.res.clear();
     ex.scratch.cause = tern::error_cause::refused;
+    identify(p, ex);
     set_error(ex.res, status, reason_phrase(status));
     shape_error(p, ex);
+    stamp_request_id(p, ex);
     decorate(p, ex, false);
+    record(ex, started);  // never in flight: it began and ended here
     log_request(p, ex, started);
 }
 

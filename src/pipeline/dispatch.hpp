@@ -12,6 +12,7 @@
 #include "web/cookie_signer.hpp"
 #include "web/cors.hpp"
 #include "web/session_manager.hpp"
+#include "web/forwarded.hpp"
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>
@@ -38,6 +39,9 @@ struct pipeline {
     std::vector<log_handler> loggers;               ///< in registration order; none: off
     std::unique_ptr<session_manager> sessions;      ///< null: no sessions
     std::unique_ptr<cookie_signer> signer;          ///< null: no cookie secret
+    /// The request id header (app.request_ids); empty: request ids off.
+    std::string request_id_header;
+    std::unique_ptr<proxy_list> proxies;  ///< app.trusted_proxies; null: ctx.ip() is the peer
 };
 
 /// Answers `ex.req` into `ex.res` through the whole pipeline. The route's handler result;
@@ -49,7 +53,7 @@ void dispatch(const pipeline& p, exchange& ex) noexcept;
 
 /// Where a dispatch split in two stands between its halves (a blocking handler).
 struct dispatch_state {
-    std::chrono::steady_clock::time_point started;  ///< for the request logger
+    std::chrono::steady_clock::time_point started;  ///< for the request logger and metrics
     router::match found;
     bool proceed = true;  ///< the before filters let the request through
     bool done = false;    ///< the exchange is complete (a preflight, a routing failure)

@@ -58,6 +58,11 @@ struct exchange_scratch {
         const std::type_info* type = nullptr;
     };
     std::vector<attribute> attributes;
+    /// This request's id (app.request_ids); empty when ids are off.
+    std::string request_id;
+    /// The client's address found behind trusted proxies (app.trusted_proxies); empty when
+    /// it is the peer's.
+    std::string client_ip;
 
     /// Forgets the previous request's caches and state (capacity kept).
     void reset() noexcept {
@@ -74,6 +79,8 @@ class held_exchange;
 class blocking_pool;
 class session_manager;
 class cookie_signer;
+class request_meter;
+class request_id_source;
 
 /// Per-request state behind `tern::context`.
 struct exchange {
@@ -116,6 +123,10 @@ struct exchange {
     const cookie_signer* signer = nullptr;
     /// This request's session, made by the first `ctx.session()`; saved when the chain is done.
     std::unique_ptr<tern::session> session{};
+    /// The loop's request counters (app.metrics); null when metrics are off.
+    request_meter* meter = nullptr;
+    /// The loop's request id maker (app.request_ids); null where there is none.
+    request_id_source* ids = nullptr;
 };
 
 }  // namespace tern::detail

@@ -28,7 +28,8 @@ held_exchange::held_exchange(exchange& from)
       remote_ip_(from.remote_ip),
       ex_{req_, res_, remote_ip_, scratch_, from.max_upload_file_size},
       ctx_(ex_),
-      door_(from.port->door()) {
+      door_(from.port->door()),
+      in_flight_(from.meter) {
     from.res.clear();
     copy_request(from.req, req_);
     for (auto& p : scratch_.params) p.value = rebase(p.value, from.req, req_);
@@ -44,6 +45,7 @@ held_exchange::held_exchange(exchange& from)
     ex_.sessions = from.sessions;
     ex_.signer = from.signer;
     ex_.session = std::move(from.session);  // saved when the held response completes
+    ex_.meter = from.meter;
     // ex_.port stays null: a completion cannot defer again.
 }
 
@@ -56,6 +58,7 @@ void held_exchange::attach(const pipeline& p, const dispatch_state& st,
 
 void held_exchange::take_back(exchange& into) noexcept {
     taken_back_ = true;
+    in_flight_.ended();  // the handler's own chain goes on, and counts it
     into.res = std::move(res_);
     into.session = std::move(ex_.session);
     std::function<void()> fn;
@@ -96,6 +99,8 @@ void held_exchange::on_cancel(std::function<void()> fn) {
 }
 
 void held_exchange::abandon() noexcept {
+    // Out of flight now, not when the last handle goes (which the application may keep).
+    if (port_ != nullptr) in_flight_.dropped();
     port_ = nullptr;
     abandoned_.store(true, std::memory_order_release);
     std::function<void()> fn;
@@ -119,6 +124,7 @@ void held_exchange::finish_on_loop(const handler& fill, const std::exception_ptr
     // The handler threw after defer(), or the client left: nothing to send.
     if (taken_back_ || port_ == nullptr || pipeline_ == nullptr) return;
     dispatch_complete(*pipeline_, ex_, st_, fill, error, dropped);
+    in_flight_.ended();
     std::exchange(port_, nullptr)->finish(std::move(res_));
 }
 

@@ -8,6 +8,7 @@
 #include "http/exchange_port.hpp"
 #include "pipeline/dispatch.hpp"
 #include "pipeline/exchange.hpp"
+#include "pipeline/request_meter.hpp"
 
 #include <tern/context.hpp>
 
@@ -61,6 +62,7 @@ private:
     exchange ex_;
     context ctx_;
     std::shared_ptr<loop_door> door_;
+    in_flight_mark in_flight_;  // a request abandoned or dropped is not in flight any more
 
     // The loop's side: set by attach, cleared when the response is finished or abandoned.
     const pipeline* pipeline_ = nullptr;

@@ -61,7 +61,8 @@ handler ws_route(std::shared_ptr<const ws_handlers::parts> route) {
         for (std::size_t i = 0; i < s.params.size(); ++i) {
             info.params.emplace_back(std::string(s.params[i].name), s.decoded[i]);
         }
-        info.remote_ip.assign(ex.remote_ip);
+        // The client's, as ctx.ip(): behind a trusted proxy, the one the proxy names.
+        info.remote_ip.assign(ex.scratch.client_ip.empty() ? ex.remote_ip : ex.scratch.client_ip);
         info.subprotocol = hs.subprotocol;
         const ws_settings settings = ex.settings ? settings_of(*ex.settings) : ws_settings{};
         auto session = std::make_shared<ws_session>(route, std::move(info), settings, hs.deflate);

@@ -131,7 +131,19 @@ app.request_logger([](const tern::context& ctx, std::chrono::nanoseconds took) {
                  static_cast<long long>(took.count() / 1000));
 });
 }
+void request_ids(tern::app& app) {
+app.request_ids();                    // X-Request-Id
+app.request_ids("X-Correlation-Id");  // or another header
+}
 }  // namespace docs_logging
+namespace docs_operations {
+void metrics(tern::app& app) {
+app.metrics("/metrics");  // GET /metrics: Prometheus text format 0.0.4
+}
+void proxies(tern::app& app) {
+app.trusted_proxies({"127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8"});
+}
+}  // namespace docs_operations
 namespace docs_shutdown {
 void signals(tern::app& app) {
 // Block SIGINT and SIGTERM before start(): tern's threads inherit the mask, so the
