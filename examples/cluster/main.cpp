@@ -1,11 +1,16 @@
 // examples/cluster/app: one member of a fleet behind a load balancer (docs/deploy.md).
 //
-//   app [port] [--grace-ms N] [--name NAME]
+//   app [port] [--grace-ms N] [--name NAME] [--access-log]
 //
 // GET /       "<name> pid <pid>": which process answered, so a script sees the balancing
 // GET /ready  200 while taking work; 503 from the moment a stop begins (SIGTERM)
 // GET /live   200 while the event loops answer
+// GET /metrics Prometheus text format (docs/metrics.md)
 // POST /echo  the body back (a non-idempotent request, for the rolling-restart docs)
+//
+// Every answer carries X-Request-Id (nginx's $request_id when it sent one, else made here),
+// which the access log (--access-log, on stdout) shows too; the client address is read from nginx's
+// X-Forwarded-For (127.0.0.1 and ::1 are trusted as proxies).
 //
 // Started by systemd socket activation (LISTEN_FDS) it serves the socket it was given and
 // ignores the port: a new process then takes over the same socket while the old one
@@ -27,10 +32,13 @@ struct options {
     std::uint16_t port = 8080;
     std::chrono::milliseconds grace{2'000};
     std::string name = "app";
+    bool access_log = false;
 };
 
 [[noreturn]] void usage(const char* why) {
-    std::fprintf(stderr, "cluster app: %s\nusage: app [port] [--grace-ms N] [--name NAME]\n", why);
+    std::fprintf(stderr,
+                 "cluster app: %s\nusage: app [port] [--grace-ms N] [--name NAME] [--access-log]\n",
+                 why);
     std::exit(2);
 }
 
@@ -47,6 +55,8 @@ options parse(int argc, char** argv) {
         const std::string_view arg = argv[i];
         if (arg == "--grace-ms" && i + 1 < argc) {
             o.grace = std::chrono::milliseconds(number(argv[++i], 600'000));
+        } else if (arg == "--access-log") {
+            o.access_log = true;
         } else if (arg == "--name" && i + 1 < argc) {
             o.name = argv[++i];
         } else if (!arg.empty() && arg[0] != '-') {
@@ -67,6 +77,10 @@ int main(int argc, char** argv) {
     tern::health_config health;
     health.grace = opt.grace;
     app.health(health);
+    app.metrics("/metrics");
+    app.request_ids();
+    app.trusted_proxies({"127.0.0.1", "::1"});
+    if (opt.access_log) app.request_logger(tern::access_log());
     app.get("/", [who](tern::context& ctx) { ctx.text(who); });
     app.post("/echo", [](tern::context& ctx) { ctx.text(std::string(ctx.body())); });
     try {

@@ -117,6 +117,21 @@ nginx -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log" &
 nginx_pid=$!
 wait_for "http://127.0.0.1:$front/ready" "nginx"
 
+# The fleet as a client sees it through nginx: every process answers, each answer has a
+# request id (nginx's $request_id, passed on), and a process's metrics count requests.
+names=""
+for _ in $(seq 1 $((instances * 4))); do
+    names+="$(curl -fs "http://127.0.0.1:$front/" | cut -d' ' -f1)"$'\n'
+done
+seen=$(printf '%s' "$names" | sort -u | grep -c . || true)
+echo "balancing: $seen of $instances processes answered: $(printf '%s' "$names" | sort -u | tr '\n' ' ')"
+[ "$seen" -eq "$instances" ] || { echo "rolling-restart.sh: nginx did not reach every process" >&2; exit 1; }
+request_id=$(curl -fs -D - -o /dev/null "http://127.0.0.1:$front/" | tr -d '\r' | awk -F': ' 'tolower($1) == "x-request-id" {print $2}')
+[ -n "$request_id" ] || { echo "rolling-restart.sh: no X-Request-Id on the answer" >&2; exit 1; }
+echo "request id through nginx: $request_id"
+curl -fs "http://127.0.0.1:$((front + 1))/metrics" | grep -q '^tern_requests_total{method="GET",status="2xx"}' ||
+    { echo "rolling-restart.sh: node0's /metrics has no GET 2xx count" >&2; exit 1; }
+
 # Long enough for every restart: each takes about the grace period plus a start.
 per_restart=$(((grace_ms + 999) / 1000 + 2))
 duration=$((instances * rounds * per_restart + 4))

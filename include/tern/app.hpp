@@ -205,7 +205,8 @@ public:
     app& request_ids(std::string_view header = "X-Request-Id");
     /// The reverse proxies whose `Forwarded` / `X-Forwarded-For` headers are believed
     /// (docs/proxies.md): addresses and CIDR ranges, IPv4 and IPv6 ("127.0.0.1",
-    /// "10.0.0.0/8", "::1", "fd00::/8"). A request from one of them gets the client's
+    /// "10.0.0.0/8", "::1", "fd00::/8"), and "unix" for a proxy reaching `listen_unix`
+    /// over a Unix domain socket. A request from one of them gets the client's
     /// address in `ctx.ip()`, read from the right of those headers; others' headers are
     /// ignored. Empty (the default): `ctx.ip()` is the peer. Throws std::invalid_argument
     /// naming a bad entry.

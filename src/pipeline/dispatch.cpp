@@ -270,7 +270,7 @@ void log_request(const pipeline& p, exchange& ex,
 
 std::chrono::steady_clock::time_point start_time(const pipeline& p, const exchange& ex) noexcept {
     return !p.loggers.empty() || ex.meter != nullptr ? std::chrono::steady_clock::now()
-                                           : std::chrono::steady_clock::time_point{};
+                                                     : std::chrono::steady_clock::time_point{};
 }
 
 // Who the request is from, before anything reads it: the client's address behind trusted

@@ -11,8 +11,8 @@
 #include "static/static_files.hpp"
 #include "web/cookie_signer.hpp"
 #include "web/cors.hpp"
-#include "web/session_manager.hpp"
 #include "web/forwarded.hpp"
+#include "web/session_manager.hpp"
 
 #include <tern/config.hpp>
 #include <tern/context.hpp>

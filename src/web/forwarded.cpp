@@ -173,6 +173,10 @@ std::string to_string(const ip_address& a) {
 proxy_list::proxy_list(const std::vector<std::string>& entries) {
     for (const auto& entry : entries) {
         const std::string_view e = entry;
+        if (e == "unix") {  // a proxy on the same host, over a Unix domain socket
+            unix_peers_ = true;
+            continue;
+        }
         const auto slash = e.find('/');
         auto base = parse_ip(e.substr(0, slash));
         if (!base) {
@@ -222,8 +226,11 @@ bool proxy_list::trusts(const ip_address& a) const noexcept {
 
 std::string resolve_client_ip(const proxy_list& proxies, std::string_view peer,
                               std::span<const header_field> headers) {
-    const auto from = parse_ip(peer);
-    if (!from || !proxies.trusts(*from)) return {};
+    // A Unix domain socket's peer ("unix", app::start_unix) has no address; "unix" in the
+    // list trusts it.
+    const bool unix_peer = peer == "unix";
+    const auto from = unix_peer ? std::nullopt : parse_ip(peer);
+    if (unix_peer ? !proxies.trusts_unix_peers() : !from || !proxies.trusts(*from)) return {};
     // Each hop appends the address it received from at the right: only the entries the
     // trusted proxies appended are believed, so the walk goes right to left and stops at
     // the first address no trusted proxy stands for. Whatever the client wrote itself
@@ -243,13 +250,13 @@ std::string resolve_client_ip(const proxy_list& proxies, std::string_view peer,
     } else {
         return {};
     }
-    ip_address current = *from;
+    std::optional<ip_address> current = from;
     for (auto it = hops.rbegin(); it != hops.rend(); ++it) {
         if (!*it) break;  // not an address: the last one reached answers
-        current = **it;
-        if (!proxies.trusts(current)) break;
+        current = *it;
+        if (!proxies.trusts(*current)) break;
     }
-    return to_string(current);
+    return current ? to_string(*current) : std::string();
 }
 
 }  // namespace tern::detail

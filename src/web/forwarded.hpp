@@ -30,12 +30,15 @@ std::string to_string(const ip_address& a);
 /// The proxies whose forwarding headers are believed: addresses and CIDR ranges.
 class proxy_list {
 public:
-    /// Parses each entry: an address ("127.0.0.1", "::1") or a range ("10.0.0.0/8",
-    /// "fd00::/8"). Throws std::invalid_argument naming the first bad entry (not an
-    /// address, a prefix length out of range, host bits set under the prefix).
+    /// Parses each entry: an address ("127.0.0.1", "::1"), a range ("10.0.0.0/8",
+    /// "fd00::/8"), or "unix" (peers on a Unix domain socket). Throws std::invalid_argument naming
+    /// the first bad entry (not an address, a prefix length out of range, host bits set under the
+    /// prefix).
     explicit proxy_list(const std::vector<std::string>& entries);
     /// Whether `a` is one of the entries or inside one of the ranges.
     bool trusts(const ip_address& a) const noexcept;
+    /// Whether the entry "unix" was given: peers on a Unix domain socket are trusted.
+    bool trusts_unix_peers() const noexcept { return unix_peers_; }
 
 private:
     struct range {
@@ -43,6 +46,7 @@ private:
         unsigned bits = 0;
     };
     std::vector<range> ranges_;
+    bool unix_peers_ = false;
 };
 
 /// The client's address for a request that came from `peer` with `headers`, or an empty

@@ -272,7 +272,7 @@ TEST_CASE("a host name that does not resolve is an error naming it", "[listen]")
     }
 }
 
-TEST_CASE("\"::\" is dual-stack: IPv4 clients are served and ctx.ip() says a.b.c.d",
+TEST_CASE("listening on :: is dual-stack: IPv4 clients are served and ctx.ip() says a.b.c.d",
           "[wire][listen]") {
     const int probe = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (probe < 0) {
@@ -342,7 +342,7 @@ TEST_CASE(
     CHECK(unix_get(path, "/ip").rfind("connect failed", 0) == 0);
 }
 
-TEST_CASE("a stale Unix socket file is replaced; a regular file is never deleted", "[unix]") {
+TEST_CASE("a stale Unix socket file is replaced, a regular file is never deleted", "[unix]") {
     temp_dir dir;
     const std::string stale = (dir.path / "stale.sock").string();
     {

@@ -180,3 +180,17 @@ TEST_CASE("unknown, obfuscated and malformed Forwarded nodes stop the walk at th
     // The client's own leftmost lie does not survive a real hop to its right.
     CHECK(fwd("127.0.0.1", "for=127.0.0.1, for=203.0.113.50") == "203.0.113.50");
 }
+
+TEST_CASE("the entry unix trusts a Unix domain socket's peer, which has no address of its own",
+          "[web][forwarded]") {
+    const proxy_list with_unix({"unix", "10.0.0.0/8"});
+    const std::vector<header_field> xff = {{"X-Forwarded-For", "203.0.113.9, 10.1.2.3"}};
+    CHECK(resolve_client_ip(with_unix, "unix", xff) == "203.0.113.9");
+    // No forwarding header, or garbage as the last hop: the peer itself (no address).
+    CHECK(resolve_client_ip(with_unix, "unix", {}).empty());
+    const std::vector<header_field> garbage = {{"X-Forwarded-For", "203.0.113.9, nonsense"}};
+    CHECK(resolve_client_ip(with_unix, "unix", garbage).empty());
+    // Without the entry a Unix peer's headers are ignored.
+    const proxy_list without({"127.0.0.1"});
+    CHECK(resolve_client_ip(without, "unix", xff).empty());
+}
