@@ -369,3 +369,44 @@ TEST_CASE("a stale Unix socket file is replaced, a regular file is never deleted
     CHECK(std::filesystem::exists(regular));
     CHECK_THROWS_AS(other.start_unix(std::string(200, 'a')), std::invalid_argument);
 }
+
+TEST_CASE("a stop answers requests already sent: one queued behind a busy loop, one unread "
+          "on a keep-alive connection",
+          "[wire][stop]") {
+    tern::app app(test_config());
+    app.threads(1);
+    app.get("/", [](tern::context& ctx) { ctx.text("ok"); });
+    // Holds the one event loop, so what clients send meanwhile waits unread (a deliberate
+    // stall: a real handler would use tern::blocking).
+    app.get("/stall", [](tern::context& ctx) {
+        std::this_thread::sleep_for(600ms);
+        ctx.text("stalled");
+    });
+    app.start("127.0.0.1", 0);
+    const auto port = app.port();
+    raw_client kept(port);
+    kept.send(get_request("/"));
+    REQUIRE(kept.read_response().body == "ok");
+
+    raw_client staller(port);
+    staller.send(get_request("/stall"));
+    std::this_thread::sleep_for(100ms);  // the loop is inside /stall now
+    // The stop's message waits behind /stall; it became ready first, so the loop takes it
+    // before the requests below (epoll reports in the order things became ready).
+    std::thread stopper([&] { app.stop(); });
+    std::this_thread::sleep_for(100ms);
+    // Sent while the loop cannot read: a second request on the kept connection, and a new
+    // connection (the kernel queues it and its request until tern accepts).
+    kept.send(get_request("/"));
+    raw_client queued(port);
+    queued.send(get_request("/"));
+
+    CHECK(staller.read_response().body == "stalled");
+    const auto on_kept = kept.read_response();
+    CHECK(on_kept.body == "ok");
+    CHECK(on_kept.header("Connection") == "close");
+    const auto on_queued = queued.read_response();
+    CHECK(on_queued.body == "ok");
+    CHECK(on_queued.header("Connection") == "close");
+    stopper.join();
+}
