@@ -370,9 +370,10 @@ TEST_CASE("a stale Unix socket file is replaced, a regular file is never deleted
     CHECK_THROWS_AS(other.start_unix(std::string(200, 'a')), std::invalid_argument);
 }
 
-TEST_CASE("a stop answers requests already sent: one queued behind a busy loop, one unread "
-          "on a keep-alive connection",
-          "[wire][stop]") {
+TEST_CASE(
+    "a stop answers requests already sent: one queued behind a busy loop, one unread "
+    "on a keep-alive connection",
+    "[wire][stop]") {
     tern::app app(test_config());
     app.threads(1);
     app.get("/", [](tern::context& ctx) { ctx.text("ok"); });
