@@ -68,6 +68,9 @@ private:
     void on_proxy_bytes();
     // TLS (connection_tls.cpp): the handshake, then reads and writes through the session.
     void start_handshake(const std::shared_ptr<const tls_context>& context);
+    // Before the first request (a TLS hello, a PROXY header): waits until bytes arrive, then
+    // runs `next`; an error closes. Nothing happens once the phase has moved on (a stop).
+    void when_readable(void (connection::*next)());
     void hello_arrived();
     void continue_handshake();
     void end_handshake(bool completed, const char* failure) noexcept;

@@ -16,15 +16,7 @@ namespace tern::detail {
 void connection::read_proxy_header(std::shared_ptr<const tls_context> tls) {
     proxy_tls_ = std::move(tls);
     phase_ = phase::handshaking;  // closed at once by a stop, as a TLS handshake is
-    socket_.async_wait(asio::socket_base::wait_read,
-                       [self = shared_from_this()](std::error_code ec) {
-                           if (self->phase_ != phase::handshaking) return;
-                           if (ec) {
-                               self->close();
-                               return;
-                           }
-                           self->on_proxy_bytes();
-                       });
+    when_readable(&connection::on_proxy_bytes);
 }
 
 void connection::on_proxy_bytes() {

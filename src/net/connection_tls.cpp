@@ -30,14 +30,18 @@ void connection::start_handshake(const std::shared_ptr<const tls_context>& conte
     // A slot of max_handshakes is taken when the hello's first bytes arrive: a client that
     // connects and sends nothing costs a connection (max_concurrent_connections, the
     // first-byte deadline), as over plain HTTP, but cannot shut others out of the slots.
+    when_readable(&connection::hello_arrived);
+}
+
+void connection::when_readable(void (connection::*next)()) {
     socket_.async_wait(asio::socket_base::wait_read,
-                       [self = shared_from_this()](std::error_code ec) {
+                       [self = shared_from_this(), next](std::error_code ec) {
                            if (self->phase_ != phase::handshaking) return;
                            if (ec) {
                                self->close();
                                return;
                            }
-                           self->hello_arrived();
+                           ((*self).*next)();
                        });
 }
 
