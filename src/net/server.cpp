@@ -91,8 +91,24 @@ asio::ip::address resolve_host(const std::string& host) {
     return results.begin()->endpoint().address();
 }
 
-// What app::start_fd accepts: a listening stream socket, TCP (IPv4 or IPv6) or Unix.
-void check_listening_socket(int fd) {
+// With HTTPS and tls_config::http_port: where the plain-HTTP listener goes, on the address
+// of `https`, checked free; none otherwise. Throws when it is the HTTPS port itself.
+std::optional<asio::ip::tcp::endpoint> plain_listener_beside(const config& settings,
+                                                             const asio::ip::tcp::endpoint& https) {
+    const auto& tls = settings.tls;
+    if (!tls || !tls->http_port) return std::nullopt;
+    const std::uint16_t port = *tls->http_port;
+    if (port != 0 && port == https.port()) {
+        throw std::invalid_argument("tern: tls http_port is the HTTPS port itself");
+    }
+    asio::ip::tcp::endpoint plain(https.address(), port);
+    if (port != 0) refuse_port_in_use(plain);
+    return plain;
+}
+
+// What app::start_fd accepts: a listening stream socket, TCP (IPv4 or IPv6) or Unix. Its
+// address family.
+int listening_socket_family(int fd) {
     int listening = 0;
     int type = 0;
     socklen_t len = sizeof listening;
@@ -110,6 +126,7 @@ void check_listening_socket(int fd) {
         throw std::invalid_argument("tern: listen_fd(" + std::to_string(fd) +
                                     "): not a listening TCP or Unix stream socket");
     }
+    return addr.ss_family;
 }
 
 [[noreturn]] void throw_errno(int err, const std::string& what) {
@@ -224,13 +241,9 @@ void server::start_unix(const std::string& path, unsigned permissions) {
 
 void server::start_fd(int fd) {
     auto& s = *impl_;
-    check_listening_socket(fd);
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    const bool unix_socket = addr.ss_family == AF_UNIX;
+    const int family = listening_socket_family(fd);
     const auto& tls = s.shared.settings.tls;
-    if (unix_socket && tls && tls->http_port) {
+    if (family == AF_UNIX && tls && tls->http_port) {
         throw std::invalid_argument(
             "tern: tls http_port has no address to bind beside a Unix socket");
     }
@@ -238,22 +251,19 @@ void server::start_fd(int fd) {
     const unsigned n = thread_count();
     for (unsigned i = 0; i < n; ++i) {
         auto w = std::make_unique<worker>(s.shared);
-        w->adopt(fd);
+        w->adopt(fd, family == AF_INET6);
         s.workers.push_back(std::move(w));
     }
-    if (!unix_socket) {
+    if (family != AF_UNIX) {
         const auto endpoint = s.workers.front()->local_endpoint();
-        // With HTTPS, the plain-HTTP listener beside it binds as start() does, on the
-        // socket's address.
-        if (tls && tls->http_port) {
-            asio::ip::tcp::endpoint plain(endpoint.address(), *tls->http_port);
-            if (*tls->http_port != 0) refuse_port_in_use(plain);
-            for (auto& w : s.workers) {
-                w->bind_plain(plain);
-                plain.port(w->plain_endpoint().port());
-            }
-            s.plain_port = plain.port();
+        // With HTTPS, the plain-HTTP listener beside it, on the socket's address.
+        auto plain = plain_listener_beside(s.shared.settings, endpoint);
+        for (auto& w : s.workers) {
+            if (!plain) break;
+            w->bind_plain(*plain);
+            plain->port(w->plain_endpoint().port());  // port 0 picks one; the others share it
         }
+        s.plain_port = plain ? plain->port() : 0;
         s.port = endpoint.port();
     }
     s.shared.https_port = s.port;
@@ -269,14 +279,7 @@ void server::start(const std::string& host, std::uint16_t port) {
         s.shared.tls = tls_context::build(*s.shared.settings.tls, s.shared.settings.http2);
     if (port != 0) refuse_port_in_use(endpoint);
     // With HTTPS, a plain-HTTP listener beside it when asked for (tls_config::http_port).
-    std::optional<asio::ip::tcp::endpoint> plain;
-    if (const auto& tls = s.shared.settings.tls; tls && tls->http_port) {
-        if (*tls->http_port != 0 && *tls->http_port == port) {
-            throw std::invalid_argument("tern: tls http_port is the HTTPS port itself");
-        }
-        plain.emplace(endpoint.address(), *tls->http_port);
-        if (*tls->http_port != 0) refuse_port_in_use(*plain);
-    }
+    auto plain = plain_listener_beside(s.shared.settings, endpoint);
     for (unsigned i = 0; i < n; ++i) {
         auto w = std::make_unique<worker>(s.shared);
         w->bind(endpoint);

@@ -5,7 +5,6 @@
 #include "net/connection.hpp"
 
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -67,21 +66,14 @@ void worker::open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint)
 
 void worker::bind(const asio::ip::tcp::endpoint& endpoint) { open_listener(main_, endpoint); }
 
-void worker::adopt(int fd) {
+void worker::adopt(int fd, bool ipv6) {
     // A duplicate per worker: each loop watches the one socket (and its one accept queue)
     // through its own descriptor, and closes only that at stop.
     const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (own < 0) throw std::system_error(errno, std::generic_category(), "tern: dup listen fd");
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    if (::getsockname(own, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-        const int err = errno;
-        ::close(own);
-        throw std::system_error(err, std::generic_category(), "tern: getsockname on listen fd");
-    }
     // A Unix socket is accepted through the same acceptor type: accept(2) and the reads and
     // writes are the same calls; only TCP options (ignored where they fail) differ.
-    const auto protocol = addr.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4();
+    const auto protocol = ipv6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4();
     std::error_code ec;
     main_.adopted = true;
     main_.acceptor.assign(protocol, own, ec);

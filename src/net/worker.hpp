@@ -64,9 +64,10 @@ public:
     /// Opens this worker's acceptor on `endpoint` with SO_REUSEPORT (and dual-stack when
     /// `endpoint` is IPv6's any address). Throws std::system_error.
     void bind(const asio::ip::tcp::endpoint& endpoint);
-    /// Accepts from a duplicate of the listening socket `fd`, made and owned elsewhere (the
-    /// duplicate is this worker's to close). Throws std::system_error.
-    void adopt(int fd);
+    /// Accepts from a duplicate of the listening socket `fd` (an IPv6 one when `ipv6`), made
+    /// and owned elsewhere (the duplicate is this worker's to close). Throws
+    /// std::system_error.
+    void adopt(int fd, bool ipv6);
     /// With HTTPS: opens the plain-HTTP acceptor beside it (tls_config::http_port).
     void bind_plain(const asio::ip::tcp::endpoint& endpoint);
     /// The endpoint the acceptor is bound to.
