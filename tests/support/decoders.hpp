@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace tern_test {
 
@@ -36,47 +37,43 @@ inline std::optional<std::string> decode_gzip(std::string_view in) {
     return out;
 }
 
-inline std::optional<std::string> decode_br(std::string_view in) {
+/// Runs brotli's decoder over `in` until it needs more input or ends: what came out, how
+/// it stopped, and whether input was left over.
+struct br_run {
+    std::string out;
+    BrotliDecoderResult result = BROTLI_DECODER_RESULT_ERROR;
+    bool input_left = false;
+};
+
+inline br_run run_br_decoder(std::string_view in) {
+    br_run run;
     std::unique_ptr<BrotliDecoderState, void (*)(BrotliDecoderState*)> state(
         BrotliDecoderCreateInstance(nullptr, nullptr, nullptr), BrotliDecoderDestroyInstance);
-    if (!state) return std::nullopt;
-    std::string out;
+    if (!state) return run;
     std::size_t avail_in = in.size();
     const auto* next_in = reinterpret_cast<const std::uint8_t*>(in.data());
-    for (;;) {
+    do {
         std::uint8_t buffer[16384];
         std::size_t avail_out = sizeof buffer;
         std::uint8_t* next_out = buffer;
-        const BrotliDecoderResult r = BrotliDecoderDecompressStream(
-            state.get(), &avail_in, &next_in, &avail_out, &next_out, nullptr);
-        out.append(reinterpret_cast<const char*>(buffer), sizeof buffer - avail_out);
-        if (r == BROTLI_DECODER_RESULT_SUCCESS) {
-            if (avail_in != 0) return std::nullopt;
-            return out;
-        }
-        if (r == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) continue;
-        return std::nullopt;  // error, or needs more input: truncated
-    }
+        run.result = BrotliDecoderDecompressStream(state.get(), &avail_in, &next_in, &avail_out,
+                                                   &next_out, nullptr);
+        run.out.append(reinterpret_cast<const char*>(buffer), sizeof buffer - avail_out);
+    } while (run.result == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT);
+    run.input_left = avail_in != 0;
+    return run;
+}
+
+inline std::optional<std::string> decode_br(std::string_view in) {
+    auto run = run_br_decoder(in);
+    // An error, or needs more input (truncated), or bytes after the end: not one stream.
+    if (run.result != BROTLI_DECODER_RESULT_SUCCESS || run.input_left) return std::nullopt;
+    return std::move(run.out);
 }
 
 /// Decodes what a flushed (not yet ended) brotli stream gives so far: every byte flushed
 /// must come out even though the stream is not finished.
-inline std::string decode_br_prefix(std::string_view in) {
-    std::unique_ptr<BrotliDecoderState, void (*)(BrotliDecoderState*)> state(
-        BrotliDecoderCreateInstance(nullptr, nullptr, nullptr), BrotliDecoderDestroyInstance);
-    std::string out;
-    std::size_t avail_in = in.size();
-    const auto* next_in = reinterpret_cast<const std::uint8_t*>(in.data());
-    for (;;) {
-        std::uint8_t buffer[16384];
-        std::size_t avail_out = sizeof buffer;
-        std::uint8_t* next_out = buffer;
-        const BrotliDecoderResult r = BrotliDecoderDecompressStream(
-            state.get(), &avail_in, &next_in, &avail_out, &next_out, nullptr);
-        out.append(reinterpret_cast<const char*>(buffer), sizeof buffer - avail_out);
-        if (r != BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) return out;
-    }
-}
+inline std::string decode_br_prefix(std::string_view in) { return run_br_decoder(in).out; }
 
 inline std::optional<std::string> decode_zstd_impl(std::string_view in, bool need_end) {
     std::unique_ptr<ZSTD_DCtx, std::size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
