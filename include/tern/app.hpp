@@ -358,6 +358,8 @@ private:
     app& add_exception_mapper(detail::exception_mapper m);
     app& add_filter(bool before, const std::vector<std::string>& patterns, handler h);
     void start_with(const std::function<void(detail::server&)>& bind);
+    // The rest of every listen*(): waits for SIGINT/SIGTERM or stop(), then stops.
+    void serve_until_stopped();
 
     struct impl;
     std::unique_ptr<impl> impl_;

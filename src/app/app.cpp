@@ -625,10 +625,14 @@ const tern::config& app::settings() const noexcept { return impl_->settings; }
 
 void app::listen(std::uint16_t port) { listen(detail::server::all_interfaces(), port); }
 
-void app::listen_fd(int fd) {
-    start_fd(fd);
+void app::serve_until_stopped() {
     if (auto s = impl_->running()) s->wait_for_stop_signal();
     stop();
+}
+
+void app::listen_fd(int fd) {
+    start_fd(fd);
+    serve_until_stopped();
 }
 
 void app::start_fd(int fd) {
@@ -637,8 +641,7 @@ void app::start_fd(int fd) {
 
 void app::listen_unix(const std::string& path, unsigned permissions) {
     start_unix(path, permissions);
-    if (auto s = impl_->running()) s->wait_for_stop_signal();
-    stop();
+    serve_until_stopped();
 }
 
 void app::start_unix(const std::string& path, unsigned permissions) {
@@ -647,8 +650,7 @@ void app::start_unix(const std::string& path, unsigned permissions) {
 
 void app::listen(const std::string& host, std::uint16_t port) {
     start(host, port);
-    if (auto s = impl_->running()) s->wait_for_stop_signal();
-    stop();
+    serve_until_stopped();
 }
 
 void app::start(const std::string& host, std::uint16_t port) {
