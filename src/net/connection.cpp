@@ -7,6 +7,7 @@
 #include "net/cancel_waits.hpp"
 #include "net/worker.hpp"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 
 #include <asio/post.hpp>
@@ -33,22 +34,13 @@ constexpr std::size_t batch_budget_bytes = retained_buffer_capacity;
 }  // namespace
 
 connection::connection(asio::ip::tcp::socket socket, worker& owner)
-    : socket_(std::move(socket)),
-      timer_(socket_.get_executor()),
+    : timer_(socket.get_executor()),
       owner_(owner),
       parser_(owner.limits()),
-      write_timeout_(owner.settings().write_timeout) {}
-
-connection::~connection() = default;
-
-void connection::start(const std::shared_ptr<const tls_context>& tls, std::uint16_t redirect_port) {
-    redirect_port_ = redirect_port;
+      write_timeout_(owner.settings().write_timeout) {
     std::error_code ec;
-    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
-    // Writes are tried directly before waiting (write_some) and file bodies go out with
-    // sendfile(2): both need a socket that never blocks.
-    socket_.non_blocking(true, ec);
-    const auto peer = socket_.remote_endpoint(ec);
+    socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    const auto peer = socket.remote_endpoint(ec);
     if (!ec && peer.data()->sa_family == AF_UNIX) {
         remote_ip_ = "unix";  // a Unix domain socket's peer (app::start_unix) has no address
     } else if (!ec) {
@@ -58,6 +50,24 @@ void connection::start(const std::shared_ptr<const tls_context>& tls, std::uint1
             address.is_v6() && address.to_v6().is_v4_mapped()
                 ? asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).to_string()
                 : address.to_string();
+    }
+    // From here the socket is tern's: asio's reactor forgets it, the worker's poller watches
+    // it. Writes are tried directly before waiting and file bodies go out with sendfile(2):
+    // both need a socket that never blocks.
+    socket_ = file_handle(socket.release(ec));
+    if (socket_ &&
+        ::fcntl(socket_.get(), F_SETFL, ::fcntl(socket_.get(), F_GETFL) | O_NONBLOCK) == 0) {
+        polled_ = owner_.poller().watch(socket_.get(), *this);
+    }
+}
+
+connection::~connection() = default;
+
+void connection::start(const std::shared_ptr<const tls_context>& tls, std::uint16_t redirect_port) {
+    redirect_port_ = redirect_port;
+    if (!polled_) {
+        close();  // out of descriptors or memory for the poller: nothing can be served
+        return;
     }
     // A client that connects and sends nothing is closed without an answer.
     accepted_at_ = clock::now();
@@ -74,6 +84,10 @@ void connection::start(const std::shared_ptr<const tls_context>& tls, std::uint1
 }
 
 void connection::reject() {
+    if (!polled_) {
+        close();
+        return;
+    }
     write_error_response(out_, 503, "Retry-After: 1\r\n");
     close_after_write_ = true;
     write_timeout_ = std::min(write_timeout_, reject_write_timeout);
@@ -109,7 +123,7 @@ void connection::stop_when_idle() {
 bool connection::request_waiting() noexcept {
     if (!input_.empty()) return true;
     char byte = 0;
-    return ::recv(socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+    return ::recv(socket_.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
 void connection::close() noexcept {
@@ -123,9 +137,15 @@ void connection::close() noexcept {
     // A held response or a streamed body is told that nothing more reaches the client.
     if (auto link = std::exchange(held_, nullptr)) link->abandon();
     end_stream();
-    std::error_code ignored;
     cancel_waits(timer_);
-    socket_.close(ignored);
+    if (polled_) {
+        owner_.poller().forget(socket_.get(), *this);
+        polled_ = false;
+    }
+    reading_ = false;
+    cancel_ready(ready::read);
+    cancel_ready(ready::write);
+    socket_.reset();
     owner_.forget(this);
 }
 
@@ -143,13 +163,109 @@ void connection::end_request() noexcept {
 void connection::read() {
     if (reading_) return;
     reading_ = true;
+    if (input_.empty() && spill_.capacity() != 0) std::string().swap(spill_);
     if (tls_) {
-        tls_read(false);
+        // OpenSSL may hold decrypted bytes already, whatever the socket has: they are read
+        // in a handler of their own, so that a read never completes inside its own call.
+        asio::post(timer_.get_executor(), [self = shared_from_this()] {
+            if (self->reading_ && self->phase_ != phase::closed) self->tls_read();
+        });
         return;
     }
-    auto self = shared_from_this();
-    socket_.async_read_some(asio::buffer(read_buf_),
-                            [self](std::error_code ec, std::size_t n) { self->on_read(ec, n); });
+    // Nothing is tried now: after a response the next request has almost never arrived,
+    // and a read would fail. The poller tells of the next arrival.
+    when_ready(ready::read, &connection::read_now);
+}
+
+void connection::read_now() {
+    reading_ = false;
+    const auto buffer = owner_.read_buffer();
+    ssize_t n = 0;
+    do {
+        n = ::recv(socket_.get(), buffer.data(), buffer.size(), 0);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        can_read_ = ended_;
+        reading_ = true;
+        when_ready(ready::read, &connection::read_now);
+        return;
+    }
+    // A short read emptied the socket: the next arrival is told again. The peer's end is no
+    // arrival: once told, every later read finds it.
+    if (n >= 0 && static_cast<std::size_t>(n) < buffer.size()) can_read_ = ended_;
+    std::error_code ec;
+    if (n < 0) {
+        ec.assign(errno, std::system_category());
+    } else if (n == 0) {
+        ec = asio::error::eof;
+    }
+    on_read(ec, n > 0 ? static_cast<std::size_t>(n) : 0);
+    keep_unparsed();
+}
+
+void connection::stop_reading() noexcept {
+    reading_ = false;
+    cancel_ready(ready::read);
+}
+
+void connection::keep_unparsed() {
+    if (input_.empty()) return;
+    const auto buffer = owner_.read_buffer();
+    const std::less<const char*> before;
+    if (before(input_.data(), buffer.data()) ||
+        !before(input_.data(), buffer.data() + buffer.size())) {
+        return;  // in spill_ already
+    }
+    spill_.assign(input_);
+    input_ = spill_;
+}
+
+// ---- readiness ---------------------------------------------------------------------------
+
+void connection::waiters::add(ready_fn fn) noexcept {
+    if (first == nullptr || first == fn) {
+        first = fn;
+    } else {
+        second = fn;
+    }
+}
+
+void connection::waiters::run(connection& c) {
+    const auto one = std::exchange(first, nullptr);
+    const auto two = std::exchange(second, nullptr);
+    if (one != nullptr) (c.*one)();
+    if (two != nullptr && c.phase_ != phase::closed) (c.*two)();
+}
+
+void connection::when_ready(ready what, ready_fn fn) {
+    (what == ready::read ? on_readable_ : on_writable_).add(fn);
+    if (!ready_hold_) ready_hold_ = shared_from_this();
+    if (what == ready::read ? can_read_ : can_write_) {
+        asio::post(timer_.get_executor(), [self = ready_hold_] { self->run_ready(); });
+    }
+}
+
+void connection::cancel_ready(ready what) noexcept {
+    (what == ready::read ? on_readable_ : on_writable_) = waiters{};
+    // Let go on a later turn of the loop: the caller may know this connection by a plain
+    // pointer only (the worker's list at a stop).
+    if (on_readable_.empty() && on_writable_.empty() && ready_hold_) {
+        asio::post(timer_.get_executor(), [keep = std::move(ready_hold_)] {});
+    }
+}
+
+void connection::on_ready(bool readable, bool writable, bool ended) {
+    can_read_ = can_read_ || readable;
+    can_write_ = can_write_ || writable;
+    ended_ = ended_ || ended;
+    run_ready();
+}
+
+void connection::run_ready() {
+    auto self = ready_hold_;  // alive through the calls, whatever they do
+    if (can_read_ && !on_readable_.empty()) on_readable_.run(*this);
+    if (can_write_ && !on_writable_.empty() && phase_ != phase::closed) on_writable_.run(*this);
+    if (on_readable_.empty() && on_writable_.empty()) ready_hold_.reset();
 }
 
 void connection::on_read(std::error_code ec, std::size_t n) {
@@ -187,7 +303,7 @@ void connection::on_read(std::error_code ec, std::size_t n) {
 }
 
 void connection::process(std::size_t n) {
-    input_ = std::string_view(read_buf_.data(), n);
+    input_ = std::string_view(owner_.read_buffer().data(), n);
     if (h2_preface_arrived()) {
         start_h2();  // h2c with prior knowledge
         return;
@@ -199,8 +315,9 @@ void connection::consume_input() {
     const auto now = clock::now();
     // A file body goes out before any later response, and responses are written once they
     // pass the batch budget (a few bytes of requests can ask for many large responses): the
-    // rest of the input waits in read_buf_ (no read happens until it is consumed) and is
-    // parsed after the write. Nothing after a closing request is processed.
+    // rest of the input waits (in spill_ once this handler returns; no read happens until
+    // it is consumed) and is parsed after the write. Nothing after a closing request is
+    // processed.
     while (!input_.empty() && !close_after_write_ && !pending_file_.file && !stream_ &&
            out_.size() <= batch_budget_bytes) {
         const bool was_idle = !parser_.in_progress();
@@ -210,7 +327,7 @@ void connection::consume_input() {
         if (r.what == request_parser::event::request) {
             answer(parser_.current());
             if (deferred_) {
-                // Answered later (resume()); what is left of the input waits in read_buf_.
+                // Answered later (resume()); what is left of the input waits in spill_.
                 // The responses before it go out now; then nothing is read and no deadline
                 // runs until it resumes.
                 if (!out_.empty()) {
@@ -391,8 +508,7 @@ void connection::on_deadline() {
             fail(deadline_kind_ == deadline_kind::header ? error::header_timeout
                                                          : error::body_timeout);
             {
-                std::error_code ignored;
-                socket_.cancel(ignored);  // ends the outstanding read; on_read ignores it
+                stop_reading();  // the outstanding read
             }
             write();
             return;

@@ -3,16 +3,17 @@
 // the connection's phase (header deadline, body idle, keep-alive idle, write, linger).
 
 #include "http/exchange_port.hpp"
+#include "http/file_handle.hpp"
 #include "http/parser.hpp"
 #include "http/request_handler.hpp"
 #include "http/response.hpp"
+#include "net/socket_poller.hpp"
 #include "tls/session.hpp"
 
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
 
 #include <sys/types.h>
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -30,10 +31,13 @@ class worker;
 /// the connection touches neither until the request resumes. A held response (`hold`) and a
 /// streamed body (`response::source`) reach it only through its worker's door, on its
 /// thread (docs/architecture.md, "Responses that outlive the handler").
-class connection final : public std::enable_shared_from_this<connection>, private answer_later {
+class connection final : public std::enable_shared_from_this<connection>,
+                         private answer_later,
+                         private poll_target {
 public:
     using clock = std::chrono::steady_clock;
 
+    /// Takes the socket out of asio's hands into the worker's poller (net/socket_poller.hpp).
     connection(asio::ip::tcp::socket socket, worker& owner);
     ~connection();
     connection(const connection&) = delete;
@@ -61,6 +65,32 @@ private:
     // How long a stop waits for the first request of a connection accepted just before it.
     static constexpr std::chrono::milliseconds first_request_wait_at_stop{500};
     void read();
+    // Readiness (net/socket_poller.hpp): `fn` runs, in a handler of its own and never inside this
+    // call, once the socket is readable (bytes, the peer's end or an error) or writable
+    // (room, or an error). Two waiters per direction at most (a TLS write may wait for
+    // bytes while a read does); close() and cancel_ready() drop them.
+    // Whoever finds the socket empty (or full) says so (can_read_, can_write_) before
+    // waiting: the poller tells only of changes.
+    enum class ready { read, write };
+    using ready_fn = void (connection::*)();
+    struct waiters {
+        ready_fn first = nullptr;
+        ready_fn second = nullptr;
+        bool empty() const noexcept { return first == nullptr && second == nullptr; }
+        void add(ready_fn fn) noexcept;
+        // Runs them once (`fn`s added meanwhile wait for the next change); the second only
+        // if the first left the connection open.
+        void run(connection& c);
+    };
+    void when_ready(ready what, ready_fn fn);
+    void cancel_ready(ready what) noexcept;
+    void on_ready(bool readable, bool writable, bool ended) override;
+    void run_ready();
+    // Reads into the worker's read buffer; what of it is not consumed by the time the
+    // handler returns is kept in spill_ (keep_unparsed).
+    void read_now();
+    void stop_reading() noexcept;
+    void keep_unparsed();
     // Bytes of a next request have arrived (buffered, or unread in the socket).
     bool request_waiting() noexcept;
     // The PROXY protocol header first (connection_proxy.cpp), then TLS or HTTP.
@@ -68,19 +98,18 @@ private:
     void on_proxy_bytes();
     // TLS (connection_tls.cpp): the handshake, then reads and writes through the session.
     void start_handshake(const std::shared_ptr<const tls_context>& context);
-    // Before the first request (a TLS hello, a PROXY header): waits until bytes arrive, then
-    // runs `next`; an error closes. Nothing happens once the phase has moved on (a stop).
-    void when_readable(void (connection::*next)());
     void hello_arrived();
     void continue_handshake();
     void end_handshake(bool completed, const char* failure) noexcept;
     void refuse_plain_http();
-    void tls_read(bool in_completion);
+    void tls_read();
     void mark_transport(request& req) const;
     void redirect_to_https(const request& req);
     void tls_write_some();
     ssize_t tls_send_file_chunk(std::size_t n);
-    asio::socket_base::wait_type tls_wait_for(tls_session::status want) const noexcept;
+    // Waits for the readiness a TLS call that could not go on asked for (the socket was
+    // found empty or full), then runs `fn`.
+    void tls_wait(tls_session::status want, ready_fn fn);
     void on_read(std::error_code ec, std::size_t n);
     void process(std::size_t n);
     void consume_input();
@@ -111,12 +140,14 @@ private:
     bool take_back(bool answer_now) noexcept;
     void watch_for_departure();
     void wait_for_departure();
+    void departure_ready();
     void stop_watching() noexcept;
     bool watch_applies() const noexcept;
     void fail(std::error_code why);
     void write();
     void write_some();
     void on_write(std::error_code ec);
+    void file_ready();
     bool append_file(const file_body& f);
     void send_file();
     ssize_t send_file_chunk(std::size_t n);
@@ -131,7 +162,7 @@ private:
     void on_timer(std::error_code ec);
     void on_deadline();
 
-    asio::ip::tcp::socket socket_;
+    file_handle socket_;  // the client's socket, non-blocking, watched by the worker's poller
     asio::steady_timer timer_;
     worker& owner_;
     request_parser parser_;
@@ -140,8 +171,11 @@ private:
     std::string out_;          // responses waiting for the next write, in request order
     std::size_t written_ = 0;  // bytes of out_ already written
     std::chrono::milliseconds write_timeout_;
-    std::array<char, 16 * 1024> read_buf_;
-    std::string_view input_;  // bytes of read_buf_ not parsed yet (waiting behind a file)
+    // Bytes read and not parsed yet (waiting behind a file, a deferred request, a large
+    // batch): a view of the worker's read buffer while the read's handler runs, of spill_
+    // after it.
+    std::string_view input_;
+    std::string spill_;
     file_body pending_file_;  // a file body to send after out_
     std::string file_buf_;    // the portable path's buffer (unused with sendfile)
     bool sendfile_unsupported_ = false;
@@ -161,7 +195,17 @@ private:
     std::shared_ptr<const tls_context> proxy_tls_;
 
     phase phase_ = phase::reading;
-    bool reading_ = false;  // an async read is outstanding
+    bool reading_ = false;  // a read is outstanding
+    // Readiness: the socket is in the poller's set; what it is known to have (bytes, room,
+    // the peer's end) since it was last found empty or full; the waiters; and the
+    // connection's owner while one waits (the poller knows it by a plain pointer).
+    bool polled_ = false;
+    bool can_read_ = false;
+    bool can_write_ = true;
+    bool ended_ = false;
+    waiters on_readable_;
+    waiters on_writable_;
+    std::shared_ptr<connection> ready_hold_;
     bool close_after_write_ = false;
     bool deferred_ = false;  // the request being answered was deferred (answer_later)
     // A resume that arrived while earlier responses were still being written: after_write
@@ -169,10 +213,8 @@ private:
     std::function<void()> parked_resume_;
     // Takes the deferred request's work back while it has not started (answer_later).
     withdraw_fn withdraw_;
-    // While a request waits, a wait for readability tells whether the client left; a
-    // round number tells a stale wake-up (from an earlier wait) from the current one.
+    // While a request waits, a wait for readability tells whether the client left.
     bool watching_ = false;
-    std::uint32_t watch_round_ = 0;
     // A held response (hold): told when the request can no longer be answered.
     std::shared_ptr<held_link> held_;
     // The streamed body being sent, and how: chunks (HTTP/1.1) or up to the close.

@@ -16,16 +16,18 @@ namespace tern::detail {
 void connection::read_proxy_header(std::shared_ptr<const tls_context> tls) {
     proxy_tls_ = std::move(tls);
     phase_ = phase::handshaking;  // closed at once by a stop, as a TLS handshake is
-    when_readable(&connection::on_proxy_bytes);
+    when_ready(ready::read, &connection::on_proxy_bytes);
 }
 
 void connection::on_proxy_bytes() {
+    if (phase_ != phase::handshaking) return;
     // The whole header has the header deadline, counted from the accept.
     set_deadline_at(accepted_at_ + owner_.settings().header_timeout, deadline_kind::handshake);
     std::array<char, max_proxy_header> peeked;
     const auto room = max_proxy_header - proxy_bytes_.size();
-    const auto n = ::recv(socket_.native_handle(), peeked.data(), room, MSG_PEEK);
+    const auto n = ::recv(socket_.get(), peeked.data(), room, MSG_PEEK);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        can_read_ = ended_;
         read_proxy_header(std::move(proxy_tls_));
         return;
     }
@@ -45,13 +47,14 @@ void connection::on_proxy_bytes() {
     // Incomplete: every byte seen is header. Done: only the header's bytes are taken.
     const auto take = header.result == proxy_header::state::done ? header.size - proxy_bytes_.size()
                                                                  : static_cast<std::size_t>(n);
-    const auto consumed = ::recv(socket_.native_handle(), peeked.data(), take, 0);
+    const auto consumed = ::recv(socket_.get(), peeked.data(), take, 0);
     if (consumed != static_cast<ssize_t>(take)) {
         close();  // the peeked bytes are in the socket's buffer: anything else is an error
         return;
     }
     if (header.result == proxy_header::state::incomplete) {
         proxy_bytes_ = std::move(candidate);
+        can_read_ = ended_;  // every byte there was is taken: the rest is a new arrival
         read_proxy_header(std::move(proxy_tls_));
         return;
     }

@@ -91,10 +91,8 @@ void connection::end_stream() noexcept {
     auto source = std::exchange(stream_, nullptr);
     upgrade_ = nullptr;
     if (!source) return;
-    // The departure watch belongs to the stream: a stale wake-up of it is ignored. It is not
-    // cancelled: cancelling would also abort a write in progress.
+    // The departure watch belongs to the stream: a stale wake-up of it is ignored.
     watching_ = false;
-    ++watch_round_;
     source->closed();
 }
 

@@ -19,33 +19,27 @@
 
 namespace tern::detail {
 
-asio::socket_base::wait_type connection::tls_wait_for(tls_session::status want) const noexcept {
-    return want == tls_session::status::want_read ? asio::socket_base::wait_read
-                                                  : asio::socket_base::wait_write;
+void connection::tls_wait(tls_session::status want, ready_fn fn) {
+    if (want == tls_session::status::want_read) {
+        can_read_ = ended_;
+        when_ready(ready::read, fn);
+    } else {
+        can_write_ = false;
+        when_ready(ready::write, fn);
+    }
 }
 
 void connection::start_handshake(const std::shared_ptr<const tls_context>& context) {
-    tls_ = std::make_unique<tls_session>(context, socket_.native_handle());
+    tls_ = std::make_unique<tls_session>(context, socket_.get());
     phase_ = phase::handshaking;
     // A slot of max_handshakes is taken when the hello's first bytes arrive: a client that
     // connects and sends nothing costs a connection (max_concurrent_connections, the
     // first-byte deadline), as over plain HTTP, but cannot shut others out of the slots.
-    when_readable(&connection::hello_arrived);
-}
-
-void connection::when_readable(void (connection::*next)()) {
-    socket_.async_wait(asio::socket_base::wait_read,
-                       [self = shared_from_this(), next](std::error_code ec) {
-                           if (self->phase_ != phase::handshaking) return;
-                           if (ec) {
-                               self->close();
-                               return;
-                           }
-                           ((*self).*next)();
-                       });
+    when_ready(ready::read, &connection::hello_arrived);
 }
 
 void connection::hello_arrived() {
+    if (phase_ != phase::handshaking) return;
     handshake_heard_ = true;
     // From now on the whole handshake has the header deadline, counted from the accept (a
     // trickled hello ends there).
@@ -76,15 +70,7 @@ void connection::continue_handshake() {
             return;
         case tls_session::status::want_read:
         case tls_session::status::want_write:
-            socket_.async_wait(tls_wait_for(r.what),
-                               [self = shared_from_this()](std::error_code ec) {
-                                   if (self->phase_ != phase::handshaking) return;
-                                   if (ec) {
-                                       self->close();
-                                       return;
-                                   }
-                                   self->continue_handshake();
-                               });
+            tls_wait(r.what, &connection::continue_handshake);
             return;
         case tls_session::status::closed:
             close();  // the client left mid-handshake
@@ -159,25 +145,19 @@ void connection::refuse_plain_http() {
     write();
 }
 
-// Reads what OpenSSL can decrypt now into read_buf_, or waits for the readiness it asks
-// for. The result goes to on_read as an asio read's would; from read() itself (not in a
-// completion) it is posted, so that a read never completes inside its own call.
-void connection::tls_read(bool in_completion) {
-    const auto r = tls_->read(read_buf_.data(), read_buf_.size());
+// Reads what OpenSSL can decrypt now into the worker's read buffer, or waits for the
+// readiness it asks for. The result goes to on_read as a plain read's would (always in a
+// handler of its own: read() posts the first try).
+void connection::tls_read() {
+    const auto buffer = owner_.read_buffer();
+    const auto r = tls_->read(buffer.data(), buffer.size());
     std::error_code ec;
     switch (r.what) {
         case tls_session::status::done:
             break;
         case tls_session::status::want_read:
         case tls_session::status::want_write:
-            socket_.async_wait(tls_wait_for(r.what),
-                               [self = shared_from_this()](std::error_code e) {
-                                   if (e || self->phase_ == phase::closed) {
-                                       self->on_read(e ? e : asio::error::operation_aborted, 0);
-                                       return;
-                                   }
-                                   self->tls_read(true);
-                               });
+            tls_wait(r.what, &connection::tls_read);
             return;
         case tls_session::status::closed:
             ec = asio::error::eof;
@@ -186,12 +166,8 @@ void connection::tls_read(bool in_completion) {
             ec = asio::error::connection_aborted;
             break;
     }
-    if (in_completion) {
-        on_read(ec, r.n);
-        return;
-    }
-    asio::post(socket_.get_executor(),
-               [self = shared_from_this(), ec, n = r.n] { self->on_read(ec, n); });
+    on_read(ec, r.n);
+    keep_unparsed();
 }
 
 // The TLS form of write_some: everything OpenSSL takes now, then a wait for the readiness
@@ -206,14 +182,7 @@ void connection::tls_write_some() {
             case tls_session::status::want_read:
             case tls_session::status::want_write:
                 set_deadline(write_timeout_, deadline_kind::write);
-                socket_.async_wait(tls_wait_for(r.what),
-                                   [self = shared_from_this()](std::error_code ec) {
-                                       if (!ec && self->phase_ == phase::writing) {
-                                           self->tls_write_some();
-                                           return;
-                                       }
-                                       self->on_write(ec);
-                                   });
+                tls_wait(r.what, &connection::tls_write_some);
                 return;
             case tls_session::status::closed:
             case tls_session::status::failed:

@@ -8,6 +8,9 @@
 
 #include <asio/post.hpp>
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <utility>
 
 namespace tern::detail {
@@ -50,7 +53,7 @@ bool connection::take_back(bool answer_now) noexcept {
         owner_.unexpect_posted();  // its resume never comes
         if (answer_now) resume(std::move(instead));
     }
-    asio::post(socket_.get_executor(), [self = std::move(self)] {});
+    asio::post(timer_.get_executor(), [self = std::move(self)] {});
     return taken;
 }
 
@@ -60,17 +63,18 @@ bool connection::take_back(bool answer_now) noexcept {
 // come with the request, so look once before waiting for readability.
 void connection::watch_for_departure() {
     char byte = 0;
-    std::error_code ec;
+    ssize_t n = 0;
     do {
-        socket_.receive(asio::buffer(&byte, 1), asio::socket_base::message_peek, ec);
-    } while (ec == asio::error::interrupted);
-    if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        n = ::recv(socket_.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        can_read_ = ended_;
         wait_for_departure();
         return;
     }
     // More bytes behind the request: the client is there (and is not watched further; the
     // bytes wait in the kernel until the request resumes).
-    if (!ec) return;
+    if (n > 0) return;
     // End of input or an error (a reset): the client has gone. A client that only shut down
     // its sending side is treated the same, as nginx does by default (docs/threading.md).
     close();
@@ -100,26 +104,19 @@ void connection::finish(response&& res) {
 // Waits for the socket to become readable (bytes or the client's close), then looks again.
 void connection::wait_for_departure() {
     watching_ = true;
-    socket_.async_wait(asio::socket_base::wait_read,
-                       [self = shared_from_this(), round = watch_round_](std::error_code e) {
-                           if (round != self->watch_round_ || !self->watch_applies()) {
-                               return;  // stale: the request resumed meanwhile
-                           }
-                           self->watching_ = false;
-                           if (e) {
-                               self->close();
-                           } else {
-                               self->watch_for_departure();
-                           }
-                       });
+    when_ready(ready::read, &connection::departure_ready);
+}
+
+void connection::departure_ready() {
+    if (!watching_ || !watch_applies()) return;  // stale: the request resumed meanwhile
+    watching_ = false;
+    watch_for_departure();
 }
 
 void connection::stop_watching() noexcept {
     if (!watching_) return;
     watching_ = false;
-    ++watch_round_;
-    std::error_code ignored;
-    socket_.cancel(ignored);  // the only operation outstanding while waiting is the watch
+    cancel_ready(ready::read);  // the only read waited for while a request waits is the watch
 }
 
 void connection::resume(std::function<void()> on_connection) noexcept {

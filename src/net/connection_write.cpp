@@ -44,35 +44,31 @@ void connection::write_some() {
         tls_write_some();
         return;
     }
-    // First a plain non-blocking send: the socket buffer almost always takes a batch of
-    // responses whole, and then no asynchronous operation (with its allocation, queueing
-    // and completion dispatch) is needed at all.
-    std::error_code sent;
+    // A plain non-blocking send: the socket buffer almost always takes a batch of responses
+    // whole, and then nothing waits at all.
+    ssize_t n = 0;
     while (written_ < out_.size()) {
-        const std::size_t n =
-            socket_.write_some(asio::buffer(out_.data() + written_, out_.size() - written_), sent);
-        if (sent) break;
-        written_ += n;
+        n = ::send(socket_.get(), out_.data() + written_, out_.size() - written_, MSG_NOSIGNAL);
+        if (n >= 0) {
+            written_ += static_cast<std::size_t>(n);
+        } else if (errno != EINTR) {
+            break;
+        }
     }
-    if (sent != asio::error::would_block && sent != asio::error::try_again) {
-        on_write(sent);  // all written, or the connection failed
+    if (written_ == out_.size()) {
+        on_write({});
+        return;
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        on_write(std::error_code(errno, std::system_category()));  // the connection failed
         return;
     }
     // The client is not reading fast enough: wait for room. The write deadline is on
     // progress, not on the whole response: each completed piece moves it on, so a slow
     // reader of a large response is served and a stalled one is not.
+    can_write_ = false;
     set_deadline(write_timeout_, deadline_kind::write);
-    auto self = shared_from_this();
-    socket_.async_write_some(
-        asio::buffer(out_.data() + written_, out_.size() - written_),
-        [self](std::error_code ec, std::size_t n) {
-            self->written_ += n;
-            if (!ec && self->written_ < self->out_.size() && self->phase_ == phase::writing) {
-                self->write_some();
-                return;
-            }
-            self->on_write(ec);
-        });
+    when_ready(ready::write, &connection::write_some);
 }
 
 void connection::on_write(std::error_code ec) {
@@ -90,7 +86,7 @@ void connection::on_write(std::error_code ec) {
     if (stream_) {
         // The next piece of a streamed body. Posted, not called: writes complete
         // synchronously, and a producer that keeps up must not nest pull -> write -> pull.
-        asio::post(socket_.get_executor(), [self = shared_from_this()] {
+        asio::post(timer_.get_executor(), [self = shared_from_this()] {
             if (self->phase_ == phase::writing && self->stream_) self->pull_stream();
         });
         return;
@@ -107,9 +103,7 @@ void connection::send_file() {
     std::uint64_t this_turn = 0;
     while (f.length > 0) {
         if (this_turn >= file_turn_bytes) {
-            asio::post(socket_.get_executor(), [self = shared_from_this()] {
-                if (self->phase_ == phase::writing) self->send_file();
-            });
+            asio::post(timer_.get_executor(), [self = shared_from_this()] { self->file_ready(); });
             return;
         }
         const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(f.length, 1 << 20));
@@ -126,16 +120,12 @@ void connection::send_file() {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             set_deadline(write_timeout_, deadline_kind::write);
-            socket_.async_wait(
-                tls_ ? tls_wait_for(tls_write_wants_) : asio::socket_base::wait_write,
-                [self = shared_from_this()](std::error_code ec) {
-                    if (self->phase_ != phase::writing) return;
-                    if (ec) {
-                        self->close();
-                        return;
-                    }
-                    self->send_file();
-                });
+            if (tls_) {
+                tls_wait(tls_write_wants_, &connection::file_ready);
+            } else {
+                can_write_ = false;
+                when_ready(ready::write, &connection::file_ready);
+            }
             return;
         }
         // The file shrank under us or the socket failed: the promised Content-Length can no
@@ -147,13 +137,17 @@ void connection::send_file() {
     after_write();
 }
 
+void connection::file_ready() {
+    if (phase_ == phase::writing) send_file();
+}
+
 ssize_t connection::send_file_chunk(std::size_t n) {
     if (tls_) return tls_send_file_chunk(n);  // the bytes go through OpenSSL: no sendfile
 #if defined(__linux__)
     if (!sendfile_unsupported_) {
         const auto& f = pending_file_;
         auto offset = static_cast<off_t>(f.offset);
-        const ssize_t sent = ::sendfile(socket_.native_handle(), f.file.get(), &offset, n);
+        const ssize_t sent = ::sendfile(socket_.get(), f.file.get(), &offset, n);
         if (sent >= 0 || (errno != EINVAL && errno != ENOSYS)) return sent;
         sendfile_unsupported_ = true;  // e.g. a file system without sendfile support
     }
@@ -161,8 +155,7 @@ ssize_t connection::send_file_chunk(std::size_t n) {
     // Portable path: read a piece and send what the socket takes now.
     const ssize_t got = read_file_piece(n);
     if (got < 0) return -1;
-    return ::send(socket_.native_handle(), file_buf_.data(), static_cast<std::size_t>(got),
-                  MSG_NOSIGNAL);
+    return ::send(socket_.get(), file_buf_.data(), static_cast<std::size_t>(got), MSG_NOSIGNAL);
 }
 
 ssize_t connection::read_file_piece(std::size_t n) {
@@ -196,7 +189,7 @@ void connection::after_write() {
         // Pipelined requests that waited behind a file body. Posted, not called: writes
         // complete synchronously, and a pipeline of many file requests must not nest
         // consume_input -> write -> after_write calls one inside the other.
-        asio::post(socket_.get_executor(), [self = shared_from_this()] {
+        asio::post(timer_.get_executor(), [self = shared_from_this()] {
             if (self->phase_ == phase::writing) self->consume_input();
         });
         return;
@@ -211,8 +204,7 @@ void connection::after_write() {
 
 void connection::linger() {
     if (tls_) tls_->shutdown();  // close_notify before the TCP FIN
-    std::error_code ignored;
-    socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    ::shutdown(socket_.get(), SHUT_WR);
     set_deadline(linger_time, deadline_kind::linger);
     phase_ = phase::lingering;
     read();

@@ -7,6 +7,7 @@
 #include "http/parser.hpp"
 #include "http/request_handler.hpp"
 #include "net/door.hpp"
+#include "net/socket_poller.hpp"
 #include "tls/context.hpp"
 
 #include <tern/config.hpp>
@@ -23,6 +24,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <unordered_set>
 #include <vector>
 
@@ -104,6 +106,11 @@ public:
     bool closing_connections() const noexcept {
         return shared_.closing_connections.load(std::memory_order_relaxed);
     }
+    /// The readiness of this loop's connection sockets.
+    socket_poller& poller() noexcept { return poller_; }
+    /// The loop's read buffer: what a connection reads into it is its own until the handler
+    /// that read it returns (then the next connection's read overwrites it).
+    std::span<char> read_buffer() noexcept { return {read_buffer_.get(), read_buffer_size}; }
     /// Removes a closed connection from this worker's list.
     void forget(connection* c) noexcept;
     /// Counts an answered request (on the worker's thread).
@@ -175,6 +182,11 @@ private:
     // pipe: the sender sets a flag or queues a function, then writes a byte.
     asio::io_context io_context_{ASIO_CONCURRENCY_HINT_UNSAFE};
     asio::posix::stream_descriptor wake_{io_context_};  // the pipe's read end
+    socket_poller poller_{io_context_};
+    // One buffer for every read of this loop, instead of one per connection: an idle
+    // keep-alive connection then holds no read buffer at all.
+    static constexpr std::size_t read_buffer_size = 16 * 1024;
+    std::unique_ptr<char[]> read_buffer_{new char[read_buffer_size]};
     int wake_write_ = -1;
     bool waiting_for_messages_ = false;
     std::atomic<bool> stop_posted_{false};

@@ -1,0 +1,65 @@
+#pragma once
+// The readiness of one loop's connection sockets, watched by tern itself: an epoll set of the
+// loop's own, edge-triggered, that asio watches as one descriptor. A socket is added once, when
+// its connection starts, and its connection is told of every change (bytes or room arrived,
+// the peer's end, an error); the connection does its reads and writes itself, in that handler.
+// Why not asio's own socket operations: its read first tries a recv that fails on a keep-alive
+// connection (the next request has not come yet), and it needs a buffer per connection that
+// outlives the call; here a loop reads every connection into one buffer
+// (docs/architecture.md, "The read path").
+
+#include <asio/io_context.hpp>
+#include <asio/posix/stream_descriptor.hpp>
+
+#include <sys/epoll.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace tern::detail {
+
+/// What the poller tells of a watched socket.
+class poll_target {
+public:
+    /// What the socket's readiness became since the last call: `readable` (bytes, the peer's
+    /// end or an error arrived), `writable` (room to send, or an error), `ended` (the peer's
+    /// end of the stream or an error, which stays readable however much is read).
+    virtual void on_ready(bool readable, bool writable, bool ended) = 0;
+
+protected:
+    ~poll_target() = default;
+};
+
+class socket_poller {
+public:
+    /// Throws std::system_error when the epoll set cannot be made.
+    explicit socket_poller(asio::io_context& io);
+    socket_poller(const socket_poller&) = delete;
+    socket_poller& operator=(const socket_poller&) = delete;
+
+    /// Tells `target` of every change of `fd`'s readiness from now on, until forget(). The
+    /// readiness `fd` has now is told too (once). False with errno when epoll refuses it.
+    bool watch(int fd, poll_target& target) noexcept;
+    /// Stops telling `target` (call before `fd` closes). A change already taken from the set
+    /// in this round is dropped, so `target` may be destroyed afterwards.
+    void forget(int fd, poll_target& target) noexcept;
+
+private:
+    static constexpr std::size_t batch_size = 64;
+    void arm();
+    void on_ready();
+
+    asio::posix::stream_descriptor set_;  // the epoll set, watched by asio's reactor
+    std::array<epoll_event, batch_size> batch_{};
+    std::size_t batch_next_ = 0;  // the change told next in the round under way
+    std::size_t batch_end_ = 0;
+    // The set is watched only while it holds a socket: a loop with no connection has nothing
+    // outstanding and can end. A wait given up (the last socket forgotten) may still
+    // complete; its round number says it is stale.
+    std::size_t watched_ = 0;
+    bool armed_ = false;
+    std::uint32_t round_ = 0;
+};
+
+}  // namespace tern::detail
