@@ -289,6 +289,9 @@ public:
     app& ws_compression(bool on);
     /// Serve HTTP/2: `h2` by ALPN over HTTPS, h2c with prior knowledge (default on).
     app& http2(bool on);
+    /// Sends file bodies with `sendfile(2)` instead of through a buffer (default off); see
+    /// config::sendfile.
+    app& sendfile(bool on);
     /// Expects a PROXY protocol header (v1 or v2) on every connection; see
     /// config::proxy_protocol. Off by default.
     app& proxy_protocol(bool on);

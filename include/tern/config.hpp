@@ -199,6 +199,14 @@ struct config {
     /// prior knowledge (a client that opens with the HTTP/2 preface) on a plain one. Off:
     /// HTTP/1.1 only (ALPN offers `http/1.1` alone, the preface is answered 505).
     bool http2 = true;
+
+    /// How file bodies larger than 16 KiB leave over plain HTTP. Off (the default, as in
+    /// nginx): read in 64 KiB pieces into the event loop's buffer and sent (`pread` +
+    /// `send`). On: `sendfile(2)`, which saves the server a copy of every byte but hands
+    /// the reader page-cache pages to copy from: over loopback (a proxy or a client on the
+    /// same host) that made 10 MiB downloads about half as fast (docs/performance.md).
+    /// Turn it on for large files sent to other hosts through a network card.
+    bool sendfile = false;
     /// Streams one HTTP/2 client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS); a
     /// stream past it is refused (RST_STREAM REFUSED_STREAM). At least 1.
     std::uint32_t h2_max_concurrent_streams = 100;

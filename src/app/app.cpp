@@ -565,6 +565,11 @@ app& app::http2(bool on) {
     return *this;
 }
 
+app& app::sendfile(bool on) {
+    impl_->update("sendfile", [&](tern::config& c) { c.sendfile = on; });
+    return *this;
+}
+
 app& app::proxy_protocol(bool on) {
     impl_->update("proxy_protocol", [&](tern::config& c) { c.proxy_protocol = on; });
     return *this;

@@ -151,8 +151,8 @@ private:
     bool append_file(const file_body& f);
     void send_file();
     ssize_t send_file_chunk(std::size_t n);
-    // Reads the next piece of the pending file (at most n bytes, 64 KiB) into file_buf_:
-    // its size, or -1 with errno (EIO when the file ended early).
+    // Reads the next piece of the pending file (at most n bytes, 64 KiB) into the worker's
+    // file buffer: its size, or -1 with errno (EIO when the file ended early).
     ssize_t read_file_piece(std::size_t n);
     void after_write();
     void linger();
@@ -177,7 +177,6 @@ private:
     std::string_view input_;
     std::string spill_;
     file_body pending_file_;  // a file body to send after out_
-    std::string file_buf_;    // the portable path's buffer (unused with sendfile)
     bool sendfile_unsupported_ = false;
     // HTTPS: the connection's TLS session (null on plain HTTP). The handshake holds one of
     // the worker's handshake slots until it ends; the last TLS write that could not go on

@@ -199,7 +199,7 @@ void connection::tls_write_some() {
 ssize_t connection::tls_send_file_chunk(std::size_t n) {
     const ssize_t got = read_file_piece(n);
     if (got < 0) return -1;
-    const auto r = tls_->write(file_buf_.data(), static_cast<std::size_t>(got));
+    const auto r = tls_->write(owner_.file_buffer().data(), static_cast<std::size_t>(got));
     switch (r.what) {
         case tls_session::status::done:
             return static_cast<ssize_t>(r.n);

@@ -144,7 +144,7 @@ void connection::file_ready() {
 ssize_t connection::send_file_chunk(std::size_t n) {
     if (tls_) return tls_send_file_chunk(n);  // the bytes go through OpenSSL: no sendfile
 #if defined(__linux__)
-    if (!sendfile_unsupported_) {
+    if (owner_.settings().sendfile && !sendfile_unsupported_) {
         const auto& f = pending_file_;
         auto offset = static_cast<off_t>(f.offset);
         const ssize_t sent = ::sendfile(socket_.get(), f.file.get(), &offset, n);
@@ -152,17 +152,19 @@ ssize_t connection::send_file_chunk(std::size_t n) {
         sendfile_unsupported_ = true;  // e.g. a file system without sendfile support
     }
 #endif
-    // Portable path: read a piece and send what the socket takes now.
+    // A piece through the loop's buffer: what the socket does not take now is read again
+    // from its offset next time.
     const ssize_t got = read_file_piece(n);
     if (got < 0) return -1;
-    return ::send(socket_.get(), file_buf_.data(), static_cast<std::size_t>(got), MSG_NOSIGNAL);
+    return ::send(socket_.get(), owner_.file_buffer().data(), static_cast<std::size_t>(got),
+                  MSG_NOSIGNAL);
 }
 
 ssize_t connection::read_file_piece(std::size_t n) {
     const auto& f = pending_file_;
-    file_buf_.resize(std::min<std::size_t>(n, std::size_t{64} * 1024));
-    const ssize_t got =
-        ::pread(f.file.get(), file_buf_.data(), file_buf_.size(), static_cast<off_t>(f.offset));
+    const auto buffer = owner_.file_buffer();
+    const ssize_t got = ::pread(f.file.get(), buffer.data(), std::min(n, buffer.size()),
+                                static_cast<off_t>(f.offset));
     if (got <= 0) {
         if (got == 0) errno = EIO;  // the file shrank under us
         return -1;

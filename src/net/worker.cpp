@@ -203,6 +203,11 @@ void worker::after(std::chrono::nanoseconds delay, std::function<void(bool fired
     });
 }
 
+std::span<char> worker::file_buffer() {
+    if (!file_buffer_) file_buffer_.reset(new char[file_buffer_size]);
+    return {file_buffer_.get(), file_buffer_size};
+}
+
 void worker::cancel_timers() noexcept {
     for (auto& t : timers_) cancel_waits(t);
 }

@@ -111,6 +111,9 @@ public:
     /// The loop's read buffer: what a connection reads into it is its own until the handler
     /// that read it returns (then the next connection's read overwrites it).
     std::span<char> read_buffer() noexcept { return {read_buffer_.get(), read_buffer_size}; }
+    /// The loop's buffer for pieces of file bodies (read from the file, then sent at once;
+    /// a piece the socket did not take whole is read again from its offset next time).
+    std::span<char> file_buffer();
     /// Removes a closed connection from this worker's list.
     void forget(connection* c) noexcept;
     /// Counts an answered request (on the worker's thread).
@@ -187,6 +190,8 @@ private:
     // keep-alive connection then holds no read buffer at all.
     static constexpr std::size_t read_buffer_size = 16 * 1024;
     std::unique_ptr<char[]> read_buffer_{new char[read_buffer_size]};
+    static constexpr std::size_t file_buffer_size = 64 * 1024;
+    std::unique_ptr<char[]> file_buffer_;  // made at the first file body
     int wake_write_ = -1;
     bool waiting_for_messages_ = false;
     std::atomic<bool> stop_posted_{false};

@@ -1,5 +1,6 @@
 // Static files over real sockets: the bytes, the headers, ranges, validators, traversal,
-// large files streamed by sendfile, and pipelining around file bodies.
+// large files streamed through the loop's buffer and by sendfile (config::sendfile), and
+// pipelining around file bodies.
 
 #include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
@@ -30,8 +31,10 @@ std::string pattern_bytes(std::size_t n) {
     return s;
 }
 
-tern::config with_files(const fs::path& dir, const std::string& hosted = "/") {
+tern::config with_files(const fs::path& dir, const std::string& hosted = "/",
+                        bool use_sendfile = false) {
     tern::config cfg = test_config();
+    cfg.sendfile = use_sendfile;
     tern::static_files_config files;
     files.directory = dir.string();
     files.hosted_path = hosted;
@@ -151,10 +154,12 @@ TEST_CASE("a directory without its trailing slash is redirected, keeping the que
 }
 
 TEST_CASE("a 100 MB file arrives byte for byte", "[wire][static][large]") {
+    const bool use_sendfile = GENERATE(false, true);
+    INFO("sendfile: " << use_sendfile);
     temp_dir dir;
     const std::string big = pattern_bytes(100u << 20);
     dir.write("big.bin", big);
-    test_server server(routes, with_files(dir.path));
+    test_server server(routes, with_files(dir.path, "/", use_sendfile));
     raw_client c = server.client();
     c.send(get_request("/big.bin"));
     const response r = c.read_response(false, std::chrono::seconds(60));
@@ -164,10 +169,12 @@ TEST_CASE("a 100 MB file arrives byte for byte", "[wire][static][large]") {
 }
 
 TEST_CASE("pipelined requests around a file body are answered in order", "[wire][static]") {
+    const bool use_sendfile = GENERATE(false, true);
+    INFO("sendfile: " << use_sendfile);
     temp_dir dir;
     const std::string mid = pattern_bytes(3u << 20);
     dir.write("mid.bin", mid);
-    test_server server(routes, with_files(dir.path));
+    test_server server(routes, with_files(dir.path, "/", use_sendfile));
     raw_client c = server.client();
     c.send(get_request("/api/hello") + get_request("/mid.bin") + get_request("/api/hello") +
            get_request("/mid.bin", "Range: bytes=0-9\r\n") + get_request("/api/hello"));
@@ -269,9 +276,17 @@ TEST_CASE("a missing static directory is an error at start", "[wire][static]") {
 
 TEST_CASE("clients that drop mid-file do not take the server down (no SIGPIPE)",
           "[wire][static][large]") {
+    const bool use_sendfile = GENERATE(false, true);
+    INFO("sendfile: " << use_sendfile);
     temp_dir dir;
     dir.write("big.bin", pattern_bytes(8u << 20));
-    test_server server(routes, with_files(dir.path));
+    // Through the app's setter this time (the other cases set the config).
+    const auto setup = [use_sendfile](tern::app& app) {
+        routes(app);
+        app.sendfile(use_sendfile);
+    };
+    test_server server(setup, with_files(dir.path));
+    REQUIRE(server.app().settings().sendfile == use_sendfile);
     for (int i = 0; i < 20; ++i) {
         raw_client c = server.client();
         c.send(get_request("/big.bin"));
