@@ -338,3 +338,35 @@ TEST_CASE("a small file deleted is 404 after a second, and the server goes on se
     c.send(get_request("/kept.txt"));
     CHECK(c.read_response().body == "still here");
 }
+
+TEST_CASE("a small text file held in memory is never compressed on the fly, whole or in part",
+          "[wire][static][file_cache][compression]") {
+    temp_dir dir;
+    std::string page;
+    while (page.size() < 8000) page += "held in memory, sent as it is on disk; ";
+    dir.write("page.txt", page);
+    test_server server(
+        [](tern::app& app) {
+            routes(app);
+            app.compression();
+        },
+        with_files(dir.path));
+    raw_client c = server.client();
+    for (int i = 0; i < 2; ++i) {  // read from disk, then answered from the worker's memory
+        c.send(get_request("/page.txt", "Accept-Encoding: gzip, br, zstd\r\n"));
+        const response whole = c.read_response();
+        INFO(describe(whole));
+        CHECK(whole.status == 200);
+        CHECK_FALSE(whole.header("Content-Encoding"));
+        CHECK(whole.header("Content-Length") == std::to_string(page.size()));
+        CHECK(whole.body == page);
+        CHECK(whole.header_count("Vary") == 1);
+
+        c.send(get_request("/page.txt", "Accept-Encoding: gzip\r\nRange: bytes=100-1299\r\n"));
+        const response part = c.read_response();
+        CHECK(part.status == 206);
+        CHECK_FALSE(part.header("Content-Encoding"));
+        CHECK(part.header("Content-Range") == "bytes 100-1299/" + std::to_string(page.size()));
+        CHECK(part.body == page.substr(100, 1200));
+    }
+}
