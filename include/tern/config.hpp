@@ -101,6 +101,11 @@ struct static_files_config {
     /// 404. A path that is not normalized (".." or empty segments, '\\', controls), or a
     /// dotfile while dotfiles are denied, throws std::invalid_argument.
     std::string spa_fallback;
+    /// Keep files of up to 16 KiB (with their `.br`/`.gz` siblings) in memory, in each
+    /// worker thread at most 64 files and 1 MiB, and answer them without opening them
+    /// again: a file changed, replaced or deleted is seen within a second
+    /// (docs/static-files.md). false: every request opens the file.
+    bool cache_small_files = true;
 };
 
 /// The settings of one `tern::app`. Defaults follow docs/limits.md; each limit names the

@@ -146,6 +146,7 @@ bool answer_static(const static_files& files, exchange& ex) {
             return false;
         case static_outcome::answered:
             ex.app_body = true;  // a file or a 304 is the answer, not an error to reshape
+            ex.static_file = true;
             return true;
         case static_outcome::status_only:
             // An error or a redirect: tern's body, shaped like any other error.
@@ -377,7 +378,7 @@ namespace {
     }
     if (ex.session) commit_session(ex);
     shape_error(p, ex);
-    decorate(p, ex, true);
+    decorate(p, ex, !ex.static_file);
     finish(p, ex, st.started);
     ex.scratch.attributes.clear();  // the request's values go as soon as it is answered
 }

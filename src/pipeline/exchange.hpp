@@ -94,6 +94,9 @@ struct exchange {
     /// The application set the body (result/text/html/json/redirect): error handlers and
     /// tern's JSON error rendering leave such a response alone.
     bool app_body = false;
+    /// The static layer answered with a file (whose bytes may be in `res.body` when the loop
+    /// holds them): the answer is never compressed on the fly (docs/static-files.md).
+    bool static_file = false;
     /// A before filter asked to skip the rest of the before filters and the handler.
     bool skip = false;
     /// `ctx.path_param` reads `scratch.filter_params` (a filter with parameters is running)

@@ -6,9 +6,7 @@
 #include "static/byte_ranges.hpp"
 #include "static/validators.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
+#include <array>
 #include <charconv>
 #include <string>
 
@@ -17,40 +15,40 @@ namespace tern::detail {
 namespace {
 
 struct variant {
-    std::string_view suffix;  ///< appended to the file name
-    std::string_view coding;  ///< Content-Encoding value
-    int weight;               ///< the client's q-value for it
+    std::string_view suffix;            ///< appended to the file name
+    std::string_view coding;            ///< Content-Encoding value
+    int weight;                         ///< the client's q-value for it
+    cached_variant cached_file::*held;  ///< where a cache entry keeps it
 };
 
-/// Replaces `opened` by its precompressed sibling `name + suffix` when that is a regular
-/// file. A sibling that is missing, a symlink, or anything but a regular file is skipped.
-bool open_sibling(opened_file& opened, std::string_view suffix) {
-    std::string name = opened.name;
-    name.append(suffix);
-    const int fd = ::openat(opened.dir, name.c_str(),
-                            O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return false;
-    file_handle sibling(fd);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    opened.file = std::move(sibling);
-    opened.st = st;
-    return true;
+/// The precompressed variants in the order they are tried: the higher q-value first, br
+/// first on a tie. Those with weight 0 are not acceptable.
+std::array<variant, 2> variants_for(std::span<const header_field> headers) noexcept {
+    const accepted_codings accepted = parse_accept_encoding(headers);
+    variant first{".br", "br", accepted.br, &cached_file::br};
+    variant second{".gz", "gzip", accepted.gzip, &cached_file::gzip};
+    if (second.weight > first.weight) std::swap(first, second);
+    return {first, second};
 }
 
 /// The coding of the representation chosen for the client, after swapping `opened` to it:
 /// the acceptable variant with the highest q-value (br first on a tie) that exists, or ""
 /// for the file itself.
 std::string_view choose_representation(opened_file& opened, std::span<const header_field> headers) {
-    const accepted_codings accepted = parse_accept_encoding(headers);
-    variant first{".br", "br", accepted.br};
-    variant second{".gz", "gzip", accepted.gzip};
-    if (second.weight > first.weight) std::swap(first, second);
-    for (const variant& v : {first, second}) {
-        if (v.weight > 0 && open_sibling(opened, v.suffix)) return v.coding;
+    for (const variant& v : variants_for(headers)) {
+        if (v.weight > 0 && open_sibling(opened, v.suffix, opened.file, opened.st)) return v.coding;
     }
     return {};
 }
+
+/// What an answer is built from: one representation's stat, and its body as an open file
+/// (`file` set) or as bytes a cache holds.
+struct representation {
+    const struct stat& st;
+    std::string_view coding;  ///< "" for the file itself
+    file_handle file;
+    std::string_view bytes;
+};
 
 void append_number(std::string& out, std::uint64_t v) {
     char digits[24];
@@ -68,15 +66,12 @@ std::string content_range(std::uint64_t first, std::uint64_t length, std::uint64
     return out;
 }
 
-}  // namespace
-
-static_outcome respond_with_file(opened_file opened, const file_response_options& options,
-                                 std::span<const header_field> headers, response& res) {
-    const std::string_view coding =
-        options.precompressed ? choose_representation(opened, headers) : std::string_view{};
-    const auto size = static_cast<std::uint64_t>(opened.st.st_size);
-    const std::time_t mtime = opened.st.st_mtime;
-    std::string etag = make_etag(opened.st, coding);
+static_outcome respond(representation chosen, const file_response_options& options,
+                       std::span<const header_field> headers, response& res) {
+    const std::string_view coding = chosen.coding;
+    const auto size = static_cast<std::uint64_t>(chosen.st.st_size);
+    const std::time_t mtime = chosen.st.st_mtime;
+    std::string etag = make_etag(chosen.st, coding);
     auto& fields = res.fields;
 
     // RFC 9110 15.4.5: a 304 carries the ETag, Vary and Cache-Control a 200 would have.
@@ -128,19 +123,48 @@ static_outcome respond_with_file(opened_file opened, const file_response_options
     fields.emplace_back("Accept-Ranges", "bytes");
     if (!coding.empty()) fields.emplace_back("Content-Encoding", std::string(coding));
     add_cache_fields();
+    std::uint64_t offset = 0;
+    std::uint64_t length = size;
     if (range.what == byte_range::kind::partial) {
         res.status = 206;
-        res.file.offset = range.offset;
-        res.file.length = range.length;
+        offset = range.offset;
+        length = range.length;
         fields.emplace_back("Content-Range", content_range(range.offset, range.length, size));
     } else {
         res.status = 200;
-        res.file.offset = 0;
-        res.file.length = size;
     }
     res.content_type = options.content_type;
-    res.file.file = std::move(opened.file);
+    if (chosen.file) {
+        res.file.offset = offset;
+        res.file.length = length;
+        res.file.file = std::move(chosen.file);
+    } else {
+        // Held bytes: the connection writes them with the head, as it would have read them.
+        res.body.assign(chosen.bytes.substr(offset, length));
+    }
     return static_outcome::answered;
+}
+
+}  // namespace
+
+static_outcome respond_with_file(opened_file opened, const file_response_options& options,
+                                 std::span<const header_field> headers, response& res) {
+    const std::string_view coding =
+        options.precompressed ? choose_representation(opened, headers) : std::string_view{};
+    return respond({opened.st, coding, std::move(opened.file), {}}, options, headers, res);
+}
+
+static_outcome respond_with_cached(const cached_file& file, const file_response_options& options,
+                                   std::span<const header_field> headers, response& res) {
+    if (options.precompressed) {
+        for (const variant& v : variants_for(headers)) {
+            const cached_variant& held = file.*v.held;
+            if (v.weight > 0 && held.present) {
+                return respond({held.st, v.coding, {}, held.bytes}, options, headers, res);
+            }
+        }
+    }
+    return respond({file.identity.st, {}, {}, file.identity.bytes}, options, headers, res);
 }
 
 }  // namespace tern::detail

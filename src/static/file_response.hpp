@@ -4,6 +4,7 @@
 // the byte range (206, 416), and the header fields.
 
 #include "http/response.hpp"
+#include "static/file_cache.hpp"
 #include "static/open_beneath.hpp"
 #include "static/static_outcome.hpp"
 
@@ -27,5 +28,11 @@ struct file_response_options {
 /// and 14.2; see docs/static-files.md. Throws only std::bad_alloc.
 static_outcome respond_with_file(opened_file opened, const file_response_options& options,
                                  std::span<const header_field> headers, response& res);
+
+/// The same answer for a file a cache holds, read in with its siblings when
+/// `options.precompressed`: a 200 or 206 carries the chosen representation's bytes (or the
+/// part in range) as `res.body` instead of a file, with the same header fields.
+static_outcome respond_with_cached(const cached_file& file, const file_response_options& options,
+                                   std::span<const header_field> headers, response& res);
 
 }  // namespace tern::detail

@@ -178,4 +178,16 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
     return open_status::ok;
 }
 
+bool open_sibling(const opened_file& opened, std::string_view suffix, file_handle& file,
+                  struct stat& st) {
+    std::string name = opened.name;
+    name.append(suffix);
+    file_handle sibling(::openat(opened.dir, name.c_str(), file_flags));
+    struct stat found {};
+    if (!sibling || ::fstat(sibling.get(), &found) != 0 || !S_ISREG(found.st_mode)) return false;
+    file = std::move(sibling);
+    st = found;
+    return true;
+}
+
 }  // namespace tern::detail

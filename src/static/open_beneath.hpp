@@ -49,4 +49,10 @@ struct opened_file {
 open_status open_beneath(root_cache& roots, const std::string& root, std::string_view relative,
                          const beneath_options& options, opened_file& opened);
 
+/// Opens `opened.name + suffix` in `opened.dir` (a precompressed sibling) into `file` and
+/// `st` when it is a regular file and not a symlink; false when it is missing, a symlink,
+/// anything but a regular file, or cannot be opened. `file` and `st` are left alone then.
+bool open_sibling(const opened_file& opened, std::string_view suffix, file_handle& file,
+                  struct stat& st);
+
 }  // namespace tern::detail

@@ -2,10 +2,12 @@
 // The static roots one event loop keeps open for open_beneath: each root directory is opened
 // once and looked at again at most once a second, so a request costs no open and close of
 // the root, and a root replaced at its path (deleted and made again, renamed over) is used
-// within a second. One per worker (in its exchange_scratch): never shared between threads,
-// closed with the worker.
+// within a second. One per worker (in its loop state): never shared between threads,
+// closed with the worker. It also holds the worker's cache of small files (file_cache.hpp),
+// the other static state one event loop keeps between requests.
 
 #include "http/file_handle.hpp"
+#include "static/file_cache.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -30,6 +32,9 @@ public:
     /// descriptor stays valid until the next call.
     int get(const std::string& root);
 
+    /// The loop's cache of small files below these roots.
+    file_cache& files() noexcept { return files_; }
+
 private:
     struct entry {
         std::string path;
@@ -43,6 +48,7 @@ private:
 
     static constexpr std::size_t max_entries = 8;  // apps serve a handful of directories
     std::vector<entry> entries_;
+    file_cache files_;
 };
 
 }  // namespace tern::detail

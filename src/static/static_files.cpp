@@ -138,6 +138,13 @@ std::string_view last_segment(std::string_view path) noexcept {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
+// The options that change what open_beneath and the answer make of a path, as the bits of
+// a file_cache key: one root served under other rules keeps other entries.
+unsigned cache_rules(const static_files_config& c) noexcept {
+    return (c.allow_dotfiles ? 1U : 0U) | (c.follow_symlinks ? 2U : 0U) |
+           (c.precompressed ? 4U : 0U);
+}
+
 }  // namespace
 
 static_files::static_files(const std::vector<static_files_config>& configs) {
@@ -151,6 +158,8 @@ static_files::static_files(const std::vector<static_files_config>& configs) {
                     .allow_dotfiles = c.allow_dotfiles,
                     .follow_symlinks = c.follow_symlinks,
                     .precompressed = c.precompressed,
+                    .cache_small_files = c.cache_small_files,
+                    .cache_rules = cache_rules(c),
                     .types = mime_types(c.extra_mime_types)};
         validate_index(c);
         if (has_control(c.cache_control)) {
@@ -191,18 +200,7 @@ static_outcome static_files::serve_fallback(const directory& dir, std::string_vi
     }
     if (!accepts_html(req.headers)) return static_outcome::not_handled;
 
-    const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
-                               .allow_dotfiles = dir.allow_dotfiles};
-    opened_file opened;
-    const open_status st = open_beneath(roots, dir.root, dir.spa_fallback, walk, opened);
-    if (st != open_status::ok) return from_open_status(st, res);
-    if (!S_ISREG(opened.st.st_mode)) return static_outcome::not_handled;
-
-    const file_response_options options{
-        .content_type = dir.types.lookup(last_segment(dir.spa_fallback)),
-        .cache_control = dir.cache_control,
-        .precompressed = dir.precompressed};
-    const static_outcome answer = respond_with_file(std::move(opened), options, req.headers, res);
+    const static_outcome answer = serve_file(dir, dir.spa_fallback, req, res, roots);
     // RFC 9110 12.5.5: the same path is a page or a 404 depending on Accept.
     if (answer == static_outcome::answered) res.fields.emplace_back("Vary", "Accept");
     return answer;
@@ -215,18 +213,33 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
     // A hidden path is absent from this directory; another may still serve it.
     if (path.hidden && !dir.allow_dotfiles) return static_outcome::not_handled;
 
+    // "docs/" asks for the directory's index file: the key the loop holds it under.
+    std::string index;
+    if (path.trailing_slash && !dir.index_file.empty()) {
+        index = path.decoded;
+        if (!index.empty()) index.push_back('/');
+        index.append(dir.index_file);
+    }
+    const std::string_view key = path.trailing_slash ? std::string_view(index) : path.decoded;
+    if (dir.cache_small_files && !key.empty()) {
+        if (const cached_file* held = roots.files().find(dir.root, dir.cache_rules, key)) {
+            return respond_with_cached(*held, file_options(dir, key), req.headers, res);
+        }
+    }
+
     const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
                                .allow_dotfiles = dir.allow_dotfiles};
     opened_file opened;
     open_status st = open_beneath(roots, dir.root, path.decoded, walk, opened);
     if (st != open_status::ok) return from_open_status(st, res);
 
-    std::string_view type_name = last_segment(path.decoded);
     if (S_ISDIR(opened.st.st_mode)) {
         if (dir.index_file.empty()) return static_outcome::not_handled;
-        std::string index = path.decoded;
-        if (!index.empty()) index.push_back('/');
-        index.append(dir.index_file);
+        if (index.empty()) {
+            index = path.decoded;
+            if (!index.empty()) index.push_back('/');
+            index.append(dir.index_file);
+        }
         st = open_beneath(roots, dir.root, index, walk, opened);
         if (st != open_status::ok) return from_open_status(st, res);
         if (!S_ISREG(opened.st.st_mode)) return static_outcome::not_handled;
@@ -241,16 +254,52 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
             res.fields.emplace_back("Location", std::move(location));
             return status_only(res, 301);
         }
-        type_name = dir.index_file;
-    } else if (!S_ISREG(opened.st.st_mode) || path.trailing_slash) {
+        return answer_opened(dir, index, std::move(opened), req, res, roots);
+    }
+    if (!S_ISREG(opened.st.st_mode) || path.trailing_slash) {
         // Devices, FIFOs and sockets are never served; "file.txt/" names no directory.
         return static_outcome::not_handled;
     }
+    return answer_opened(dir, path.decoded, std::move(opened), req, res, roots);
+}
 
-    const file_response_options options{.content_type = dir.types.lookup(type_name),
-                                        .cache_control = dir.cache_control,
-                                        .precompressed = dir.precompressed};
+static_outcome static_files::serve_file(const directory& dir, std::string_view relative,
+                                        const request& req, response& res, root_cache& roots) {
+    if (dir.cache_small_files) {
+        if (const cached_file* held = roots.files().find(dir.root, dir.cache_rules, relative)) {
+            return respond_with_cached(*held, file_options(dir, relative), req.headers, res);
+        }
+    }
+    const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
+                               .allow_dotfiles = dir.allow_dotfiles};
+    opened_file opened;
+    const open_status st = open_beneath(roots, dir.root, relative, walk, opened);
+    if (st != open_status::ok) return from_open_status(st, res);
+    if (!S_ISREG(opened.st.st_mode)) return static_outcome::not_handled;
+    return answer_opened(dir, relative, std::move(opened), req, res, roots);
+}
+
+static_outcome static_files::answer_opened(const directory& dir, std::string_view relative,
+                                           opened_file opened, const request& req, response& res,
+                                           root_cache& roots) {
+    const file_response_options options = file_options(dir, relative);
+    if (dir.cache_small_files) {
+        cached_file read;
+        if (read_cacheable(opened, dir.precompressed, read)) {
+            const cached_file* held =
+                roots.files().store(dir.root, dir.cache_rules, relative, std::move(read));
+            if (held != nullptr) return respond_with_cached(*held, options, req.headers, res);
+        }
+    }
     return respond_with_file(std::move(opened), options, req.headers, res);
+}
+
+file_response_options static_files::file_options(const directory& dir,
+                                                 std::string_view relative) noexcept {
+    // The type comes from the name as asked for: an index file's, a link's own.
+    return {.content_type = dir.types.lookup(last_segment(relative)),
+            .cache_control = dir.cache_control,
+            .precompressed = dir.precompressed};
 }
 
 }  // namespace tern::detail

@@ -5,6 +5,7 @@
 
 #include "http/request.hpp"
 #include "http/response.hpp"
+#include "static/file_response.hpp"
 #include "static/mime_types.hpp"
 #include "static/root_cache.hpp"
 #include "static/static_outcome.hpp"
@@ -55,6 +56,8 @@ private:
         bool allow_dotfiles = false;
         bool follow_symlinks = true;
         bool precompressed = true;
+        bool cache_small_files = true;
+        unsigned cache_rules = 0;  ///< the options above that a file_cache key holds
         mime_types types;
     };
 
@@ -62,6 +65,16 @@ private:
                                    response& res, root_cache& roots);
     static static_outcome serve_fallback(const directory& dir, std::string_view rest,
                                          const request& req, response& res, root_cache& roots);
+    /// The regular file `relative` (held by the loop, or opened below the root).
+    static static_outcome serve_file(const directory& dir, std::string_view relative,
+                                     const request& req, response& res, root_cache& roots);
+    /// Answers for `opened`, the regular file at `relative`, keeping it in the loop's cache
+    /// when it is small enough.
+    static static_outcome answer_opened(const directory& dir, std::string_view relative,
+                                        opened_file opened, const request& req, response& res,
+                                        root_cache& roots);
+    static file_response_options file_options(const directory& dir,
+                                              std::string_view relative) noexcept;
 
     std::vector<directory> dirs_;
 };

@@ -7,7 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -294,4 +296,92 @@ TEST_CASE("clients that drop mid-file do not take the server down (no SIGPIPE)",
         c.close();  // unread data: the kernel resets, the server's next send hits EPIPE
     }
     check_still_serving(server.port());
+}
+
+TEST_CASE("a small file renamed over is served with its new bytes, length and ETag after a second",
+          "[wire][static][file_cache]") {
+    temp_dir dir;
+    const std::string old_bytes = pattern_bytes(1024);
+    std::string new_bytes = pattern_bytes(1500);
+    std::reverse(new_bytes.begin(), new_bytes.end());
+    dir.write("small.bin", old_bytes);
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/small.bin"));
+    const response before = c.read_response();
+    REQUIRE(before.status == 200);
+    REQUIRE(before.body == old_bytes);
+    const auto old_etag = before.header("ETag");
+    REQUIRE(old_etag.has_value());
+
+    // A deploy: a new file renamed over the old path. The worker trusts what it holds for
+    // at most a second (docs/static-files.md).
+    dir.write("small.bin.new", new_bytes);
+    fs::rename(dir.path / "small.bin.new", dir.path / "small.bin");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    c.send(get_request("/small.bin"));
+    const response after = c.read_response();
+    INFO(describe(after));
+    CHECK(after.status == 200);
+    CHECK(after.body == new_bytes);
+    CHECK(after.header("Content-Length") == std::to_string(new_bytes.size()));
+    CHECK(after.header("ETag").has_value());
+    CHECK(after.header("ETag") != old_etag);
+    // The new tag validates; the old one no longer does.
+    c.send(get_request("/small.bin", "If-None-Match: " + after.header("ETag").value() + "\r\n"));
+    CHECK(c.read_response().status == 304);
+    c.send(get_request("/small.bin", "If-None-Match: " + *old_etag + "\r\n"));
+    CHECK(c.read_response().body == new_bytes);
+}
+
+TEST_CASE("a small file deleted is 404 after a second, and the server goes on serving",
+          "[wire][static][file_cache]") {
+    temp_dir dir;
+    dir.write("gone.txt", "soon gone");
+    dir.write("kept.txt", "still here");
+    test_server server(routes, with_files(dir.path));
+    raw_client c = server.client();
+    c.send(get_request("/gone.txt"));
+    REQUIRE(c.read_response().body == "soon gone");
+    fs::remove(dir.path / "gone.txt");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    c.send(get_request("/gone.txt"));
+    const response r = c.read_response();
+    INFO(describe(r));
+    CHECK(r.status == 404);
+    CHECK(r.body.find("soon gone") == std::string::npos);
+    c.send(get_request("/kept.txt"));
+    CHECK(c.read_response().body == "still here");
+}
+
+TEST_CASE("a small text file held in memory is never compressed on the fly, whole or in part",
+          "[wire][static][file_cache][compression]") {
+    temp_dir dir;
+    std::string page;
+    while (page.size() < 8000) page += "held in memory, sent as it is on disk; ";
+    dir.write("page.txt", page);
+    test_server server(
+        [](tern::app& app) {
+            routes(app);
+            app.compression();
+        },
+        with_files(dir.path));
+    raw_client c = server.client();
+    for (int i = 0; i < 2; ++i) {  // read from disk, then answered from the worker's memory
+        c.send(get_request("/page.txt", "Accept-Encoding: gzip, br, zstd\r\n"));
+        const response whole = c.read_response();
+        INFO(describe(whole));
+        CHECK(whole.status == 200);
+        CHECK_FALSE(whole.header("Content-Encoding"));
+        CHECK(whole.header("Content-Length") == std::to_string(page.size()));
+        CHECK(whole.body == page);
+        CHECK(whole.header_count("Vary") == 1);
+
+        c.send(get_request("/page.txt", "Accept-Encoding: gzip\r\nRange: bytes=100-1299\r\n"));
+        const response part = c.read_response();
+        CHECK(part.status == 206);
+        CHECK_FALSE(part.header("Content-Encoding"));
+        CHECK(part.header("Content-Range") == "bytes 100-1299/" + std::to_string(page.size()));
+        CHECK(part.body == page.substr(100, 1200));
+    }
 }

@@ -44,6 +44,7 @@ TEST_CASE("a directory without a slash is 301 to the slash form when it has an i
     CHECK(r.res.status == 301);
     CHECK(r.field("Location") == "/docs/");
     CHECK_FALSE(r.res.file.file);
+    CHECK(r.res.body.empty());
     r = get(files, "/my%20dir");
     CHECK(r.field("Location") == "/my%20dir/");
 }

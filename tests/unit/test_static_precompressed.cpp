@@ -125,7 +125,7 @@ TEST_CASE("a precompressed response keeps the original type and has its own ETag
     const auto br = get(files, "/app.js", {{"Accept-Encoding", "br"}});
     REQUIRE(served(br));
     CHECK(body_of(br) == "BROTLI");
-    CHECK(br.res.file.length == 6);
+    CHECK(length_of(br) == 6);
     CHECK(br.res.content_type == "text/javascript; charset=utf-8");
     CHECK(br.field("Content-Encoding") == "br");
     CHECK(br.field("Vary") == "Accept-Encoding");

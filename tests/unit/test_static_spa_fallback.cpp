@@ -111,6 +111,7 @@ TEST_CASE("the fallback has the file's validators: a matching If-None-Match is 3
     CHECK(r.what == outcome::answered);
     CHECK(r.res.status == 304);
     CHECK_FALSE(r.res.file.file);
+    CHECK(r.res.body.empty());
 
     conditional = browser;
     conditional.push_back({"If-Modified-Since", modified});
@@ -125,9 +126,11 @@ TEST_CASE("traversal is refused before any fallback", "[static][spa]") {
     CHECK(r.what == outcome::status_only);
     CHECK(r.res.status == 400);
     CHECK_FALSE(r.res.file.file);
+    CHECK(r.res.body.empty());
     const auto climb = get(files, "/../../secret", browser);
     CHECK(climb.res.status == 400);
     CHECK_FALSE(climb.res.file.file);
+    CHECK(climb.res.body.empty());
 }
 
 TEST_CASE("a missing fallback file leaves the 404", "[static][spa]") {

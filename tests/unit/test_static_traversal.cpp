@@ -34,6 +34,7 @@ void expect_error(const static_files& files, std::string_view path, int status) 
     CHECK(r.what == outcome::status_only);
     CHECK(r.res.status == status);
     CHECK_FALSE(r.res.file.file);
+    CHECK(r.res.body.empty());
 }
 
 /// The request is not served from this directory at all (the caller answers 404).
@@ -42,6 +43,7 @@ void expect_absent(const static_files& files, std::string_view path) {
     const auto r = get(files, path);
     CHECK(r.what == outcome::not_handled);
     CHECK_FALSE(r.res.file.file);
+    CHECK(r.res.body.empty());
 }
 
 }  // namespace
