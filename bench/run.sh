@@ -102,7 +102,7 @@ if [ "$install" -eq 1 ]; then
     [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
     wanted=(wrk nginx libnginx-mod-http-echo h2o libboost-dev golang-go libcpp-httplib-dev
             gnuplot-nox libbenchmark-dev python3 binutils util-linux procps
-            apache2-utils golang-github-lib-pq-dev postgresql)
+            apache2-utils golang-github-lib-pq-dev postgresql liburing-dev)
     command -v node >/dev/null || wanted+=(nodejs)
     command -v npm >/dev/null || wanted+=(npm)
     missing=()
@@ -130,6 +130,13 @@ targets=()  # all, unless only the real-app workloads run: then only their examp
 [ "$run_base" -eq 0 ] && targets=(--target bench_app jwt_login todo)
 nice cmake --build "$build_dir" "${targets[@]}" >"$build_dir/build.log" 2>&1 ||
     { tail -40 "$build_dir/build.log" >&2; exit 1; }
+if [ "$run_base" -eq 1 ]; then
+    # The io_uring variant of bench_app (peer tern-uring): tern alone, -DTERN_IO_URING=ON.
+    (cmake -S "$repo" -B "$build_dir/uring" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTERN_IO_URING=ON \
+        -DTERN_BUILD_TESTS=OFF -DTERN_INSTALL=OFF >"$build_dir/uring-configure.log" 2>&1 &&
+        nice cmake --build "$build_dir/uring" --target bench_app >"$build_dir/uring-build.log" 2>&1) ||
+        echo "run.sh: the io_uring variant did not build (see $build_dir/uring-*.log)" >&2
+fi
 if command -v go >/dev/null; then
     if [ "$run_base" -eq 1 ]; then
         (cd "$build_dir" && GOCACHE="$build_dir/gocache" GOPATH="$build_dir/gopath" GOFLAGS=-trimpath \

@@ -81,3 +81,11 @@ target_include_directories(tern_asio SYSTEM INTERFACE "${TERN_ASIO_INCLUDE_DIR}"
 # export every asio symbol from a shared libtern.
 target_compile_definitions(tern_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED
                                                ASIO_DISABLE_VISIBILITY)
+# TERN_IO_URING: asio's io_uring backend for everything asio waits on (acceptors, timers, the
+# wake pipe and each worker's socket poller; docs/performance.md), epoll left out.
+if(TERN_IO_URING)
+    pkg_check_modules(TERN_URING REQUIRED IMPORTED_TARGET liburing)
+    find_library(TERN_URING_LIBRARY NAMES uring HINTS ${TERN_URING_LIBRARY_DIRS} REQUIRED)
+    target_compile_definitions(tern_asio INTERFACE ASIO_HAS_IO_URING ASIO_DISABLE_EPOLL)
+    target_link_libraries(tern_asio INTERFACE "${TERN_URING_LIBRARY}")
+endif()

@@ -23,6 +23,9 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
                                "${TERN_BROTLIENC_LIBRARY}" "${TERN_ZSTD_LIBRARY}"
                                "${TERN_SSL_LIBRARY}" "${TERN_CRYPTO_LIBRARY}"
                                "${TERN_NGHTTP2_LIBRARY}")
+    if(TERN_IO_URING)
+        list(APPEND TERN_STATIC_LINK_FILES "${TERN_URING_LIBRARY}")
+    endif()
     foreach(_file IN LISTS TERN_STATIC_LINK_FILES)
         target_link_libraries(tern INTERFACE "$<INSTALL_INTERFACE:${_file}>")
     endforeach()

@@ -41,7 +41,7 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libbrotli-dev 
           chromium python3-websockets node-ws testssl.sh
           libnghttp2-dev nghttp2-client python3-h2 python3-prometheus-client
           libsqlite3-dev libpq-dev postgresql
-          nginx libgtest-dev)
+          nginx libgtest-dev liburing-dev)
 [ "$want_bench" -eq 1 ] && packages+=(h2o)
 
 missing=()

@@ -7,15 +7,19 @@
 #                                 HTTP/2 frame tests (the threads, stop and blocking-pool paths
 #                                 cross threads; the unit tests replace operator new, which
 #                                 TSan's runtime forbids)
+#   scripts/test.sh --io-uring    g++, -DTERN_IO_URING=ON (asio's io_uring backend), build-uring/:
+#                                 the wire tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitize=0
 tsan=0
+uring=0
 for arg in "$@"; do
     case "$arg" in
     --sanitize) sanitize=1 ;;
     --tsan) tsan=1 ;;
+    --io-uring) uring=1 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
     esac
 done
@@ -29,6 +33,14 @@ if [ "$tsan" -eq 1 ]; then
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     cmake --build "$build" --target tern_integration_tests tern_h2_app
     ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 -R '^wire:|^clients: Python h2 frames'
+    exit 0
+fi
+
+if [ "$uring" -eq 1 ]; then
+    build=build-uring
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON -DTERN_IO_URING=ON
+    cmake --build "$build" --target tern_integration_tests
+    ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 -R '^wire:'
     exit 0
 fi
 

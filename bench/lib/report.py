@@ -283,12 +283,13 @@ def write_report(ctx: dict, out_dir: Path) -> str:
 def headline_table(ctx: dict) -> str:
     res = ctx["results"]
     L = ["| workload | tern req/s | nginx req/s | ceiling req/s | best peer | tern ×nginx | "
-         "tern ×best peer | tern ×ceiling | tern CPU µs/req | ×ceiling µs | tern p99 ms | nginx p99 ms |",
-         "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+         "tern ×best peer | tern ×ceiling | tern CPU µs/req | ×ceiling µs | tern p99 ms | nginx p99 ms | "
+         "wrk CPU % (tern / ceiling) | io_uring variant req/s ×tern | its µs ×tern |",
+         "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for w in ctx["workloads"]:
         if w.key not in res or "tern" not in res.get(w.key, {}):
             reason = ctx["skipped"].get(w.key, "not run")
-            L.append(f"| {w.title} | {reason} | | | | | | | | | | |")
+            L.append(f"| {w.title} | {reason} | | | | | | | | | | | | | |")
             continue
         R = res[w.key]
         S = {p: summarise(r) for p, r in R.items()}
@@ -298,7 +299,7 @@ def headline_table(ctx: dict) -> str:
         # The best peer is the one tern compares worst against, round by round.
         best_name, best_x = None, None
         for p in R:
-            if p in ("tern", "ceiling"):
+            if p == "ceiling" or p.startswith("tern"):
                 continue
             x = paired(R["tern"], R[p])
             if x is not None and (best_x is None or x < best_x):
@@ -310,7 +311,10 @@ def headline_table(ctx: dict) -> str:
             f"| {fmt_x(best_x)} | {fmt_x(paired(R['tern'], R.get('ceiling', [])))} "
             f"| {fmt_num(t['us'], 1)} | {fmt_x(paired(R['tern'], R.get('ceiling', []), 'us_per_req'))} "
             f"| {fmt_num(t['p99'], 2) if w.latency else '–'} "
-            f"| {fmt_num(ng.get('p99'), 2) if w.latency else '–'} |")
+            f"| {fmt_num(ng.get('p99'), 2) if w.latency else '–'} "
+            f"| {fmt_num(t.get('wrk'))} / {fmt_num(ce.get('wrk'))} "
+            f"| {fmt_x(paired(R.get('tern-uring', []), R['tern']))} "
+            f"| {fmt_x(paired(R.get('tern-uring', []), R['tern'], 'us_per_req'))} |")
     return "\n".join(L)
 
 

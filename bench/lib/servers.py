@@ -46,6 +46,7 @@ class Peers:
         need = {
             "tern": self.bench_app_path(),
             "tern-1t": self.bench_app_path(),
+            "tern-uring": self.bench_app_path(uring=True),
             "ceiling": self.build / "ceiling",
             "beast": self.build / "beast",
             "httplib": self.build / "httplib",
@@ -56,8 +57,11 @@ class Peers:
         tool = {"nginx": "nginx", "h2o": "h2o", "node": "node"}[name]
         return "" if shutil.which(tool) else f"`{tool}` is not installed"
 
-    def bench_app_path(self) -> Path:
-        # Built by tern's own examples/CMakeLists.txt inside the superbuild.
+    def bench_app_path(self, uring: bool = False) -> Path:
+        # Built by tern's own examples/CMakeLists.txt inside the superbuild; the io_uring
+        # variant (-DTERN_IO_URING=ON) in a build of tern alone beside it (bench/run.sh).
+        if uring:
+            return self.build / "uring" / "examples" / "bench_app" / "bench_app"
         return self.build / "tern" / "examples" / "bench_app" / "bench_app"
 
     def render(self, template: str, port: int, dest: Path, echo: bool = False) -> Path:
@@ -77,6 +81,8 @@ class Peers:
         t = str(self.threads)
         if name == "tern":
             return [str(self.bench_app_path()), str(port), t, str(self.www)], env
+        if name == "tern-uring":
+            return [str(self.bench_app_path(uring=True)), str(port), t, str(self.www)], env
         if name == "tern-1t":
             # tern with one worker whatever --server-threads says, to run beside "tern"
             # with --server-threads 2 in the same interleaved rounds.
@@ -143,11 +149,14 @@ def wait_ready(p: subprocess.Popen, port: int, timeout: float = 15.0) -> bool:
     return False
 
 
-ALL_PEERS = ["tern", "ceiling", "nginx", "h2o", "beast", "go", "node", "httplib"]
+ALL_PEERS = ["tern", "tern-uring", "ceiling", "nginx", "h2o", "beast", "go", "node", "httplib"]
 # Peers run only when asked for with --peers.
 EXTRA_PEERS = ["tern-1t"]
 LABELS = {
     "tern": ("tern `examples/bench_app`", "`threads({n})`"),
+    "tern-uring": ("tern `examples/bench_app` built with `-DTERN_IO_URING=ON`: asio's io_uring "
+                   "backend for the outer loop (connections stay on tern's own epoll set)",
+                   "`threads({n})`"),
     "tern-1t": ("tern `examples/bench_app` again", "`threads(1)` whatever --server-threads says"),
     "ceiling": ("bench/peers/ceiling.c: one epoll loop, answers every `\\r\\n\\r\\n` with "
                 "canned bytes, parses nothing", ""),

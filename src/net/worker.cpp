@@ -311,8 +311,13 @@ void worker::take_queued(listener& l) {
 
 void worker::accept(listener& l) {
     l.acceptor.async_accept([this, &l](std::error_code ec, asio::ip::tcp::socket socket) {
+        // On io_uring (TERN_IO_URING) the kernel completes an accept while the loop is busy:
+        // one that completed before a stop closed the listener is a connection taken from
+        // the queue, served with the drain like take_queued's.
+        if (!ec && socket.is_open()) {
+            accepted(l, std::move(socket));
+        }
         if (ec == asio::error::operation_aborted || !l.acceptor.is_open()) return;
-        if (!ec) accepted(l, std::move(socket));
         if (ec) {
             // EMFILE, ENFILE, ENOBUFS: the listener is fine but this process is out of a
             // resource. Retrying at once would spin; wait for connections to close.
