@@ -52,8 +52,8 @@ connection::connection(asio::ip::tcp::socket socket, worker& owner)
                 : address.to_string();
     }
     // From here the socket is tern's: asio's reactor forgets it, the worker's poller watches
-    // it. Writes are tried directly before waiting and file bodies go out with sendfile(2):
-    // both need a socket that never blocks.
+    // it. Reads, writes and file pieces are tried directly and wait only when the socket is
+    // empty or full: all need a socket that never blocks.
     socket_ = file_handle(socket.release(ec));
     if (socket_ &&
         ::fcntl(socket_.get(), F_SETFL, ::fcntl(socket_.get(), F_GETFL) | O_NONBLOCK) == 0) {
