@@ -8,17 +8,15 @@ Each server is pinned to CPU 1 and wrk to CPU 0; per round, for keep-alive
 from /proc/<pid>/stat. Prints every run and the medians as multiples of the ceiling's.
 Used in docs/performance.md (round 2) to compare the builds before and after a change.
 """
-import os
-import re
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-
-def cpu_ticks(pid: int) -> int:
-    fields = open(f"/proc/{pid}/stat").read().split(")")[1].split()
-    return int(fields[11]) + int(fields[12])
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+from common import CLK_TCK, cpu_ticks  # noqa: E402  (bench/lib, beside this script)
+from load import parse_wrk  # noqa: E402
 
 
 def main() -> None:
@@ -40,13 +38,13 @@ def main() -> None:
             for name, opts in shapes:
                 for k in bins:
                     pid = procs[k].pid  # taskset execs the server in place
-                    c0 = cpu_ticks(pid)
+                    c0 = cpu_ticks([pid])
                     out = subprocess.run(["taskset", "-c", "0", "wrk", *opts, "-d3s",
                                           f"http://127.0.0.1:{ports[k]}/"],
                                          capture_output=True, text=True).stdout
-                    c1 = cpu_ticks(pid)
-                    n = int(re.search(r"(\d+) requests in", out).group(1))
-                    us = (c1 - c0) / os.sysconf("SC_CLK_TCK") * 1e6 / n
+                    c1 = cpu_ticks([pid])
+                    n = parse_wrk(out)["requests"]
+                    us = (c1 - c0) / CLK_TCK * 1e6 / n
                     res.setdefault((name, k), []).append(us)
                     print(f"round {rnd + 1} {name:9s} {k:7s} {n / 3:10.0f} req/s {us:5.2f} us/req",
                           flush=True)
