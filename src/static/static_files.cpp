@@ -140,6 +140,14 @@ std::string_view last_segment(std::string_view path) noexcept {
 
 // The options that change what open_beneath and the answer make of a path, as the bits of
 // a file_cache key: one root served under other rules keeps other entries.
+// The directory `dir_path`'s index file, relative to the root ("docs" + "index.html").
+std::string index_path(std::string_view dir_path, const std::string& index_file) {
+    std::string index(dir_path);
+    if (!index.empty()) index.push_back('/');
+    index.append(index_file);
+    return index;
+}
+
 unsigned cache_rules(const static_files_config& c) noexcept {
     return (c.allow_dotfiles ? 1U : 0U) | (c.follow_symlinks ? 2U : 0U) |
            (c.precompressed ? 4U : 0U);
@@ -216,15 +224,11 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
     // "docs/" asks for the directory's index file: the key the loop holds it under.
     std::string index;
     if (path.trailing_slash && !dir.index_file.empty()) {
-        index = path.decoded;
-        if (!index.empty()) index.push_back('/');
-        index.append(dir.index_file);
+        index = index_path(path.decoded, dir.index_file);
     }
     const std::string_view key = path.trailing_slash ? std::string_view(index) : path.decoded;
-    if (dir.cache_small_files && !key.empty()) {
-        if (const cached_file* held = roots.files().find(dir.root, dir.cache_rules, key)) {
-            return respond_with_cached(*held, file_options(dir, key), req.headers, res);
-        }
+    if (const cached_file* file = held(dir, key, roots)) {
+        return respond_with_cached(*file, file_options(dir, key), req.headers, res);
     }
 
     const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
@@ -235,11 +239,7 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
 
     if (S_ISDIR(opened.st.st_mode)) {
         if (dir.index_file.empty()) return static_outcome::not_handled;
-        if (index.empty()) {
-            index = path.decoded;
-            if (!index.empty()) index.push_back('/');
-            index.append(dir.index_file);
-        }
+        if (index.empty()) index = index_path(path.decoded, dir.index_file);
         st = open_beneath(roots, dir.root, index, walk, opened);
         if (st != open_status::ok) return from_open_status(st, res);
         if (!S_ISREG(opened.st.st_mode)) return static_outcome::not_handled;
@@ -265,10 +265,8 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
 
 static_outcome static_files::serve_file(const directory& dir, std::string_view relative,
                                         const request& req, response& res, root_cache& roots) {
-    if (dir.cache_small_files) {
-        if (const cached_file* held = roots.files().find(dir.root, dir.cache_rules, relative)) {
-            return respond_with_cached(*held, file_options(dir, relative), req.headers, res);
-        }
+    if (const cached_file* file = held(dir, relative, roots)) {
+        return respond_with_cached(*file, file_options(dir, relative), req.headers, res);
     }
     const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
                                .allow_dotfiles = dir.allow_dotfiles};
@@ -277,6 +275,12 @@ static_outcome static_files::serve_file(const directory& dir, std::string_view r
     if (st != open_status::ok) return from_open_status(st, res);
     if (!S_ISREG(opened.st.st_mode)) return static_outcome::not_handled;
     return answer_opened(dir, relative, std::move(opened), req, res, roots);
+}
+
+const cached_file* static_files::held(const directory& dir, std::string_view relative,
+                                      root_cache& roots) {
+    if (!dir.cache_small_files || relative.empty()) return nullptr;
+    return roots.files().find(dir.root, dir.cache_rules, relative);
 }
 
 static_outcome static_files::answer_opened(const directory& dir, std::string_view relative,

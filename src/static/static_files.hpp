@@ -65,6 +65,10 @@ private:
                                    response& res, root_cache& roots);
     static static_outcome serve_fallback(const directory& dir, std::string_view rest,
                                          const request& req, response& res, root_cache& roots);
+    /// The loop's held copy of `relative` in `dir` when it has a current one (and the
+    /// directory holds small files), else null.
+    static const cached_file* held(const directory& dir, std::string_view relative,
+                                   root_cache& roots);
     /// The regular file `relative` (held by the loop, or opened below the root).
     static static_outcome serve_file(const directory& dir, std::string_view relative,
                                      const request& req, response& res, root_cache& roots);
