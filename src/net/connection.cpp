@@ -142,8 +142,7 @@ void connection::close() noexcept {
         owner_.poller().forget(socket_.get(), *this);
         polled_ = false;
     }
-    reading_ = false;
-    cancel_ready(ready::read);
+    stop_reading();
     cancel_ready(ready::write);
     socket_.reset();
     owner_.forget(this);
