@@ -79,9 +79,11 @@ int main(int argc, char** argv) {
     app.health(health);
     app.metrics("/metrics");
     app.request_ids();
-    app.trusted_proxies({"127.0.0.1", "::1"});
+    // nginx writes X-Forwarded-For (deploy.md's lines); a client's own Forwarded is not read.
+    app.trusted_proxies({"127.0.0.1", "::1"}, tern::forwarding_header::x_forwarded_for);
     if (opt.access_log) app.request_logger(tern::access_log());
     app.get("/", [who](tern::context& ctx) { ctx.text(who); });
+    app.get("/ip", [](tern::context& ctx) { ctx.text(ctx.ip()); });
     app.post("/echo", [](tern::context& ctx) { ctx.text(std::string(ctx.body())); });
     try {
         if (const auto fds = tern::listen_fds(); !fds.empty()) {

@@ -129,6 +129,13 @@ echo "balancing: $seen of $instances processes answered: $(printf '%s' "$names" 
 request_id=$(curl -fs -D - -o /dev/null "http://127.0.0.1:$front/" | tr -d '\r' | awk -F': ' 'tolower($1) == "x-request-id" {print $2}')
 [ -n "$request_id" ] || { echo "rolling-restart.sh: no X-Request-Id on the answer" >&2; exit 1; }
 echo "request id through nginx: $request_id"
+# A client's own Forwarded header passes nginx untouched; the address is read from the
+# X-Forwarded-For nginx appends to, so the forged one is never believed.
+forged_ip=$(curl -fs -H 'Forwarded: for=6.6.6.6' "http://127.0.0.1:$front/ip")
+forged_ip6=$(curl -fs -H 'Forwarded: for="[2001:db8::66]", for=127.0.0.1' "http://127.0.0.1:$front/ip")
+echo "client address through nginx with a forged Forwarded header: $forged_ip, $forged_ip6"
+[ "$forged_ip" = "127.0.0.1" ] && [ "$forged_ip6" = "127.0.0.1" ] ||
+    { echo "rolling-restart.sh: a client's own Forwarded header decided ctx.ip()" >&2; exit 1; }
 curl -fs "http://127.0.0.1:$((front + 1))/metrics" | grep -q '^tern_requests_total{method="GET",status="2xx"}' ||
     { echo "rolling-restart.sh: node0's /metrics has no GET 2xx count" >&2; exit 1; }
 

@@ -88,6 +88,13 @@ route_handler body_limit(std::size_t max_bytes, F f) {
 ///     app.get("/report", tern::blocking([](tern::context& ctx) { ctx.text(slow_query()); }));
 TERN_API handler blocking(handler h);
 
+/// The header a reverse proxy writes the client's address into (`app::trusted_proxies`):
+/// only that one is read, since a proxy passes the other through as the client sent it.
+enum class forwarding_header {
+    x_forwarded_for,  ///< `X-Forwarded-For` (nginx, HAProxy, AWS ELB, Go's and Express's default)
+    forwarded,        ///< `Forwarded: for=` (RFC 7239), for proxies set up to append to it
+};
+
 /// An HTTP/1.1 server. Register routes and settings, then `listen` (blocks) or `start`
 /// (returns). Routes and settings are fixed once the server starts: changing them then
 /// throws std::logic_error. Route patterns: `{name}` matches one path segment, `<name>`
@@ -203,14 +210,16 @@ public:
     /// Off by default; an empty `header` turns it off. Throws std::invalid_argument for a
     /// header name that is not a token.
     app& request_ids(std::string_view header = "X-Request-Id");
-    /// The reverse proxies whose `Forwarded` / `X-Forwarded-For` headers are believed
-    /// (docs/proxies.md): addresses and CIDR ranges, IPv4 and IPv6 ("127.0.0.1",
-    /// "10.0.0.0/8", "::1", "fd00::/8"), and "unix" for a proxy reaching `listen_unix`
-    /// over a Unix domain socket. A request from one of them gets the client's
-    /// address in `ctx.ip()`, read from the right of those headers; others' headers are
-    /// ignored. Empty (the default): `ctx.ip()` is the peer. Throws std::invalid_argument
-    /// naming a bad entry.
-    app& trusted_proxies(const std::vector<std::string>& entries);
+    /// The reverse proxies whose forwarding header is believed (docs/proxies.md): addresses
+    /// and CIDR ranges, IPv4 and IPv6 ("127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8"), and
+    /// "unix" for a proxy reaching `listen_unix` over a Unix domain socket; `header` is the
+    /// one they write (default `X-Forwarded-For`, what nginx's `$proxy_add_x_forwarded_for`
+    /// appends to). A request from one of them gets the client's address in `ctx.ip()`, read
+    /// from the right of that header; the other header is never read (a proxy passes the
+    /// client's own copy through), nor are others' headers. Empty (the default): `ctx.ip()`
+    /// is the peer. Throws std::invalid_argument naming a bad entry.
+    app& trusted_proxies(const std::vector<std::string>& entries,
+                         forwarding_header header = forwarding_header::x_forwarded_for);
 
     // ---- response features -------------------------------------------------------------
 

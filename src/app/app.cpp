@@ -414,10 +414,13 @@ app& app::request_ids(std::string_view header) {
     return *this;
 }
 
-app& app::trusted_proxies(const std::vector<std::string>& entries) {
+app& app::trusted_proxies(const std::vector<std::string>& entries, forwarding_header header) {
     impl_->require_not_started("trusted_proxies");
+    const auto written = header == forwarding_header::forwarded
+                             ? detail::forwarding_header::forwarded
+                             : detail::forwarding_header::x_forwarded_for;
     impl_->pipeline.proxies =
-        entries.empty() ? nullptr : std::make_unique<detail::proxy_list>(entries);
+        entries.empty() ? nullptr : std::make_unique<detail::proxy_list>(entries, written);
     return *this;
 }
 

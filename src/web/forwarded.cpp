@@ -170,7 +170,8 @@ std::string to_string(const ip_address& a) {
     return buf;
 }
 
-proxy_list::proxy_list(const std::vector<std::string>& entries) {
+proxy_list::proxy_list(const std::vector<std::string>& entries, forwarding_header header)
+    : header_(header) {
     for (const auto& entry : entries) {
         const std::string_view e = entry;
         if (e == "unix") {  // a proxy on the same host, over a Unix domain socket
@@ -235,20 +236,21 @@ std::string resolve_client_ip(const proxy_list& proxies, std::string_view peer,
     // trusted proxies appended are believed, so the walk goes right to left and stops at
     // the first address no trusted proxy stands for. Whatever the client wrote itself
     // (the leftmost entries) is never reached while an untrusted hop is in between.
+    // Only the header the proxies write: nginx's `proxy_add_x_forwarded_for`, for one,
+    // appends to X-Forwarded-For and passes a client's `Forwarded: for=6.6.6.6` as it came.
     std::vector<std::optional<ip_address>> hops;
-    const bool forwarded = has_field(headers, "forwarded");
-    if (forwarded) {
+    if (proxies.header() == forwarding_header::forwarded) {
+        if (!has_field(headers, "forwarded")) return {};
         const auto all = joined(headers, "forwarded");
         split_outside_quotes(all, ',', [&](std::string_view element) {
             const auto node = forwarded_for(element);
             hops.push_back(node ? parse_forwarded_node(*node) : std::nullopt);
         });
-    } else if (has_field(headers, "x-forwarded-for")) {
+    } else {
+        if (!has_field(headers, "x-forwarded-for")) return {};
         const auto all = joined(headers, "x-forwarded-for");
         split_outside_quotes(
             all, ',', [&](std::string_view entry) { hops.push_back(parse_xff_node(trim(entry))); });
-    } else {
-        return {};
     }
     std::optional<ip_address> current = from;
     for (auto it = hops.rbegin(); it != hops.rend(); ++it) {

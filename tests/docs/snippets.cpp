@@ -141,7 +141,8 @@ void metrics(tern::app& app) {
 app.metrics("/metrics");  // GET /metrics: Prometheus text format 0.0.4
 }
 void proxies(tern::app& app) {
-app.trusted_proxies({"127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8"});
+app.trusted_proxies({"127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8"});  // they write X-Forwarded-For
+app.trusted_proxies({"10.0.0.0/8"}, tern::forwarding_header::forwarded);  // they write Forwarded
 }
 }  // namespace docs_operations
 namespace docs_shutdown {

@@ -41,10 +41,41 @@ TEST_CASE("behind a trusted loopback proxy ctx.ip() is the client the headers na
     // Several lines, joined in order.
     CHECK(ip_with(server, "X-Forwarded-For: 1.1.1.1\r\nX-Forwarded-For: 198.51.100.8\r\n") ==
           "198.51.100.8|127.0.0.1");
+    CHECK(ip_with(server, "X-Forwarded-For: garbage\r\n") == "127.0.0.1|127.0.0.1");
+}
+
+TEST_CASE(
+    "behind a trusted proxy that writes X-Forwarded-For, a client's own Forwarded header "
+    "never decides ctx.ip()",
+    "[proxies]") {
+    // What nginx with `proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for` sends
+    // when the client wrote a Forwarded header itself: the client's header untouched, and
+    // X-Forwarded-For with the client's real address appended (issue 31, item 1).
+    test_server server([](tern::app& app) {
+        app.trusted_proxies({"127.0.0.1", "10.0.0.0/8"});
+        routes(app);
+    });
+    for (const char* forged :
+         {"for=6.6.6.6", "for=\"[2001:db8::66]:1\"", "for=6.6.6.6, for=7.7.7.7", "for=10.0.0.1"}) {
+        INFO(forged);
+        const std::string fwd = std::string("Forwarded: ") + forged + "\r\n";
+        CHECK(ip_with(server, fwd + "X-Forwarded-For: 198.51.100.7\r\n") ==
+              "198.51.100.7|127.0.0.1");
+        CHECK(ip_with(server, fwd) == "127.0.0.1|127.0.0.1");
+    }
+}
+
+TEST_CASE("behind a trusted proxy that writes Forwarded, only Forwarded is read", "[proxies]") {
+    test_server server([](tern::app& app) {
+        app.trusted_proxies({"127.0.0.1", "10.0.0.0/8"}, tern::forwarding_header::forwarded);
+        routes(app);
+    });
     CHECK(ip_with(server, "Forwarded: for=\"[2001:db8:cafe::17]:4711\";proto=https\r\n") ==
           "2001:db8:cafe::17|127.0.0.1");
     CHECK(ip_with(server, "Forwarded: for=198.51.100.1, for=unknown\r\n") == "127.0.0.1|127.0.0.1");
-    CHECK(ip_with(server, "X-Forwarded-For: garbage\r\n") == "127.0.0.1|127.0.0.1");
+    CHECK(ip_with(server, "X-Forwarded-For: 6.6.6.6\r\n") == "127.0.0.1|127.0.0.1");
+    CHECK(ip_with(server, "X-Forwarded-For: 6.6.6.6\r\nForwarded: for=198.51.100.2\r\n") ==
+          "198.51.100.2|127.0.0.1");
 }
 
 TEST_CASE("an untrusted peer's forwarding headers are ignored", "[proxies]") {
@@ -54,6 +85,11 @@ TEST_CASE("an untrusted peer's forwarding headers are ignored", "[proxies]") {
     });
     CHECK(ip_with(untrusted, "X-Forwarded-For: 198.51.100.7\r\n") == "127.0.0.1|127.0.0.1");
     CHECK(ip_with(untrusted, "Forwarded: for=198.51.100.7\r\n") == "127.0.0.1|127.0.0.1");
+    test_server untrusted_fwd([](tern::app& app) {
+        app.trusted_proxies({"10.0.0.0/8"}, tern::forwarding_header::forwarded);
+        routes(app);
+    });
+    CHECK(ip_with(untrusted_fwd, "Forwarded: for=198.51.100.7\r\n") == "127.0.0.1|127.0.0.1");
     // Without trusted_proxies, nobody's are believed.
     test_server plain(routes);
     CHECK(ip_with(plain, "X-Forwarded-For: 198.51.100.7\r\n") == "127.0.0.1|127.0.0.1");

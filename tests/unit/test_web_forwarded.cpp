@@ -11,15 +11,23 @@
 #include <vector>
 
 using tern::header_field;
+using tern::detail::forwarding_header;
 using tern::detail::parse_ip;
 using tern::detail::proxy_list;
 using tern::detail::resolve_client_ip;
 
 namespace {
 
-// The loopback proxies, a private range and an IPv6 unique-local range.
+// The loopback proxies, a private range and an IPv6 unique-local range, writing
+// X-Forwarded-For (the default) or Forwarded.
 const proxy_list& proxies() {
     static const proxy_list list({"127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8"});
+    return list;
+}
+
+const proxy_list& forwarded_proxies() {
+    static const proxy_list list({"127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8"},
+                                 forwarding_header::forwarded);
     return list;
 }
 
@@ -27,12 +35,16 @@ std::string resolve(std::string_view peer, std::vector<header_field> headers) {
     return resolve_client_ip(proxies(), peer, headers);
 }
 
+std::string resolve_forwarded(std::string_view peer, std::vector<header_field> headers) {
+    return resolve_client_ip(forwarded_proxies(), peer, headers);
+}
+
 std::string xff(std::string_view peer, std::string_view value) {
     return resolve(peer, {{"X-Forwarded-For", value}});
 }
 
 std::string fwd(std::string_view peer, std::string_view value) {
-    return resolve(peer, {{"Forwarded", value}});
+    return resolve_forwarded(peer, {{"Forwarded", value}});
 }
 
 }  // namespace
@@ -157,12 +169,28 @@ TEST_CASE("Forwarded for= is read from the right, with quoted IPv6 and ports", "
     CHECK(fwd("127.0.0.1", "for=198.51.100.4;ext=\"a,b\"") == "198.51.100.4");
 }
 
-TEST_CASE("Forwarded wins over X-Forwarded-For, and its lines are joined in order",
-          "[web][forwarded]") {
-    CHECK(resolve("127.0.0.1", {{"X-Forwarded-For", "198.51.100.1"},
-                                {"Forwarded", "for=198.51.100.2"}}) == "198.51.100.2");
-    CHECK(resolve("127.0.0.1", {{"Forwarded", "for=198.51.100.2"},
-                                {"Forwarded", "for=198.51.100.3, for=10.0.0.1"}}) ==
+TEST_CASE(
+    "only the header the proxies write is read: a client's own Forwarded never decides the "
+    "address behind an X-Forwarded-For proxy, nor its X-Forwarded-For behind a Forwarded one",
+    "[web][forwarded]") {
+    // nginx with proxy_add_x_forwarded_for passes the client's Forwarded through untouched
+    // (issue 31: for=6.6.6.6, quoted IPv6, two elements, a trusted address).
+    for (const char* forged :
+         {"for=6.6.6.6", "for=\"[2001:db8::66]\"", "for=6.6.6.6, for=7.7.7.7", "for=10.0.0.1"}) {
+        INFO(forged);
+        CHECK(resolve("127.0.0.1", {{"Forwarded", forged}, {"X-Forwarded-For", "198.51.100.1"}}) ==
+              "198.51.100.1");
+        CHECK(resolve("127.0.0.1", {{"Forwarded", forged}}).empty());  // the peer itself
+    }
+    // The other way round: a Forwarded proxy, and a client's own X-Forwarded-For.
+    CHECK(resolve_forwarded("127.0.0.1", {{"X-Forwarded-For", "6.6.6.6"},
+                                          {"Forwarded", "for=198.51.100.2"}}) == "198.51.100.2");
+    CHECK(resolve_forwarded("127.0.0.1", {{"X-Forwarded-For", "6.6.6.6"}}).empty());
+}
+
+TEST_CASE("several Forwarded lines are joined in order", "[web][forwarded]") {
+    CHECK(resolve_forwarded("127.0.0.1", {{"Forwarded", "for=198.51.100.2"},
+                                          {"Forwarded", "for=198.51.100.3, for=10.0.0.1"}}) ==
           "198.51.100.3");
 }
 
