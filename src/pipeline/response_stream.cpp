@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace tern {
 
@@ -116,14 +117,21 @@ std::size_t sse_clients::broadcast(std::string_view data, std::string_view event
     std::string text;
     detail::append_sse_event(text, data, event, id);
     std::size_t sent = 0;
+    // Handles of closed clients are released after the lock: the last handle of a stream
+    // ends it, and whatever its callbacks hold must not be destroyed under this lock.
+    std::vector<sse_client> gone;
     std::lock_guard lock(mutex_);
     std::erase_if(clients_, [&](const sse_client& c) {
-        if (c.closed()) return true;
-        // False from write means "over the mark" (the event was still queued) or "closed".
-        c.stream_.write(text);
-        if (c.closed()) return true;
-        ++sent;
-        return false;
+        if (!c.closed()) {
+            // False from write means "over the mark" (the event was still queued) or "closed".
+            c.stream_.write(text);
+            if (!c.closed()) {
+                ++sent;
+                return false;
+            }
+        }
+        gone.push_back(c);  // a copy: the one erased is then never the last handle
+        return true;
     });
     return sent;
 }

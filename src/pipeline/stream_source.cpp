@@ -139,17 +139,22 @@ void stream_source::handles_gone() {
     }
 }
 
+// A user's callback is never destroyed under mutex_: it may hold the last handle of this
+// stream, whose release calls handles_gone(), which takes mutex_ (issue 31). Each function
+// below that replaces or drops one moves it into a local declared before the lock, so it
+// dies after the lock is released.
+
 void stream_source::on_writable(std::function<void()> fn) {
     std::lock_guard lock(mutex_);
-    if (closed_.load(std::memory_order_relaxed)) return;
-    on_writable_ = std::move(fn);
+    if (closed_.load(std::memory_order_relaxed)) return;  // fn dies after the lock
+    std::swap(on_writable_, fn);  // the one replaced dies with fn, after the lock
 }
 
 void stream_source::on_close(std::function<void()> fn) {
     {
         std::lock_guard lock(mutex_);
         if (!closed_.load(std::memory_order_relaxed)) {
-            on_close_ = std::move(fn);
+            std::swap(on_close_, fn);  // the one replaced dies with fn, after the lock
             return;
         }
     }
@@ -202,15 +207,16 @@ pull_status stream_source::pull(std::string& out, std::size_t max) {
 }
 
 void stream_source::closed() noexcept {
+    // The callbacks may hold handles of this stream: let go of them (and of the bytes),
+    // after the lock is released (declared first, destroyed last).
+    std::function<void()> writable;
     std::function<void()> fn;
     {
         std::lock_guard lock(mutex_);
         if (closed_.load(std::memory_order_relaxed)) return;
         closed_.store(true, std::memory_order_release);
-        fn = std::move(on_close_);
-        on_close_ = nullptr;
-        // The callbacks may hold handles of this stream: let go of them (and of the bytes).
-        on_writable_ = nullptr;
+        std::swap(fn, on_close_);
+        std::swap(writable, on_writable_);
         std::string().swap(pending_);
         pending_at_ = 0;
     }

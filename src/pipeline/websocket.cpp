@@ -148,8 +148,14 @@ void ws_clients::add(const ws_connection& c) {
 }
 
 void ws_clients::remove(const ws_connection& c) {
+    // The handle erased is released after the lock (it may be a connection's last).
+    std::vector<ws_connection> gone;
     std::lock_guard lock(mutex_);
-    std::erase(clients_, c);
+    std::erase_if(clients_, [&](const ws_connection& held) {
+        if (held != c) return false;
+        gone.push_back(held);
+        return true;
+    });
 }
 
 std::size_t ws_clients::broadcast(std::string_view text) {
@@ -165,9 +171,14 @@ std::size_t ws_clients::send_all(std::string_view payload, bool text) {
     detail::ws::append_frame(frame, op, payload);
     // Sent outside the lock, so a send that wakes a loop never holds up add() or remove().
     std::vector<ws_connection> targets;
+    std::vector<ws_connection> gone;  // released after the lock, as in remove()
     {
         std::lock_guard lock(mutex_);
-        std::erase_if(clients_, [](const ws_connection& c) { return !c.is_open(); });
+        std::erase_if(clients_, [&](const ws_connection& c) {
+            if (c.is_open()) return false;
+            gone.push_back(c);
+            return true;
+        });
         targets = clients_;
     }
     std::size_t queued = 0;
