@@ -56,6 +56,10 @@ bool is_port(std::string_view s) {
 // The address in canonical text form, or empty when `text` is not one of `family`.
 std::string canonical(int family, std::string_view text) {
     if (text.size() >= INET6_ADDRSTRLEN) return {};
+    // Printable characters only: inet_pton reads up to a NUL, so "6.6.6.6\0" would pass.
+    if (std::any_of(text.begin(), text.end(), [](char c) { return c <= ' ' || c > '~'; })) {
+        return {};
+    }
     char in[INET6_ADDRSTRLEN] = {};
     std::memcpy(in, text.data(), text.size());
     unsigned char raw[16];

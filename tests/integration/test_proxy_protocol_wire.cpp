@@ -94,6 +94,8 @@ TEST_CASE("proxy protocol: a connection without a valid header is closed unanswe
              std::string("PROXY TCP4 1.2.3.4 5.6.7.8 1 2 3\r\n") + get_request("/ip"),
              std::string("PROXY TCP4 ") + std::string(200, '9'),       // too long
              std::string("\r\n\r\n\0\r\nQUIT\n\x31\x11\x00\x0C", 16),  // version 3
+             // A NUL after the source address (issue 31, item 6).
+             std::string("PROXY TCP4 6.6.6.6\0 5.6.7.8 1 2\r\n", 33) + get_request("/ip"),
          }) {
         INFO(bad.substr(0, 40));
         raw_client c = server.client();

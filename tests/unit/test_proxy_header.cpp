@@ -84,6 +84,19 @@ TEST_CASE("malformed v1 headers are invalid", "[proxy]") {
     }
     // Longer than 107 bytes without a CR LF.
     CHECK(parse_proxy_header("PROXY TCP6 " + std::string(120, 'a')).result == state::invalid);
+    // A NUL or another non-printable byte inside an address field: inet_pton would stop at
+    // the NUL and take the address before it (issue 31, item 6).
+    using namespace std::string_literals;
+    for (const std::string& bad : {
+             "PROXY TCP4 203.0.113.7\0 192.0.2.1 1 2\r\n"s,
+             "PROXY TCP4 203.0.113.7 192.0.2.1\0 1 2\r\n"s,
+             "PROXY TCP6 2001:db8::1\0 2001:db8::2 1 2\r\n"s,
+             "PROXY TCP4 203.0.113.7\t 192.0.2.1 1 2\r\n"s,
+             "PROXY TCP4 203.0.113.7 192.0.2.1 1 2\0\r\n"s,
+         }) {
+        INFO(bad);
+        CHECK(parse_proxy_header(bad).result == state::invalid);
+    }
 }
 
 TEST_CASE("v2 PROXY over TCP4 and TCP6, with TLVs skipped", "[proxy]") {
