@@ -28,13 +28,20 @@ run() {
 }
 
 # Configures and builds the CMake project in $1 into $2 with the settings above; the other
-# arguments are passed to the configure step.
+# arguments are passed to the configure step. TERN_PKG_QUICK=1: no build type and -O0
+# without debug information instead, for the modes that compile libtern again (what they
+# test is how it is consumed, not how fast it runs; about 3x quicker to compile).
 cmake_build() {
     local source="$1" build="$2"
     shift 2
+    local type="$build_type" cxxflags="$flags"
+    if [ "${TERN_PKG_QUICK:-0}" = 1 ]; then
+        type=""
+        cxxflags="$flags -O0 -g0"
+    fi
     rm -rf "$build"
     run cmake -S "$source" -B "$build" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
-        -DCMAKE_BUILD_TYPE="$build_type" -DCMAKE_CXX_FLAGS="$flags" \
+        -DCMAKE_BUILD_TYPE="$type" -DCMAKE_CXX_FLAGS="$cxxflags" \
         -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" "$@"
     run cmake --build "$build" --parallel 2
 }
@@ -104,13 +111,13 @@ pkg-config)
     ;;
 add-subdirectory)
     source="$1" work="$2"
-    cmake_build "$here/add-subdirectory" "$work" -DTERN_SOURCE_DIR="$source"
+    TERN_PKG_QUICK=1 cmake_build "$here/add-subdirectory" "$work" -DTERN_SOURCE_DIR="$source"
     run "$work/consumer"
     run "$work/kit_consumer"
     ;;
 shared)
     source="$1" work="$2"
-    cmake_build "$source" "$work/tern-build" -DBUILD_SHARED_LIBS=ON -DTERN_BUILD_TESTS=OFF \
+    TERN_PKG_QUICK=1 cmake_build "$source" "$work/tern-build" -DBUILD_SHARED_LIBS=ON -DTERN_BUILD_TESTS=OFF \
         -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON -DCMAKE_INSTALL_LIBDIR=lib
     "$0" install "$work/tern-build" "$build_type" "$work/prefix"
     check_exports "$work/prefix/lib/libtern.so"
