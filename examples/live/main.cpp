@@ -6,7 +6,8 @@
 //
 //   GET /                 the page (public/index.html): it shows /events as they arrive
 //   GET /events           Server-Sent Events: `id: N`, `data: tick N` every 100 ms from 1;
-//                         a reconnect with Last-Event-ID: K resumes at K+1
+//                         a reconnect with Last-Event-ID: K resumes at K+1 (at 1 when K
+//                         is not a count from 0 to 2^63 - 2: malformed, negative, too big)
 //   GET /stream?n=N&size=S  N pieces of S bytes ('a'..'z' repeating), produced only as fast
 //                         as the client reads them
 //   GET /later?ms=M       "later M" after M milliseconds, holding no thread meanwhile
@@ -23,7 +24,9 @@
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -97,17 +100,28 @@ private:
     std::thread thread_;  // last: starts after the members it uses
 };
 
+// The tick after `id`: id + 1, or 1 when that is not a count this example gives (negative,
+// or the counter's maximum, whose + 1 would overflow: undefined behaviour on a signed type).
+std::int64_t tick_after(std::int64_t id) {
+    return id >= 0 && id < std::numeric_limits<std::int64_t>::max() ? id + 1 : 1;
+}
+
+// The tick a client resumes at: after its Last-Event-ID when that is a count of ours (all
+// digits, in range), else 1. The header is the client's: anything may be in it.
+std::int64_t resume_tick(std::string_view last_event_id) {
+    std::int64_t k = 0;
+    const auto* const first = last_event_id.data();
+    const auto* const last = first + last_event_id.size();
+    const auto [end, ec] = std::from_chars(first, last, k);
+    if (last_event_id.empty() || ec != std::errc{} || end != last) return 1;
+    return tick_after(k);
+}
+
 // The SSE clients and the tick each one sees next.
 class ticker {
 public:
     void add(tern::sse_client client) {
-        const auto& last = client.last_event_id();
-        long next = 1;
-        if (!last.empty()) {
-            long k = 0;
-            const auto [end, ec] = std::from_chars(last.data(), last.data() + last.size(), k);
-            if (ec == std::errc{} && end == last.data() + last.size() && k >= 0) next = k + 1;
-        }
+        const auto next = resume_tick(client.last_event_id());
         std::lock_guard lock(mutex_);
         clients_.push_back({std::move(client), next});
     }
@@ -116,7 +130,8 @@ public:
     void tick() {
         std::lock_guard lock(mutex_);
         std::erase_if(clients_, [](entry& e) {
-            const auto n = std::to_string(e.next++);
+            const auto n = std::to_string(e.next);
+            e.next = tick_after(e.next);
             e.client.send("tick " + n, {}, n);
             return e.client.closed();
         });
@@ -125,7 +140,7 @@ public:
 private:
     struct entry {
         tern::sse_client client;
-        long next;
+        std::int64_t next;
     };
     std::mutex mutex_;
     std::vector<entry> clients_;

@@ -34,7 +34,9 @@ struct session_data {
 };
 
 /// Where sessions are kept, by id. tern's own (the default) keeps them in memory, bounded by
-/// `session_config::max_sessions`; implement this to keep them in SQLite, Redis...
+/// `session_config::max_sessions` and `max_store_bytes`; implement this to keep them in
+/// SQLite, Redis... A store with a capacity must not let new sessions evict established
+/// ones (docs/sessions.md, "Under a flood").
 ///
 /// Threading: tern calls a store from the event-loop threads (and from the blocking pool
 /// for `tern::blocking` handlers), several at once, so an implementation must be safe to
@@ -76,9 +78,15 @@ struct session_config {
     std::chrono::seconds idle_timeout{30 * 60};
     /// A session ends this long after it was made, however often it is used. More than zero.
     std::chrono::seconds absolute_timeout{12 * 60 * 60};
-    /// Sessions the in-memory store keeps at most; when it is full, a new session evicts the
-    /// least recently used one. At least 1; unused with a `store` of your own.
+    /// Sessions the in-memory store keeps at most. New sessions hold at most an eighth of
+    /// it and evict only each other; sessions whose cookie came back or that were
+    /// regenerated hold the rest (docs/sessions.md, "Under a flood"). At least 2; unused with
+    /// a `store` of your own.
     std::size_t max_sessions = 100'000;
+    /// Bytes the in-memory store keeps at most (ids, keys, values and an estimate of its
+    /// bookkeeping), shared as `max_sessions` is; a session larger than its share makes the
+    /// save fail (a 500). At least 65536; unused with a `store` of your own.
+    std::size_t max_store_bytes = 64 * 1024 * 1024;
     /// `Path` of the cookie.
     std::string cookie_path = "/";
     /// `Domain` of the cookie; empty (the default): none, the cookie stays on this host.
@@ -91,7 +99,8 @@ struct session_config {
     /// false (the default): a browser-session cookie (no Max-Age), gone when the browser
     /// closes; true: `Max-Age` = `absolute_timeout`.
     bool persistent = false;
-    /// Where sessions are kept; null (the default): in memory, bounded by `max_sessions`.
+    /// Where sessions are kept; null (the default): in memory, bounded by `max_sessions` and
+    /// `max_store_bytes`.
     std::shared_ptr<session_store> store;
 };
 
@@ -141,6 +150,7 @@ private:
     session_data data_;
     bool changed_ = false;       // saved with a cookie at the end of the chain
     bool clear_cookie_ = false;  // invalidated: the response clears the cookie
+    bool regenerated_ = false;   // given its id by regenerate(): established at once
 };
 
 }  // namespace tern

@@ -53,6 +53,7 @@ bool session::is_new() const noexcept { return stored_id_.empty(); }
 void session::regenerate() {
     id_ = detail::new_session_id();
     changed_ = true;
+    regenerated_ = true;
 }
 
 void session::invalidate() {
@@ -61,6 +62,7 @@ void session::invalidate() {
     id_.clear();
     changed_ = false;
     clear_cookie_ = true;
+    regenerated_ = false;  // a session started after a log-out is a new one
 }
 
 }  // namespace tern

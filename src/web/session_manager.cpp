@@ -41,8 +41,11 @@ void check_session_config(const session_config& cfg) {
     if (cfg.absolute_timeout.count() <= 0) {
         throw std::invalid_argument("sessions: absolute_timeout must be more than zero");
     }
-    if (!cfg.store && cfg.max_sessions == 0) {
-        throw std::invalid_argument("sessions: max_sessions must be at least 1");
+    if (!cfg.store && cfg.max_sessions < 2) {
+        throw std::invalid_argument("sessions: max_sessions must be at least 2");
+    }
+    if (!cfg.store && cfg.max_store_bytes < 64 * 1024) {
+        throw std::invalid_argument("sessions: max_store_bytes must be at least 65536");
     }
     if (cfg.same_site == same_site::none && cfg.secure != true) {
         throw std::invalid_argument(
@@ -56,7 +59,12 @@ void check_session_config(const session_config& cfg) {
 session_manager::session_manager(session_config cfg, session_clock now)
     : cfg_(std::move(cfg)), now_(std::move(now)), store_(cfg_.store) {
     check_session_config(cfg_);
-    if (!store_) store_ = std::make_shared<memory_session_store>(cfg_.max_sessions, now_);
+    if (!store_) {
+        auto own =
+            std::make_shared<memory_session_store>(cfg_.max_sessions, cfg_.max_store_bytes, now_);
+        memory_ = own.get();
+        store_ = std::move(own);
+    }
 }
 
 std::unique_ptr<session> session_manager::open(
@@ -106,7 +114,11 @@ std::optional<std::string> session_manager::commit(session& s, bool secure) cons
     const auto expires =
         std::min(now + std::chrono::duration_cast<duration>(cfg_.idle_timeout),
                  data.created + std::chrono::duration_cast<duration>(cfg_.absolute_timeout));
-    store_->save(id, data, expires);
+    if (memory_ != nullptr) {
+        memory_->save(id, data, expires, session_access::regenerated(s));
+    } else {
+        store_->save(id, data, expires);
+    }
     if (!session_access::changed(s) && id == stored) return std::nullopt;
     return format_set_cookie(cfg_.cookie_name, id, options);
 }

@@ -21,11 +21,13 @@ struct session_access {
     static session_data& data(session& s) noexcept { return s.data_; }
     static bool& changed(session& s) noexcept { return s.changed_; }
     static bool& clear_cookie(session& s) noexcept { return s.clear_cookie_; }
+    static bool regenerated(const session& s) noexcept { return s.regenerated_; }
     static std::unique_ptr<session> make() { return std::unique_ptr<session>(new session()); }
 };
 
 /// Throws std::invalid_argument naming what is wrong with `cfg`: a cookie name that is not
-/// a token, a timeout not above zero, max_sessions 0 (without a store of one's own),
+/// a token, a timeout not above zero, max_sessions under 2 or max_store_bytes under 64 KiB
+/// (without a store of one's own),
 /// SameSite=None without secure = true, a path or domain a cookie cannot carry.
 void check_session_config(const session_config& cfg);
 
@@ -45,7 +47,8 @@ public:
     std::unique_ptr<session> open(std::span<const header_field> request_headers) const;
 
     /// Ends the request's use of `s`: erases the ids it left (regenerate, invalidate), saves
-    /// it when it has an id (its last_access now: a session only read is kept alive), and
+    /// it when it has an id (its last_access now: a session only read is kept alive; in
+    /// tern's own store, a regenerated one as established at once), and
     /// returns the Set-Cookie value to send when the session was made, changed, regenerated
     /// or invalidated (nothing otherwise). `secure`: the request came over TLS. Store
     /// exceptions pass through.
@@ -58,6 +61,7 @@ private:
     session_config cfg_;
     session_clock now_;
     std::shared_ptr<session_store> store_;
+    memory_session_store* memory_ = nullptr;  // store_, when it is tern's own
 };
 
 }  // namespace tern::detail

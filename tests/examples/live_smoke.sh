@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the built live example as a user would: start it on a free port, read its event
-# stream with curl -N and with Python's standard library (reconnecting with Last-Event-ID),
-# a streamed body read slowly, a deferred answer, an upload, and the page; then SIGTERM.
+# stream with curl -N (also with Last-Event-IDs it must refuse) and with Python's standard
+# library (reconnecting with Last-Event-ID), a streamed body read slowly, a deferred answer,
+# an upload, and the page; then SIGTERM.
 set -euo pipefail
 app=$(realpath "$1")
 work=$(mktemp -d)
@@ -27,6 +28,18 @@ expect() {
 events=$(curl -s -N --max-time 1 "$base/events" || true)
 expect "SSE with curl -N" "id: 1|data: tick 1||id: 2|data: tick 2||id: 3|data: tick 3|" \
     "$(head -n 8 <<<"$events" | tr '\n' '|')"
+# A Last-Event-ID that is not a count the example gives starts at 1: at the counter's maximum
+# (+ 1 would overflow a signed 64-bit counter), beyond it, negative, malformed. One below the
+# maximum gets the last count, then 1 again.
+for last in 9223372036854775807 9223372036854775808 -5 12abc; do
+    events=$(curl -s -N --max-time 1 -H "Last-Event-ID: $last" "$base/events" || true)
+    expect "SSE after Last-Event-ID $last" "id: 1|data: tick 1|" \
+        "$(head -n 2 <<<"$events" | tr '\n' '|')"
+done
+events=$(curl -s -N --max-time 1 -H "Last-Event-ID: 9223372036854775806" "$base/events" || true)
+expect "SSE after Last-Event-ID 2^63 - 2" \
+    "id: 9223372036854775807|data: tick 9223372036854775807||id: 1|data: tick 1|" \
+    "$(head -n 5 <<<"$events" | tr '\n' '|')"
 expect "SSE head" "text/event-stream" \
     "$(curl -s -N --max-time 0.3 -o /dev/null -w '%{content_type}' "$base/events" || true)"
 

@@ -1,8 +1,9 @@
 // Sessions over the wire (docs/sessions.md): a log-in flow whose cookie comes back to the
 // same session, the cookie's attributes over plain HTTP and TLS, rotation on log-in, a
 // made-up id never adopted (fixation), idle expiry, log-out clearing the cookie, sessions
-// across a blocking handler, a store that fails, ctx.session() without app.sessions(), and
-// signed cookies (a changed one reads as absent).
+// across a blocking handler, a flood of new sessions that evicts no established one, a store
+// that fails, ctx.session() without app.sessions(), and signed cookies (a changed one reads as
+// absent).
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -289,6 +290,34 @@ TEST_CASE("sessions: a deferred answer saves what the handler and the completion
     CHECK(r.status == 409);
     id = id_of(session_set_cookie(r));
     CHECK(fetch(server, get_request("/show", cookie_header(id))).body == "threw=yes;");
+}
+
+TEST_CASE("sessions: a flood of new sessions evicts neither a log-in nor a returning visitor",
+          "[wire][sessions][flood]") {
+    tern::session_config sessions;
+    sessions.max_sessions = 16;  // 2 for new sessions, 14 for established ones
+    test_server server(session_routes, with_sessions(sessions));
+    const auto alice = login(server, "alice");
+    // Bob visits twice without logging in: a session used on a second request.
+    const auto bob = id_of(session_set_cookie(fetch(server, body_request("POST", "/visit", ""))));
+    REQUIRE(fetch(server, body_request("POST", "/visit", "", cookie_header(bob))).body == "2");
+
+    // Twice the store's capacity of anonymous requests that each make a session, on one
+    // connection, without cookies.
+    raw_client flood(server.port());
+    std::vector<std::string> flooded;
+    for (int i = 0; i < 32; ++i) {
+        flood.send(body_request("POST", "/visit", ""));
+        const auto r = flood.read_response();
+        REQUIRE(r.body == "1");
+        flooded.push_back(id_of(session_set_cookie(r)));
+    }
+    CHECK(fetch(server, get_request("/me", cookie_header(alice))).body == "alice 0");
+    CHECK(fetch(server, get_request("/me", cookie_header(bob))).body == "anonymous 2");
+    // The flood's own sessions took turns in the room for new ones: the last still works,
+    // the first was evicted.
+    CHECK(fetch(server, get_request("/me", cookie_header(flooded.back()))).body == "anonymous 1");
+    CHECK(fetch(server, get_request("/me", cookie_header(flooded.front()))).body == "anonymous 0");
 }
 
 namespace {

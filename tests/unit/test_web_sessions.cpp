@@ -1,5 +1,6 @@
-// Sessions without sockets: ids (shape and entropy), the in-memory store (bound, LRU,
-// expiry), the manager (which session a cookie names, what is saved, which Set-Cookie goes
+// Sessions without sockets: ids (shape and entropy), the in-memory store (bounds in sessions
+// and bytes, the segmented LRU that keeps a flood of new sessions from evicting established
+// ones, expiry), the manager (which session a cookie names, what is saved, which Set-Cookie goes
 // out) with an injected clock, and the configuration checks.
 
 #include "web/base64url.hpp"
@@ -60,7 +61,7 @@ std::unique_ptr<tern::session> open(const session_manager& m, const std::string&
 
 // A store of the test's own, over a memory store, counting what tern asks of it.
 struct counting_store final : tern::session_store {
-    memory_session_store inner{100, [] { return std::chrono::system_clock::now(); }};
+    memory_session_store inner{100, 1 << 20, [] { return std::chrono::system_clock::now(); }};
     int loads = 0;
     int saves = 0;
     int erases = 0;
@@ -160,10 +161,10 @@ TEST_CASE("looks_like_session_id refuses wrong lengths and characters", "[sessio
     CHECK_FALSE(tern::detail::looks_like_session_id(bad));
 }
 
-TEST_CASE("the memory store keeps at most max_sessions and evicts the least recently used",
+TEST_CASE("the memory store replaces, erases and evicts the least recently used new session",
           "[sessions]") {
     test_clock clock;
-    memory_session_store store(3, clock.fn());
+    memory_session_store store(24, 1 << 20, clock.fn());  // 3 new sessions, 21 established
     const auto later = *clock.now + 1h;
     store.save("a", with_value("k", "a"), later);
     store.save("b", with_value("k", "b"), later);
@@ -174,22 +175,106 @@ TEST_CASE("the memory store keeps at most max_sessions and evicts the least rece
     CHECK(store.size() == 3);
     CHECK_FALSE(store.load("b").has_value());
     CHECK(store.load("a")->values.at("k") == "a");
-    CHECK(store.load("c")->values.at("k") == "c");
     CHECK(store.load("d")->values.at("k") == "d");
-    // Saving an id it holds replaces it, evicting nothing.
+    // Saving an id it holds replaces it (and, saved by a second request, it is established).
     store.save("c", with_value("k", "c2"), later);
-    CHECK(store.size() == 3);
     CHECK(store.load("c")->values.at("k") == "c2");
+    CHECK(store.standing("c") == tern::detail::session_standing::returning);
+    CHECK(store.standing("a") == tern::detail::session_standing::fresh);
     store.erase("c");
     store.erase("unknown");
     CHECK(store.size() == 2);
     CHECK_FALSE(store.load("c").has_value());
-    CHECK_THROWS_AS(memory_session_store(0, clock.fn()), std::invalid_argument);
+    CHECK(store.bytes() == memory_session_store::cost("a", with_value("k", "a")) +
+                               memory_session_store::cost("d", with_value("k", "d")));
+    CHECK_THROWS_AS(memory_session_store(1, 1 << 20, clock.fn()), std::invalid_argument);
+    CHECK_THROWS_AS(memory_session_store(100, 1000, clock.fn()), std::invalid_argument);
+}
+
+TEST_CASE("a flood of new sessions evicts only new sessions, never a returning or rotated one",
+          "[sessions][flood]") {
+    using tern::detail::session_standing;
+    test_clock clock;
+    memory_session_store store(16, 1 << 20, clock.fn());  // 2 new sessions, 14 established
+    const auto later = *clock.now + 1h;
+    store.save("alice", with_value("user", "alice"), later, true);  // a log-in (regenerate)
+    store.save("bob", with_value("visits", "1"), later);
+    store.save("bob", with_value("visits", "2"), later);  // his cookie came back
+    CHECK(store.standing("alice") == session_standing::rotated);
+    CHECK(store.standing("bob") == session_standing::returning);
+    std::vector<std::string> flood;
+    for (int i = 0; i < 1000; ++i) {
+        flood.push_back("new" + std::to_string(i));
+        store.save(flood.back(), with_value("visits", "1"), later);
+    }
+    CHECK(store.size() == 4);  // alice, bob and the flood's last two
+    CHECK(store.load("alice")->values.at("user") == "alice");
+    CHECK(store.load("bob")->values.at("visits") == "2");
+    CHECK(store.load(flood.back()).has_value());
+    CHECK(store.load(flood[flood.size() - 2]).has_value());
+    CHECK_FALSE(store.load(flood[flood.size() - 3]).has_value());
+}
+
+TEST_CASE("among established sessions a returning one evicts only returning ones, a log-in any",
+          "[sessions][flood]") {
+    using tern::detail::session_standing;
+    test_clock clock;
+    memory_session_store store(10, 1 << 20, clock.fn());  // 1 new session, 9 established
+    const auto later = *clock.now + 1h;
+    for (int i = 0; i < 8; ++i) store.save("user" + std::to_string(i), {}, later, true);
+    store.save("carol", {}, later);
+    store.save("carol", {}, later);  // returning: the ninth established session
+    CHECK(store.size() == 9);
+    // A second returning session evicts the least recently used returning one (carol),
+    // not a log-in.
+    store.save("dave", {}, later);
+    store.save("dave", {}, later);
+    CHECK(store.standing("dave") == session_standing::returning);
+    CHECK_FALSE(store.load("carol").has_value());
+    for (int i = 0; i < 8; ++i) CHECK(store.load("user" + std::to_string(i)).has_value());
+    // A log-in evicts a returning session first, then the least recently used log-in
+    // (user0: the loads above used it first).
+    store.save("user8", {}, later, true);
+    CHECK_FALSE(store.load("dave").has_value());
+    store.save("user9", {}, later, true);
+    CHECK_FALSE(store.load("user0").has_value());
+    CHECK(store.load("user1").has_value());
+    // With the established room all log-ins, a returning session cannot evict one: it
+    // stays on probation.
+    store.save("erin", {}, later);
+    store.save("erin", {}, later);
+    CHECK(store.standing("erin") == session_standing::fresh);
+    CHECK(store.size() == 10);
+    for (int i = 1; i < 10; ++i) CHECK(store.load("user" + std::to_string(i)).has_value());
+}
+
+TEST_CASE("the memory store counts bytes: new sessions hold an eighth of max_store_bytes",
+          "[sessions][flood]") {
+    test_clock clock;
+    const std::size_t max_bytes = 64 * 1024;  // 8 KiB for new sessions
+    memory_session_store store(100'000, max_bytes, clock.fn());
+    const auto later = *clock.now + 1h;
+    const auto kilobyte = with_value("v", std::string(1000, 'x'));
+    const auto each = memory_session_store::cost("s000", kilobyte);
+    store.save("login", kilobyte, later, true);
+    for (int i = 0; i < 100; ++i) {
+        store.save("s" + std::to_string(100 + i), kilobyte, later);
+        CHECK(store.bytes() <= memory_session_store::cost("login", kilobyte) + max_bytes / 8);
+    }
+    CHECK(store.size() == 1 + (max_bytes / 8) / each);
+    CHECK(store.load("login").has_value());
+    // A new session larger than all the room for new ones is refused, and not kept.
+    CHECK_THROWS_AS(store.save("huge", with_value("v", std::string(9000, 'x')), later),
+                    std::length_error);
+    CHECK_FALSE(store.load("huge").has_value());
+    // A log-in of that size fits among the established.
+    store.save("big-login", with_value("v", std::string(9000, 'x')), later, true);
+    CHECK(store.load("big-login").has_value());
 }
 
 TEST_CASE("the memory store drops expired sessions on load and sweeps them on save", "[sessions]") {
     test_clock clock;
-    memory_session_store store(100, clock.fn());
+    memory_session_store store(100, 1 << 20, clock.fn());
     for (int i = 0; i < 5; ++i) {
         store.save("old" + std::to_string(i), with_value("k", "v"), *clock.now + 10min);
     }
@@ -383,6 +468,42 @@ TEST_CASE("session cookie attributes follow the configuration", "[sessions]") {
     CHECK(plain.commit(*s, true)->find("Secure") == std::string::npos);
 }
 
+TEST_CASE("a log-in and a session used twice survive a flood of new sessions through the manager",
+          "[sessions][flood]") {
+    test_clock clock;
+    session_config cfg;
+    cfg.max_sessions = 16;
+    session_manager m(cfg, clock.fn());
+    // Log-in from nothing: regenerate() on a new session makes it established at once.
+    auto s = open(m, "");
+    s->regenerate();
+    s->set("user", "alice");
+    const auto alice = id_of(*m.commit(*s, false));
+    // A visitor whose cookie comes back once.
+    s = open(m, "");
+    s->set("cart", "3 apples");
+    const auto bob = id_of(*m.commit(*s, false));
+    (void)m.commit(*open(m, "tern_session=" + bob), false);
+    // Invalidate then set: the session that follows a log-out is a new one, not a log-in.
+    s = open(m, "tern_session=" + alice);
+    s->regenerate();
+    s->invalidate();
+    s->set("flash", "bye");
+    const auto after_logout = id_of(*m.commit(*s, false));
+    s = open(m, "");
+    s->regenerate();
+    s->set("user", "alice");
+    const auto alice2 = id_of(*m.commit(*s, false));
+    for (int i = 0; i < 100; ++i) {
+        s = open(m, "");
+        s->set("visits", "1");
+        (void)m.commit(*s, false);
+    }
+    CHECK(open(m, "tern_session=" + alice2)->get("user") == "alice");
+    CHECK(open(m, "tern_session=" + bob)->get("cart") == "3 apples");
+    CHECK(open(m, "tern_session=" + after_logout)->is_new());  // evicted with the flood
+}
+
 TEST_CASE("bad session settings are refused with a message", "[sessions]") {
     const auto refused = [](session_config cfg, const std::string& says) {
         INFO(says);
@@ -403,8 +524,11 @@ TEST_CASE("bad session settings are refused with a message", "[sessions]") {
     c.absolute_timeout = -1s;
     refused(c, "absolute_timeout");
     c = {};
-    c.max_sessions = 0;
+    c.max_sessions = 1;
     refused(c, "max_sessions");
+    c = {};
+    c.max_store_bytes = 65535;
+    refused(c, "max_store_bytes");
     c = {};
     c.same_site = tern::same_site::none;
     refused(c, "secure");
