@@ -123,6 +123,7 @@ class conn:
         self.reset = {}      # stream -> RST_STREAM error code
         self.goaway = None
         self.closed = False
+        self.window = 65535  # the server's connection window for request bodies
         settings = SettingsFrame(0)
         if window is not None:
             settings.settings = {INITIAL_WINDOW_SIZE: window}
@@ -186,6 +187,8 @@ class conn:
                 self.ended.add(sid)
         elif isinstance(f, RstStreamFrame):
             self.reset[sid] = f.error_code
+        elif isinstance(f, WindowUpdateFrame) and sid == 0:
+            self.window += f.window_increment
         elif isinstance(f, GoAwayFrame):
             self.goaway = f.error_code
         elif isinstance(f, PingFrame) and "ACK" in f.flags:
@@ -222,6 +225,8 @@ def descriptors(d):
     # A long write_timeout: the stalled streams are not reset while the test runs.
     proc, port = start("--static", d, "--write-timeout", "60000", nofile=1024)
     try:
+        http1_get(port, "/files/mid.bin")  # the static directory is opened once per thread
+        time.sleep(0.2)
         before = open_fds(proc)
         conns = []
         synced = 0
@@ -282,6 +287,42 @@ def descriptors(d):
         whole = sum(1 for s in ids if len(c.body.get(s, b"")) == 100 * 1024 and s in c.ended)
         check("100 streams of a 100 KiB file on a zero-window connection are all served "
               "whole once the window opens", whole == 100, f"{whole} of 100")
+        c.close()
+    finally:
+        stop(proc)
+
+
+def spooled_bodies(d):
+    # Request bodies over spool_body_above go to temporary files, a descriptor each: 20
+    # streams that each send 20 KB (spooled above 16 KiB) and never end hold at most
+    # h2_max_open_files of them; the streams past it are refused (REFUSED_STREAM).
+    proc, port = start("--static", d, "--spool-above", "16384")
+    try:
+        before = open_fds(proc)
+        c = conn(port)
+        ids = []
+        for _ in range(20):
+            f = HeadersFrame(c.next_id)
+            f.data = c.enc.encode([(":method", "POST"), (":scheme", "http"),
+                                   (":authority", "localhost"), (":path", "/size")])
+            f.flags = {"END_HEADERS"}
+            ids.append(c.next_id)
+            c.next_id += 2
+            c.send(f)
+            deadline = time.time() + 5
+            while c.window < 20000 and not c.closed and time.time() < deadline:
+                c.read(0.2)
+            c.window -= 20000
+            c.send(DataFrame(ids[-1], data=b"u" * 10000), DataFrame(ids[-1], data=b"u" * 10000))
+        c.sync()
+        held = open_fds(proc) - before
+        refused = sum(1 for s in ids if c.reset.get(s) == 0x7)
+        print(f"     spooled bodies: {held} descriptors for one connection with 20 unfinished "
+              f"spooled uploads, {refused} streams refused", flush=True)
+        check("unfinished spooled uploads on one connection hold at most 1 + h2_max_open_files "
+              "descriptors; the streams past it are refused (REFUSED_STREAM)",
+              held <= 1 + MAX_OPEN_FILES and refused == 20 - MAX_OPEN_FILES and c.goaway is None,
+              f"{held} descriptors, {refused} refused, GOAWAY {c.goaway}")
         c.close()
     finally:
         stop(proc)
@@ -420,7 +461,8 @@ def main():
     only = sys.argv[2:]  # e.g. "trickle": run only those parts
     with tempfile.TemporaryDirectory() as d:
         make_files(d)
-        for name, part in (("descriptors", lambda: descriptors(d)), ("memory", memory),
+        for name, part in (("descriptors", lambda: descriptors(d)),
+                           ("spooled", lambda: spooled_bodies(d)), ("memory", memory),
                            ("trickle", trickle), ("near_the_limit", lambda: near_the_limit(d))):
             if not only or name in only:
                 part()

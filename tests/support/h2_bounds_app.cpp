@@ -2,7 +2,7 @@
 // unsent response bytes, time on a trickled window). The defaults of tern's HTTP/2 bounds
 // (100 concurrent streams among them), one thread, and a write_timeout the test chooses.
 //
-//   h2_bounds_app PORT --static DIR [--write-timeout MS]
+//   h2_bounds_app PORT --static DIR [--write-timeout MS] [--spool-above BYTES]
 //
 // Prints "h2_bounds_app: listening on PORT" before it binds; SIGTERM stops it.
 
@@ -21,16 +21,19 @@ int main(int argc, char** argv) {
     const auto port = static_cast<std::uint16_t>(std::stoi(argv[1]));
     std::string directory;
     long write_timeout_ms = 20'000;
+    long spool_above = 1024 * 1024;
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--static" && i + 1 < argc) directory = argv[++i];
         if (arg == "--write-timeout" && i + 1 < argc) write_timeout_ms = std::stol(argv[++i]);
+        if (arg == "--spool-above" && i + 1 < argc) spool_above = std::stol(argv[++i]);
     }
 
     tern::config cfg;
     cfg.threads = 1;
     cfg.write_timeout = std::chrono::milliseconds(write_timeout_ms);
     cfg.drain_timeout = std::chrono::milliseconds(1000);
+    cfg.spool_body_above = static_cast<std::size_t>(spool_above);
     tern::app app(cfg);
 
     app.get("/", [](tern::context& ctx) { ctx.text("hello"); });
@@ -39,6 +42,7 @@ int main(int argc, char** argv) {
         const auto n = static_cast<std::size_t>(ctx.query_param<long>("n", 1 << 20));
         ctx.text(std::string(n, 'x'));
     });
+    app.post("/size", [](tern::context& ctx) { ctx.text(std::to_string(ctx.body().size())); });
     if (!directory.empty()) {
         tern::static_files_config files;
         files.hosted_path = "/files";
