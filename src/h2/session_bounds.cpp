@@ -15,10 +15,14 @@
 #include <nghttp2/nghttp2.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace tern::detail {
 
 void h2_session::admit() {
+    // Streams reset while they waited are dropped wherever they are in the queue, so that
+    // opening and resetting streams behind one that waits holds nothing.
+    std::erase_if(waiting_, [](const auto& stream) { return stream->closed(); });
     if (waiting_.empty() || broken_ || ended_) return;
     const auto& cfg = host_.settings();
     std::uint64_t unsent = 0;
@@ -30,7 +34,6 @@ void h2_session::admit() {
     std::size_t taken = 0;
     for (; taken < waiting_.size(); ++taken) {
         auto& stream = waiting_[taken];
-        if (stream->closed()) continue;  // reset while it waited
         // A connection that holds nothing always runs its next stream, so the bounds never
         // stop a connection altogether.
         const bool holds = unsent != 0 || files != 0;
