@@ -310,6 +310,12 @@ public:
     app& health(health_config settings = {});
     /// Streams one HTTP/2 client may have open at once (default 100).
     app& h2_max_concurrent_streams(std::uint32_t streams);
+    /// Response bytes one HTTP/2 connection may hold unsent before no new stream's handler
+    /// runs (default 4 MiB; docs/http2.md). Throws std::invalid_argument for 0.
+    app& h2_max_unsent(std::size_t bytes);
+    /// Files one HTTP/2 connection may hold open at once (default 8; docs/http2.md). Throws
+    /// std::invalid_argument for 0.
+    app& h2_max_open_files(std::size_t files);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.

@@ -215,6 +215,17 @@ struct config {
     /// Streams one HTTP/2 client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS); a
     /// stream past it is refused (RST_STREAM REFUSED_STREAM). At least 1.
     std::uint32_t h2_max_concurrent_streams = 100;
+    /// Response bytes one HTTP/2 connection may hold unsent (bodies made in memory, not yet
+    /// framed); while it holds this much, no new stream's handler runs: new streams wait, in
+    /// order, until the client has taken enough (docs/http2.md). At least 1.
+    std::size_t h2_max_unsent = 4 * 1024 * 1024;
+    /// File bodies one HTTP/2 connection may send at once, each an open descriptor; at the
+    /// limit no new stream's handler runs until one is done. At least 1.
+    std::size_t h2_max_open_files = 8;
+    /// Bytes an HTTP/2 stream (and a connection) waiting for flow-control window must send
+    /// per write_timeout (or all it has); less, and the stream is reset (RST_STREAM CANCEL),
+    /// the connection ended (GOAWAY ENHANCE_YOUR_CALM). A minimum rate, not "any progress".
+    std::size_t h2_min_send_progress = 16 * 1024;
 
     /// Directories served as static files, in the order they are tried.
     std::vector<static_files_config> static_files;

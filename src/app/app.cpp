@@ -584,6 +584,16 @@ app& app::h2_max_concurrent_streams(std::uint32_t streams) {
     return *this;
 }
 
+app& app::h2_max_unsent(std::size_t bytes) {
+    impl_->update("h2_max_unsent", [&](tern::config& c) { c.h2_max_unsent = bytes; });
+    return *this;
+}
+
+app& app::h2_max_open_files(std::size_t files) {
+    impl_->update("h2_max_open_files", [&](tern::config& c) { c.h2_max_open_files = files; });
+    return *this;
+}
+
 app& app::static_files(std::string directory) {
     static_files_config files;
     files.directory = std::move(directory);

@@ -68,6 +68,8 @@ std::vector<std::string> config_faults(const config& c) {
     at_least(faults, c.ws_max_message_size, 1, "ws_max_message_size");
     not_negative(faults, c.ws_ping_interval, "ws_ping_interval");
     at_least(faults, std::size_t{c.h2_max_concurrent_streams}, 1, "h2_max_concurrent_streams");
+    at_least(faults, c.h2_max_unsent, 1, "h2_max_unsent");
+    at_least(faults, c.h2_max_open_files, 1, "h2_max_open_files");
     for (const auto& files : c.static_files) {
         if (files.directory.empty()) faults.emplace_back("static_files needs a directory");
         if (files.hosted_path.empty() || files.hosted_path.front() != '/') {

@@ -119,7 +119,8 @@ struct h2_session::callbacks {
         return 0;
     }
 
-    static int on_frame_send(nghttp2_session* s, const nghttp2_frame* frame, void* /*ud*/) {
+    static int on_frame_send(nghttp2_session* s, const nghttp2_frame* frame, void* ud) {
+        if (frame->hd.type == NGHTTP2_DATA) self(ud).data_sent_ += frame->hd.length;
         if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
         if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
         h2_stream* stream = stream_of(s, frame->hd.stream_id);
@@ -226,8 +227,9 @@ bool h2_session::receive(std::string_view bytes) {
     }
     // The handlers run after nghttp2 has returned: what they submit is sent by the pull that
     // follows every receive.
-    auto ready = std::exchange(ready_, {});
-    for (auto& stream : ready) stream->run();
+    waiting_.insert(waiting_.end(), ready_.begin(), ready_.end());
+    ready_.clear();
+    admit();
     graveyard_.clear();
     busy_ = false;
     return !broken_ && nghttp2_session_want_read(session_) != 0;
@@ -237,15 +239,11 @@ pull_status h2_session::pull(std::string& out, std::size_t max) {
     if (ended_) return pull_status::aborted;
     busy_ = true;
     check_deadlines(clock::now());
-    while (out.size() < max) {
-        const std::uint8_t* data = nullptr;
-        const auto n = nghttp2_session_mem_send(session_, &data);
-        if (n < 0) {
-            broken_ = true;
-            break;
-        }
-        if (n == 0) break;
-        out.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
+    // Frames, then the handlers of streams that waited for what those frames freed.
+    while (pull_frames(out, max) && !waiting_.empty()) {
+        const auto before = waiting_.size();
+        admit();
+        if (waiting_.size() == before) break;
     }
     graveyard_.clear();
     busy_ = false;
@@ -270,6 +268,7 @@ void h2_session::closed() noexcept {
         stream->detach();
     }
     ready_.clear();
+    waiting_.clear();
 }
 
 void h2_session::want_write() noexcept {
@@ -311,6 +310,7 @@ std::chrono::milliseconds h2_session::idle_interval() const noexcept {
     auto next = clock::time_point::max();
     if (streams_.empty()) next = idle_since_ + host_.settings().keep_alive_timeout;
     for (const auto& [id, stream] : streams_) next = std::min(next, stream->next_deadline());
+    next = std::min(next, send_rate_deadline());
     if (next == clock::time_point::max()) return host_.settings().keep_alive_timeout;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(next - now);
     return std::max(left, std::chrono::milliseconds(1));
@@ -345,6 +345,7 @@ void h2_session::check_deadlines(clock::time_point now) {
             return;
         }
     }
+    check_send_rate(now);
 }
 
 bool h2_session::end_on_stop() noexcept {

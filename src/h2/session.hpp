@@ -29,6 +29,9 @@ public:
     virtual bool stopping() const noexcept = 0;
     /// A request answered on an HTTP/2 stream (for the server's counters).
     virtual void count_h2_request() noexcept = 0;
+    /// The process is close to its descriptor limit (RLIMIT_NOFILE): new streams are
+    /// refused (REFUSED_STREAM) rather than run. Never, unless the host says so.
+    virtual bool short_of_descriptors() noexcept { return false; }
     /// A deferred stream's resume will be posted (the loop runs until it comes back).
     virtual void expect_posted() = 0;
     /// It will not (the work was taken back).

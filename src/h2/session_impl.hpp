@@ -47,11 +47,20 @@ public:
     void want_write() noexcept;
     /// A stream's request was answered (counted for max_requests_per_connection).
     void count_answer();
+    /// A stream may open one more descriptor (a spooled body): the connection holds fewer
+    /// than h2_max_open_files and the process is not short of descriptors.
+    bool may_open_file();
 
     // nghttp2's callbacks (session.cpp).
     struct callbacks;
 
 private:
+    // What one connection may hold (session_bounds.cpp; docs/http2.md).
+    void admit();
+    bool pull_frames(std::string& out, std::size_t max);
+    void check_send_rate(clock::time_point now);
+    clock::time_point send_rate_deadline() const noexcept;
+
     void check_deadlines(clock::time_point now);
     void calm_down();  // GOAWAY ENHANCE_YOUR_CALM: a flood
     void go_away(std::uint32_t error_code) noexcept;
@@ -65,7 +74,15 @@ private:
     head_limits head_limits_;
     flood_guard guard_;
     std::unordered_map<std::int32_t, std::shared_ptr<h2_stream>> streams_;
-    std::vector<std::shared_ptr<h2_stream>> ready_;      // complete requests to run
+    std::vector<std::shared_ptr<h2_stream>> ready_;  // complete requests to run
+    // Complete requests whose handlers wait, in order, while the connection holds its
+    // bound of unsent bytes or open files (admit).
+    std::vector<std::shared_ptr<h2_stream>> waiting_;
+    // The connection's flow-control window holds its streams back: since when, and the
+    // DATA bytes sent by then (check_send_rate).
+    clock::time_point window_stalled_since_{};
+    std::uint64_t window_stalled_sent_ = 0;
+    std::uint64_t data_sent_ = 0;  // DATA payload bytes sent on the connection
     std::vector<std::shared_ptr<h2_stream>> graveyard_;  // closed inside a callback
     clock::time_point idle_since_;  // when the last stream closed (or the session began)
     std::size_t answered_ = 0;

@@ -101,7 +101,15 @@ void h2_stream::on_body(std::string_view data, clock::time_point now) {
     }
     const parser_limits& limits = host_->limits();
     if (!spool_ && limits.spool_body_above != 0 && body_bytes_ > limits.spool_body_above) {
-        // A large body goes to a temporary file as it arrives (docs/uploads.md).
+        // A large body goes to a temporary file as it arrives (docs/uploads.md): one more
+        // descriptor, so only while the connection holds fewer than h2_max_open_files and
+        // the process is not short of them. Otherwise the stream is refused, unprocessed
+        // (RFC 9113 8.7: the client may retry it).
+        if (!session_->may_open_file()) {
+            refused_ = true;
+            reset(NGHTTP2_REFUSED_STREAM);
+            return;
+        }
         spool_ = spooled_body::create(limits.spool_directory);
         if (!spool_ || !spool_->append(req_.body)) {
             refuse(500);
@@ -188,8 +196,13 @@ void h2_stream::submit() {
 }
 
 long h2_stream::read_body(std::uint8_t* buf, std::size_t length, std::uint32_t* flags) {
+    const long n = read_body_bytes(buf, length, flags);
+    if (n > 0) progress_ += static_cast<std::uint64_t>(n);
+    return n;
+}
+
+long h2_stream::read_body_bytes(std::uint8_t* buf, std::size_t length, std::uint32_t* flags) {
     last_sent_ = clock::now();
-    stalled_since_ = clock::time_point{};
     if (source_) {
         if (pulled_at_ == pulled_.size()) {
             pulled_.clear();
@@ -241,6 +254,14 @@ long h2_stream::read_body(std::uint8_t* buf, std::size_t length, std::uint32_t* 
         sending_ = false;
     }
     return static_cast<long>(n);
+}
+
+std::uint64_t h2_stream::unsent() const noexcept {
+    if (!answered_ || closed_ || !sending_) return 0;
+    // A source's own buffer is bounded by max_stream_buffer; a file's bytes are on disk.
+    if (source_) return pulled_.size() - pulled_at_;
+    if (res_.file.file) return 0;
+    return res_.body.size() - sent_;
 }
 
 void h2_stream::reset(std::uint32_t error_code) noexcept {
@@ -329,7 +350,9 @@ h2_stream::clock::time_point h2_stream::next_deadline() const noexcept {
     if (closed_) return clock::time_point::max();
     if (!head_done_) return begun_ + cfg.header_timeout;
     if (!request_ended_ && !refused_ && !answered_) return last_read_ + cfg.body_idle_timeout;
-    if (stalled_since_ != clock::time_point{}) return stalled_since_ + cfg.write_timeout;
+    if (sending_ && !source_waits_ && stalled_since_ != clock::time_point{}) {
+        return stalled_since_ + cfg.write_timeout;
+    }
     if (sending_ && source_waits_ && source_) {
         const auto idle = source_->idle_interval();
         if (idle.count() > 0) return last_sent_ + idle;
@@ -346,21 +369,25 @@ bool h2_stream::check(clock::time_point now) {
         return true;
     }
     if (sending_ && !source_waits_) {
-        // Flow control lets nothing more out: the client's window (the stream's or the
-        // connection's) is closed. A client that never opens it again is not waited for
-        // longer than write_timeout.
-        auto* s = session_->raw();
-        const bool shut = nghttp2_session_get_stream_remote_window_size(s, id_) <= 0 ||
-                          nghttp2_session_get_remote_window_size(s) <= 0;
-        if (!shut) {
+        // The stream's own flow-control window holds it back (the connection's window is
+        // the session's to watch). A minimum rate, not "any progress": once stalled, the
+        // stream must send h2_min_send_progress bytes within write_timeout, or be granted
+        // that much window, else it is reset. So a window opened a byte at a time (each byte
+        // progress) ends within 2 x write_timeout of the trickle's start.
+        const auto window = nghttp2_session_get_stream_remote_window_size(session_->raw(), id_);
+        const auto need = static_cast<std::int64_t>(cfg.h2_min_send_progress);
+        if (window >= need) {
             stalled_since_ = clock::time_point{};
-        } else if (stalled_since_ == clock::time_point{}) {
+        } else if (stalled_since_ == clock::time_point{} ||
+                   progress_ - stalled_progress_ >= cfg.h2_min_send_progress) {
             stalled_since_ = now;
+            stalled_progress_ = progress_;
         } else if (now >= stalled_since_ + cfg.write_timeout) {
             reset(NGHTTP2_CANCEL);
         }
         return true;
     }
+    stalled_since_ = clock::time_point{};
     if (sending_ && source_waits_ && source_) {
         const auto idle = source_->idle_interval();
         if (idle.count() > 0 && now >= last_sent_ + idle) {

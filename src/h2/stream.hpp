@@ -57,6 +57,17 @@ public:
     void on_response_sent() noexcept { response_done_ = true; }
     bool request_ended() const noexcept { return request_ended_; }
 
+    /// What the stream holds for its response (docs/http2.md, "What one connection may
+    /// hold"): body bytes in memory not yet framed, and whether a file body's descriptor
+    /// is open.
+    std::uint64_t unsent() const noexcept;
+    bool holds_file() const noexcept {
+        return !closed_ && (res_.file.file || spool_ || req_.spooled);
+    }
+    /// Has body bytes to send and waits only for the client's flow-control window.
+    bool wants_window() const noexcept { return sending_ && !source_waits_ && !closed_; }
+    bool closed() const noexcept { return closed_; }
+
     /// nghttp2 closed the stream (both ends done, or a reset either way).
     void on_close() noexcept;
     /// The session is gone: nothing of it may be touched any more.
@@ -80,6 +91,7 @@ private:
     void finish(response&& res) override;
     void wake() override;
 
+    long read_body_bytes(std::uint8_t* buf, std::size_t length, std::uint32_t* flags);
     void refuse(int status);
     void resume(const std::function<void()>& on_loop) noexcept;
     bool take_back(bool answer_now) noexcept;
@@ -96,7 +108,11 @@ private:
     clock::time_point begun_;
     clock::time_point last_read_;
     clock::time_point last_sent_;
-    clock::time_point stalled_since_{};  // the client's flow-control window shut us out
+    // The client's window holds the response back: since when, and the bytes sent by then
+    // (the stream must send h2_min_send_progress within write_timeout to restart the clock).
+    clock::time_point stalled_since_{};
+    std::uint64_t stalled_progress_ = 0;
+    std::uint64_t progress_ = 0;  // body bytes handed to nghttp2 so far
 
     bool head_done_ = false;
     bool request_ended_ = false;

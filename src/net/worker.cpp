@@ -5,14 +5,17 @@
 #include "net/connection.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
 #include <asio/ip/v6_only.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <new>
 #include <system_error>
 #include <vector>
@@ -22,6 +25,21 @@ namespace tern::detail {
 namespace {
 
 using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+
+// Descriptors kept free for the work in progress (files, spooled bodies, TLS): a
+// sixteenth of RLIMIT_NOFILE, at least 16 and at most 1,024 (docs/security.md).
+int descriptor_limit_less_reserve() noexcept {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+        limit.rlim_cur > static_cast<rlim_t>(std::numeric_limits<int>::max())) {
+        return std::numeric_limits<int>::max();
+    }
+    const auto total = static_cast<int>(limit.rlim_cur);
+    return total - std::clamp(total / 16, 16, 1024);
+}
+
+// How long an HTTP/2 stream's look at the descriptors stands for the next ones.
+constexpr std::chrono::milliseconds fd_look_interval(5);
 
 }  // namespace
 
@@ -42,6 +60,7 @@ worker::worker(shared_state& shared)
     wake_write_ = write_end.release();
     door_ = std::make_shared<worker_door>(wake_write_);
     door_->set_timers(this);
+    fd_short_at_ = descriptor_limit_less_reserve();
 }
 
 worker::~worker() {
@@ -240,6 +259,17 @@ void worker::add_stats(server_stats& into) const noexcept {
     into.bytes_sent += bytes_sent_.load(std::memory_order_relaxed);
 }
 
+bool worker::short_of_descriptors() noexcept {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - fd_looked_at_ < fd_look_interval) return fd_short_;
+    fd_looked_at_ = now;
+    // The lowest free descriptor number, by taking it and giving it back.
+    const int probe = ::fcntl(wake_write_, F_DUPFD_CLOEXEC, 0);
+    fd_short_ = probe < 0 || probe >= fd_short_at_;
+    if (probe >= 0) ::close(probe);
+    return fd_short_;
+}
+
 bool worker::take_handshake_slot() noexcept {
     if (tls_ && handshakes_in_progress_ >= tls_->max_handshakes()) {
         bump(refused_);
@@ -275,10 +305,13 @@ void worker::handshake_ended(bool completed, const char* failure,
 
 void worker::accepted(listener& l, asio::ip::tcp::socket socket) {
     bump(accepted_);
+    const int fd = socket.native_handle();
     auto conn = std::make_shared<connection>(std::move(socket), *this);
     const std::shared_ptr<const tls_context> tls = l.plain ? nullptr : tls_;
     const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
-    if (open >= shared_.settings.max_concurrent_connections) {
+    // Over the connection cap, or holding one of the last descriptors (the reserve left
+    // for the work in progress): refused with an answer rather than left unaccepted.
+    if (open >= shared_.settings.max_concurrent_connections || fd >= fd_short_at_) {
         shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
         bump(refused_);
         // A 503 in plain text means nothing to a TLS client, and a handshake to say it

@@ -125,6 +125,9 @@ public:
     }
     /// A connection switched to HTTP/2.
     void count_h2_connection() noexcept { bump(h2_connections_); }
+    /// Fewer than the reserve of descriptors (fd_reserve) are left under RLIMIT_NOFILE: new
+    /// HTTP/2 streams are refused. Looked up at most every few milliseconds.
+    bool short_of_descriptors() noexcept override;
     /// Counts a socket write (on the worker's thread).
     void count_write() noexcept { bump(writes_); }
     /// Counts bytes read from a connection (on the worker's thread; decrypted under TLS).
@@ -212,6 +215,13 @@ private:
     std::atomic<std::uint64_t> bytes_received_{0}, bytes_sent_{0};
     std::shared_ptr<const tls_context> tls_;
     std::size_t handshakes_in_progress_ = 0;
+    // Descriptors: a new descriptor numbered at or above fd_short_at_ means fewer than the
+    // reserve are left (Linux hands out the lowest free number), so new work is refused
+    // with an answer (503, REFUSED_STREAM) while files can still be opened for the work in
+    // progress. The last look, for HTTP/2 streams, is kept for fd_look_interval.
+    int fd_short_at_ = 0;
+    bool fd_short_ = false;
+    std::chrono::steady_clock::time_point fd_looked_at_{};
     // The failure log's rate limit: when the last line went out, failures not logged since.
     std::chrono::steady_clock::time_point last_failure_line_{};
     std::uint64_t unlogged_failures_ = 0;
