@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds tern with its tests and examples, and runs every test.
 #
-#   scripts/test.sh               g++, warnings as errors, build/
+#   scripts/test.sh               g++, warnings as errors, build/: every test but the slow tier
+#   scripts/test.sh --slow        the same build, only the slow tier (ctest label "slow": the
+#                                 packaging tests that compile libtern again and testssl.sh)
 #   scripts/test.sh --sanitize    clang, AddressSanitizer + UndefinedBehaviorSanitizer, build-asan/
 #   scripts/test.sh --tsan        clang, ThreadSanitizer, build-tsan/: the wire tests and the
 #                                 HTTP/2 frame tests (the threads, stop and blocking-pool paths
@@ -15,11 +17,13 @@ cd "$(dirname "$0")/.."
 sanitize=0
 tsan=0
 uring=0
+slow=0
 for arg in "$@"; do
     case "$arg" in
     --sanitize) sanitize=1 ;;
     --tsan) tsan=1 ;;
     --io-uring) uring=1 ;;
+    --slow) slow=1 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
     esac
 done
@@ -55,4 +59,10 @@ else
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON
 fi
 cmake --build "$build"
-ctest --test-dir "$build" --output-on-failure --timeout 300 -j2
+# The slow tier runs on its own (--slow); the other builds leave it out.
+if [ "$slow" -eq 1 ]; then
+    tier=(-L slow)
+else
+    tier=(-LE slow)
+fi
+ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 "${tier[@]}"
