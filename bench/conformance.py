@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""The conformance table: tests/conformance/http1.py (RFC 9112 and RFC 9110 cases) against
-tern and the peers bench/ runs, in one session.
+"""The conformance tables: tests/conformance/http1.py (RFC 9112 and RFC 9110 cases) and
+tests/conformance/h2.py (RFC 9113 and RFC 7541, over h2c) against tern and the peers bench/
+runs, in one session.
 
     bench/conformance.py HELLO [--peers nginx,h2o,node,go] [--build-dir bench/.build]
 
-HELLO is the examples/hello binary (run in examples/hello, for ./public). Each peer is
-started with its bench/ configuration (bench/peers/), those that are not installed or built
-are left out and said so. Prints a Markdown table, cases passed per section and server, and
-under it every case a server failed with what it answered: the README's conformance table
-is this output.
+HELLO is the examples/hello binary (run in examples/hello, for ./public; it serves HTTP/1.1
+and h2c on one port). Each peer is started with its bench/ configuration (bench/peers/); for
+HTTP/2, nginx with `http2` on its plain listener and Node's http2 module over cleartext.
+Those that are not installed or built are left out and said so. Prints, per protocol, a
+Markdown table of cases passed per section and server, and under it every case a server
+failed with what it answered: the README's conformance tables are this output.
 """
 import argparse
 import collections
@@ -26,7 +28,17 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH / "lib"))
 from servers import Peers, stop_proc  # noqa: E402  (bench/lib, beside this script)
 
-SUITE = BENCH.parent / "tests" / "conformance" / "http1.py"
+SUITES = {"HTTP/1.1": BENCH.parent / "tests" / "conformance" / "http1.py",
+          "HTTP/2": BENCH.parent / "tests" / "conformance" / "h2.py"}
+
+# Node's HTTP/2 server over cleartext (prior knowledge), answering GET / like bench's peer.
+NODE_H2C = """
+const http2 = require('http2');
+http2.createServer((req, res) => {
+  res.writeHead(req.url === '/' ? 200 : 404, {'content-type': 'text/plain'});
+  res.end(req.url === '/' ? 'Hello, World!' : 'Not Found');
+}).listen(Number(process.argv[1]), '127.0.0.1');
+"""
 
 # Cases a peer fails because of how bench/ configures it, not how it follows the RFC: shown
 # as "n/a" with the reason, not scored.
@@ -49,56 +61,54 @@ def answers(port: int) -> bool:
         return False
 
 
-def wait_ready(proc: subprocess.Popen, port: int) -> bool:
+def listens(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def wait_ready(proc: subprocess.Popen, port: int, h2c: bool) -> bool:
+    """HTTP/1.1 servers must answer GET / with 200; h2c-only ones (nginx's `listen ...
+    http2` on a plain port) only listen."""
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
-        if answers(port):
+        if (listens if h2c else answers)(port):
             return True
         time.sleep(0.05)
     return False
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("hello")
-    p.add_argument("--peers", default="nginx,h2o,node,go")
-    p.add_argument("--build-dir", default=str(BENCH / ".build"))
-    p.add_argument("--port", type=int, default=19900)
-    a = p.parse_args()
-    hello = Path(a.hello).resolve()
+def start(name: str, port: int, h2c: bool, peers: Peers, hello: Path, work: Path):
+    """The server `name` on port, for the HTTP/1.1 suite or (h2c) the HTTP/2 one; None with
+    the reason when it cannot run."""
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+             "start_new_session": True}
+    if name == "tern":  # hello serves HTTP/1.1 and h2c (prior knowledge) on one port
+        return subprocess.Popen([str(hello), str(port)],
+                                cwd=BENCH.parent / "examples" / "hello", **quiet), ""
+    why = peers.available(name)
+    if why:
+        return None, why
+    if h2c and name == "nginx":
+        conf = peers.render("nginx.conf.in", port, work / f"nginx-h2c-{port}.conf")
+        conf.write_text(conf.read_text().replace(f"listen 127.0.0.1:{port} ",
+                                                 f"listen 127.0.0.1:{port} http2 "))
+        for d in ("nginx-body", "nginx-proxy", "nginx-fastcgi", "nginx-uwsgi", "nginx-scgi"):
+            (work / d).mkdir(exist_ok=True)
+        return subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work), "-e",
+                                 str(work / "nginx-error.log")], **quiet), ""
+    if h2c and name == "node":
+        return subprocess.Popen(["node", "-e", NODE_H2C, str(port)], **quiet), ""
+    if h2c and name == "go":
+        return None, "bench's Go peer serves HTTP/1.1 only (no h2c handler)"
+    return peers.spawn(name, port, None, work / f"{name}.log"), ""
 
-    work = Path(tempfile.mkdtemp(prefix="tern-conformance-"))
-    work.chmod(0o755)  # h2o started as root serves files as nobody
-    (work / "www").mkdir()
-    peers = Peers(SimpleNamespace(build_dir=a.build_dir, server_threads=1), work)
-    results: dict[str, list[dict]] = {}
-    left_out: dict[str, str] = {}
-    servers = ["tern"] + [n for n in a.peers.split(",") if n]
-    for i, name in enumerate(servers):
-        port = a.port + i
-        if name == "tern":
-            proc = subprocess.Popen([str(hello), str(port)], cwd=BENCH.parent / "examples" / "hello",
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                    start_new_session=True)
-        else:
-            why = peers.available(name)
-            if why:
-                left_out[name] = why
-                continue
-            proc = peers.spawn(name, port, None, work / f"{name}.log")
-        try:
-            if not wait_ready(proc, port):
-                left_out[name] = "did not answer GET / with 200"
-                continue
-            out = subprocess.run([sys.executable, str(SUITE), str(port), "--json"],
-                                 capture_output=True, text=True, timeout=600)
-            results[name] = [r for r in json.loads(out.stdout)
-                             if (name, r["name"]) not in NOT_SCORED]
-        finally:
-            stop_proc(proc)
 
+def table(results: dict[str, list[dict]]) -> None:
     sections: dict[str, None] = {}
     for rows in results.values():
         for r in rows:
@@ -114,19 +124,61 @@ def main() -> None:
         print(f"| {section} | " + " | ".join(cells) + " |")
     totals = [f"**{sum(r['passed'] for r in results[n])}/{len(results[n])}**" for n in names]
     print("| all cases | " + " | ".join(totals) + " |")
-    print()
-    for n in names:
-        failed = [r for r in results[n] if not r["passed"]]
-        for r in failed:
-            print(f"- {n}, {r['section']} ({r['requirement']}): {r['name']}: {r['why']}")
-    for (n, case), why in NOT_SCORED.items():
-        if n in results:
-            print(f"- {n}, not scored: {case}: {why}")
-    for n, why in left_out.items():
-        print(f"- {n} left out: {why}")
-    counts = collections.Counter(r["requirement"] for r in next(iter(results.values()), []))
-    print(f"\n{sum(counts.values())} cases ({counts['MUST']} MUST, {counts['SHOULD']} SHOULD), "
-          f"{time.strftime('%Y-%m-%d')}; `bench/conformance.py {os.path.relpath(hello)}`")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("hello")
+    p.add_argument("--peers", default="nginx,h2o,node,go")
+    p.add_argument("--build-dir", default=str(BENCH / ".build"))
+    p.add_argument("--port", type=int, default=19900)
+    a = p.parse_args()
+    hello = Path(a.hello).resolve()
+
+    work = Path(tempfile.mkdtemp(prefix="tern-conformance-"))
+    work.chmod(0o755)  # h2o started as root serves files as nobody
+    (work / "www").mkdir()
+    peers = Peers(SimpleNamespace(build_dir=a.build_dir, server_threads=1), work)
+    servers = ["tern"] + [n for n in a.peers.split(",") if n]
+    port = a.port
+    for protocol, suite in SUITES.items():
+        h2c = protocol == "HTTP/2"
+        results: dict[str, list[dict]] = {}
+        notes: list[str] = []
+        for name in servers:
+            port += 1
+            proc, why = start(name, port, h2c, peers, hello, work)
+            if proc is None:
+                notes.append(f"{name} left out: {why}")
+                continue
+            try:
+                if not wait_ready(proc, port, h2c):
+                    notes.append(f"{name} left out: it did not start")
+                    continue
+                out = subprocess.run([sys.executable, str(suite), str(port), "--json"],
+                                     capture_output=True, text=True, timeout=600)
+                rows = json.loads(out.stdout)
+            finally:
+                stop_proc(proc)
+            results[name] = []
+            for r in rows:
+                reason = NOT_SCORED.get((name, r["name"]))
+                if reason:
+                    notes.append(f"{name}, not scored: {r['name']}: {reason}")
+                else:
+                    results[name].append(r)
+                    if not r["passed"]:
+                        notes.append(f"{name}, {r['section']} ({r['requirement']}): "
+                                     f"{r['name']}: {r['why']}")
+        counts = collections.Counter(r["requirement"] for r in next(iter(results.values()), []))
+        print(f"### {protocol}: {sum(counts.values())} cases ({counts['MUST']} MUST, "
+              f"{counts['SHOULD']} SHOULD), `{suite.relative_to(BENCH.parent)}`\n")
+        table(results)
+        print()
+        for note in notes:
+            print(f"- {note}")
+        print()
+    print(f"{time.strftime('%Y-%m-%d')}: `bench/conformance.py {a.hello} --peers {a.peers}`")
 
 
 if __name__ == "__main__":
