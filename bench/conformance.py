@@ -4,11 +4,14 @@ tests/conformance/h2.py (RFC 9113 and RFC 7541, over h2c) against tern and the p
 runs, in one session.
 
     bench/conformance.py HELLO [--peers nginx,h2o,node,go] [--build-dir bench/.build]
+                               [--live-app BENCH_LIVE_APP]
 
 HELLO is the examples/hello binary (run in examples/hello, for ./public; it serves HTTP/1.1
 and h2c on one port). Each peer is started with its bench/ configuration (bench/peers/); for
 HTTP/2, nginx with `http2` on its plain listener and Node's http2 module over cleartext.
-Those that are not installed or built are left out and said so. Prints, per protocol, a
+For WebSocket (tests/conformance/ws.py, RFC 6455 by Autobahn's categories), bench/ws.py's
+servers: tern's bench_live_app, Node's `ws` and Python's `websockets`, each echoing on
+/ws/echo. Those that are not installed or built are left out and said so. Prints, per protocol, a
 Markdown table of cases passed per section and server, and under it every case a server
 failed with what it answered: the README's conformance tables are this output.
 """
@@ -29,7 +32,10 @@ sys.path.insert(0, str(BENCH / "lib"))
 from servers import Peers, stop_proc  # noqa: E402  (bench/lib, beside this script)
 
 SUITES = {"HTTP/1.1": BENCH.parent / "tests" / "conformance" / "http1.py",
-          "HTTP/2": BENCH.parent / "tests" / "conformance" / "h2.py"}
+          "HTTP/2": BENCH.parent / "tests" / "conformance" / "h2.py",
+          "WebSocket": BENCH.parent / "tests" / "conformance" / "ws.py"}
+# The WebSocket servers: bench/ws.py's, each echoing on /ws/echo.
+WS_SERVERS = ["tern", "node", "python"]
 
 # Node's HTTP/2 server over cleartext (prior knowledge), answering GET / like bench's peer.
 NODE_H2C = """
@@ -82,6 +88,23 @@ def wait_ready(proc: subprocess.Popen, port: int, h2c: bool) -> bool:
     return False
 
 
+def start_ws(name: str, port: int, live_app: Path):
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+             "start_new_session": True}
+    if name == "tern":
+        if not live_app.exists():
+            return None, f"{live_app} was not built"
+        return subprocess.Popen([str(live_app), "--threads", "1", str(port)], **quiet), ""
+    if name == "node":
+        if not Path("/usr/share/nodejs/ws").exists():
+            return None, "node-ws is not installed"
+        return subprocess.Popen(["node", str(BENCH / "peers" / "node" / "ws.js"), str(port)],
+                                env=dict(os.environ, NODE_PATH="/usr/share/nodejs"),
+                                **quiet), ""
+    return subprocess.Popen(["/usr/bin/python3", str(BENCH / "peers" / "python" /
+                                                     "ws_server.py"), str(port)], **quiet), ""
+
+
 def start(name: str, port: int, h2c: bool, peers: Peers, hello: Path, work: Path):
     """The server `name` on port, for the HTTP/1.1 suite or (h2c) the HTTP/2 one; None with
     the reason when it cannot run."""
@@ -132,8 +155,12 @@ def main() -> None:
     p.add_argument("--peers", default="nginx,h2o,node,go")
     p.add_argument("--build-dir", default=str(BENCH / ".build"))
     p.add_argument("--port", type=int, default=19900)
+    p.add_argument("--live-app", help="bench_live_app (default: beside HELLO's build, "
+                   "examples/bench_app/bench_live_app)")
     a = p.parse_args()
     hello = Path(a.hello).resolve()
+    if not a.live_app:
+        a.live_app = str(hello.parent.parent / "bench_app" / "bench_live_app")
 
     work = Path(tempfile.mkdtemp(prefix="tern-conformance-"))
     work.chmod(0o755)  # h2o started as root serves files as nobody
@@ -145,14 +172,17 @@ def main() -> None:
         h2c = protocol == "HTTP/2"
         results: dict[str, list[dict]] = {}
         notes: list[str] = []
-        for name in servers:
+        for name in (WS_SERVERS if protocol == "WebSocket" else servers):
             port += 1
-            proc, why = start(name, port, h2c, peers, hello, work)
+            if protocol == "WebSocket":
+                proc, why = start_ws(name, port, Path(a.live_app).resolve())
+            else:
+                proc, why = start(name, port, h2c, peers, hello, work)
             if proc is None:
                 notes.append(f"{name} left out: {why}")
                 continue
             try:
-                if not wait_ready(proc, port, h2c):
+                if not wait_ready(proc, port, h2c or protocol == "WebSocket"):
                     notes.append(f"{name} left out: it did not start")
                     continue
                 out = subprocess.run([sys.executable, str(suite), str(port), "--json"],
