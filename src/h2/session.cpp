@@ -104,15 +104,6 @@ struct h2_session::callbacks {
         return 0;
     }
 
-    // A frame nghttp2 refused (a malformed request makes it reset the stream): counted as a
-    // reset, so a client cannot open and break streams at the rate of a rapid reset either.
-    static int on_invalid_frame_recv(nghttp2_session* /*s*/, const nghttp2_frame* /*frame*/,
-                                     int /*error*/, void* ud) {
-        auto& me = self(ud);
-        if (!me.guard_.allow(flood_guard::kind::reset, clock::now())) me.calm_down();
-        return 0;
-    }
-
     static int on_data_chunk(nghttp2_session* s, std::uint8_t /*flags*/, std::int32_t id,
                              const std::uint8_t* data, std::size_t length, void* /*ud*/) {
         if (h2_stream* stream = stream_of(s, id)) stream->on_body(text(data, length), clock::now());
@@ -120,7 +111,12 @@ struct h2_session::callbacks {
     }
 
     static int on_frame_send(nghttp2_session* s, const nghttp2_frame* frame, void* ud) {
-        if (frame->hd.type == NGHTTP2_DATA) self(ud).data_sent_ += frame->hd.length;
+        auto& me = self(ud);
+        if (frame->hd.type == NGHTTP2_DATA) me.data_sent_ += frame->hd.length;
+        if (frame->hd.type == NGHTTP2_RST_STREAM) {
+            me.on_reset_sent(frame->hd.stream_id, frame->rst_stream.error_code);
+            return 0;
+        }
         if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
         if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
         h2_stream* stream = stream_of(s, frame->hd.stream_id);
@@ -152,8 +148,6 @@ struct callback_table {
         nghttp2_session_callbacks_set_on_begin_headers_callback(table, c::on_begin_headers);
         nghttp2_session_callbacks_set_on_header_callback(table, c::on_header);
         nghttp2_session_callbacks_set_on_frame_recv_callback(table, c::on_frame_recv);
-        nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(table,
-                                                                     c::on_invalid_frame_recv);
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(table, c::on_data_chunk);
         nghttp2_session_callbacks_set_on_frame_send_callback(table, c::on_frame_send);
         nghttp2_session_callbacks_set_on_stream_close_callback(table, c::on_stream_close);
@@ -287,6 +281,17 @@ void h2_session::go_away(std::uint32_t error_code) noexcept {
     nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE,
                           nghttp2_session_get_last_proc_stream_id(session_), error_code, nullptr,
                           0);
+}
+
+void h2_session::on_reset_sent(std::int32_t /*id*/, std::uint32_t error_code) {
+    // Every stream the server resets cost it a stream's work, whoever broke it: a malformed
+    // request (nghttp2's PROTOCOL_ERROR), one over the concurrency limit (REFUSED_STREAM), a
+    // header block cut short (INTERNAL_ERROR), a stalled window (CANCEL). So they count
+    // against the client's reset budget like its own RST_STREAM frames: a client cannot
+    // make the server reset streams at the rate of a rapid reset either. Not the NO_ERROR
+    // reset after an early answer (RFC 9113 8.1): the server chose to answer early.
+    if (error_code == NGHTTP2_NO_ERROR) return;
+    if (!guard_.allow(flood_guard::kind::reset, clock::now())) calm_down();
 }
 
 void h2_session::calm_down() {

@@ -63,6 +63,8 @@ private:
 
     void check_deadlines(clock::time_point now);
     void calm_down();  // GOAWAY ENHANCE_YOUR_CALM: a flood
+    // A RST_STREAM went out (counted against the reset budget).
+    void on_reset_sent(std::int32_t id, std::uint32_t error_code);
     void go_away(std::uint32_t error_code) noexcept;
     void bury(std::int32_t id) noexcept;
 

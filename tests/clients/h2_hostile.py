@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""Hostile HTTP/2 clients over real sockets, frame by frame (Debian python3-h2's hpack and
+hyperframe), against tests/support/h2_app.cpp: streams the server resets as malformed count
+against the rapid-reset budget. After each abuse a fresh client must be served.
+
+    h2_hostile.py PATH/TO/tern_h2_app
+
+The client helpers are h2_wire.py's. Prints a line per check and ends with "N passed, M
+failed"; exits 1 when any failed.
+"""
+import sys
+import time
+
+from hyperframe.frame import DataFrame, RstStreamFrame
+
+from h2_wire import (ENHANCE_YOUR_CALM, check, goaway_of, raw, request_fields, results,
+                     serving, start)
+
+
+def until(c, done, timeout=3.0):
+    """Frames until `done(the frames read here)` holds, the server closes, or `timeout`
+    passes."""
+    got = []
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        more = c.frames(min(0.05, max(0.01, deadline - time.time())))
+        got += more
+        if (more and more[-1] is None) or done(got):
+            break
+    return got
+
+
+def resets_of(frames):
+    return [f for f in frames if isinstance(f, RstStreamFrame)]
+
+
+# ---- 1. every reset the server sends counts against the rapid-reset budget ----------------
+
+def malformed_resets(port):
+    # A body longer than its content-length: nghttp2 resets the stream (PROTOCOL_ERROR).
+    # Five streams at a time, under the app's 10 concurrent streams, so that no stream is
+    # refused for concurrency: only the malformed bodies make the resets.
+    c = raw(port)
+    sid, got, start_t = 1, [], time.time()
+    while time.time() - start_t < 5 and goaway_of(got) is None and (not got or got[-1]):
+        batch = []
+        for _ in range(5):
+            batch += [c.headers(sid, request_fields("/echo", "POST", [("content-length", "1")]),
+                                end_stream=False),
+                      DataFrame(sid, data=b"longer than one", flags={"END_STREAM"})]
+            sid += 2
+        if not c.send(*batch):
+            break
+        got += until(c, lambda fs: len(resets_of(fs)) >= 5 or goaway_of(fs) is not None)
+    streams = (sid - 1) // 2
+    check("streams reset as malformed (a body longer than its content-length) count as "
+          "resets: GOAWAY ENHANCE_YOUR_CALM",
+          goaway_of(got) == ENHANCE_YOUR_CALM, (streams, goaway_of(got), got[-3:]))
+    c.close()
+    check("the server serves after the malformed resets", serving(port))
+
+    # tern's own RST_STREAM NO_ERROR after an early answer (RFC 9113 8.1) is not the
+    # client's doing: 60 streams answered 413 before their bodies end no connection.
+    c = raw(port)
+    sid, got = 1, []
+    for _ in range(12):
+        c.send(*[c.headers(sid + 2 * i, request_fields("/echo", "POST",
+                                                       [("content-length", "100000")]),
+                           end_stream=False) for i in range(5)])
+        got += until(c, lambda fs: len(resets_of(fs)) >= 5 or goaway_of(fs) is not None)
+        sid += 10
+    c.send(c.headers(sid, request_fields("/")))
+    got += until(c, lambda fs: any(isinstance(f, DataFrame) and f.stream_id == sid for f in fs))
+    answered = [f for f in got if isinstance(f, DataFrame) and f.stream_id == sid]
+    check("60 early answers' RST_STREAM NO_ERROR do not count as resets",
+          goaway_of(got) is None and {f.error_code for f in resets_of(got)} == {0} and
+          len(resets_of(got)) == 60 and answered and answered[0].data == b"hello h2",
+          (goaway_of(got), len(resets_of(got)), got[-3:]))
+    c.close()
+
+
+def main():
+    proc, port = start()
+    try:
+        malformed_resets(port)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
