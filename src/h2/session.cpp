@@ -32,6 +32,31 @@ std::string_view text(const std::uint8_t* p, std::size_t n) noexcept {
 }  // namespace
 
 struct h2_session::callbacks {
+    // Every frame's header, before its payload: a HEADERS frame's stream id is checked
+    // against the ids the client opened before (RFC 9113 5.1.1; h2/stream_order.hpp).
+    // Ids nghttp2 refuses itself (0, even) are left to it.
+    static int on_begin_frame(nghttp2_session* s, const nghttp2_frame_hd* hd, void* ud) {
+        if (hd->type != NGHTTP2_HEADERS || hd->stream_id <= 0 || hd->stream_id % 2 == 0) {
+            return 0;
+        }
+        auto& me = self(ud);
+        nghttp2_stream* stream = nghttp2_session_find_stream(s, hd->stream_id);
+        const auto state =
+            stream != nullptr ? nghttp2_stream_get_state(stream) : NGHTTP2_STREAM_STATE_CLOSED;
+        const bool open =
+            state != NGHTTP2_STREAM_STATE_CLOSED && state != NGHTTP2_STREAM_STATE_IDLE;
+        // After a GOAWAY nghttp2 ignores streams above the last one it took, trailers on them
+        // included: those are no error, and the streams in flight finish.
+        if (me.order_.on_headers(hd->stream_id, open) == stream_order::verdict::out_of_order &&
+            !me.going_away_ && !me.broken_) {
+            // nghttp2 ignores the block (it keeps its HPACK state); the GOAWAY names the last
+            // stream it took.
+            me.going_away_ = true;
+            nghttp2_session_terminate_session(s, NGHTTP2_PROTOCOL_ERROR);
+        }
+        return 0;
+    }
+
     static int on_begin_headers(nghttp2_session* s, const nghttp2_frame* frame, void* ud) {
         if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
             return 0;
@@ -145,6 +170,7 @@ struct callback_table {
     callback_table() {
         if (nghttp2_session_callbacks_new(&table) != 0) throw std::bad_alloc();
         using c = h2_session::callbacks;
+        nghttp2_session_callbacks_set_on_begin_frame_callback(table, c::on_begin_frame);
         nghttp2_session_callbacks_set_on_begin_headers_callback(table, c::on_begin_headers);
         nghttp2_session_callbacks_set_on_header_callback(table, c::on_header);
         nghttp2_session_callbacks_set_on_frame_recv_callback(table, c::on_frame_recv);
@@ -163,6 +189,7 @@ h2_session::h2_session(h2_host& host, h2_peer peer)
     : host_(host),
       peer_(std::move(peer)),
       guard_(host.settings().h2_max_concurrent_streams),
+      order_(2 * std::size_t{host.settings().h2_max_concurrent_streams}),
       idle_since_(clock::now()) {
     const auto& cfg = host.settings();
     head_limits_.max_header_count = cfg.max_header_count;
@@ -283,7 +310,9 @@ void h2_session::go_away(std::uint32_t error_code) noexcept {
                           0);
 }
 
-void h2_session::on_reset_sent(std::int32_t /*id*/, std::uint32_t error_code) {
+void h2_session::on_reset_sent(std::int32_t id, std::uint32_t error_code) {
+    // Trailers the client sent before it saw this reset are still to be taken.
+    order_.on_reset(id);
     // Every stream the server resets cost it a stream's work, whoever broke it: a malformed
     // request (nghttp2's PROTOCOL_ERROR), one over the concurrency limit (REFUSED_STREAM), a
     // header block cut short (INTERNAL_ERROR), a stalled window (CANCEL). So they count

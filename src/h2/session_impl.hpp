@@ -5,6 +5,7 @@
 #include "h2/fields.hpp"
 #include "h2/flood_guard.hpp"
 #include "h2/session.hpp"
+#include "h2/stream_order.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -75,6 +76,9 @@ private:
     std::weak_ptr<exchange_port> port_;
     head_limits head_limits_;
     flood_guard guard_;
+    // The client's stream ids, and the streams the server reset lately: the last
+    // 2 x h2_max_concurrent_streams (RFC 9113 5.1.1).
+    stream_order order_;
     std::unordered_map<std::int32_t, std::shared_ptr<h2_stream>> streams_;
     std::vector<std::shared_ptr<h2_stream>> ready_;  // complete requests to run
     // Complete requests whose handlers wait, in order, while the connection holds its

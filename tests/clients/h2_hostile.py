@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Hostile HTTP/2 clients over real sockets, frame by frame (Debian python3-h2's hpack and
 hyperframe), against tests/support/h2_app.cpp: streams the server resets as malformed count
-against the rapid-reset budget. After each abuse a fresh client must be served.
+against the rapid-reset budget; a HEADERS frame on a stream id below one the client already
+opened ends the connection (while trailers for a stream the server has reset are still
+taken). After each abuse a fresh client must be served.
 
     h2_hostile.py PATH/TO/tern_h2_app
 
@@ -11,10 +13,12 @@ failed"; exits 1 when any failed.
 import sys
 import time
 
-from hyperframe.frame import DataFrame, RstStreamFrame
+from hyperframe.frame import DataFrame, GoAwayFrame, HeadersFrame, RstStreamFrame
 
 from h2_wire import (ENHANCE_YOUR_CALM, check, goaway_of, raw, request_fields, results,
                      serving, start)
+
+PROTOCOL_ERROR = 0x1
 
 
 def until(c, done, timeout=3.0):
@@ -79,10 +83,53 @@ def malformed_resets(port):
     c.close()
 
 
+# ---- 2. a new stream's id must exceed every id the client opened (RFC 9113 5.1.1) --------
+
+def stream_order(port):
+    c = raw(port)
+    c.send(c.headers(5, request_fields("/")))
+    got = until(c, lambda fs: any(isinstance(f, DataFrame) and f.stream_id == 5 for f in fs))
+    c.send(c.headers(3, request_fields("/")))
+    got = until(c, lambda fs: goaway_of(fs) is not None)
+    goaway = [f for f in got if isinstance(f, GoAwayFrame)]
+    check("HEADERS opening stream 3 after stream 5: GOAWAY PROTOCOL_ERROR naming stream 5",
+          goaway and goaway[0].error_code == PROTOCOL_ERROR and goaway[0].last_stream_id == 5 and
+          not any(isinstance(f, HeadersFrame) and f.stream_id == 3 for f in got), got)
+    c.close()
+    check("the server serves after a stream id out of order", serving(port))
+
+    def trailers_after_reset(name, opening):
+        # The client may have sent its trailers before it saw the server's reset (RFC 9113
+        # 5.1, "closed"): they are ignored, and the connection goes on.
+        c = raw(port)
+        c.send(*opening(c))
+        got = until(c, lambda fs: resets_of(fs))
+        c.send(c.headers(1, [("x-trailer", "t")], end_stream=True))
+        c.send(c.headers(3, request_fields("/")))
+        got += until(c, lambda fs: any(isinstance(f, DataFrame) and f.stream_id == 3
+                                       for f in fs) or goaway_of(fs) is not None)
+        answered = [f for f in got if isinstance(f, DataFrame) and f.stream_id == 3]
+        check(f"trailers for a stream {name}: ignored, the connection goes on",
+              resets_of(got) and goaway_of(got) is None and answered and
+              answered[0].data == b"hello h2", got)
+        c.close()
+
+    trailers_after_reset(
+        "answered 413 early and reset NO_ERROR",
+        lambda c: [c.headers(1, request_fields("/echo", "POST", [("content-length", "100000")]),
+                             end_stream=False)])
+    trailers_after_reset(
+        "reset as malformed",
+        lambda c: [c.headers(1, request_fields("/echo", "POST", [("content-length", "1")]),
+                             end_stream=False), DataFrame(1, data=b"longer than one")])
+    check("the server serves after trailers for reset streams", serving(port))
+
+
 def main():
     proc, port = start()
     try:
         malformed_resets(port)
+        stream_order(port)
     finally:
         proc.terminate()
         proc.wait(10)
