@@ -19,6 +19,9 @@ namespace {
 // protocol's default. A client cannot make either larger.
 constexpr std::uint32_t hpack_table_size = 4096;
 
+// Header blocks cut short (an HPACK bomb) a connection may send before it is closed.
+constexpr std::size_t max_cut_blocks = 3;
+
 h2_session& self(void* user_data) noexcept { return *static_cast<h2_session*>(user_data); }
 
 h2_stream* stream_of(nghttp2_session* s, std::int32_t id) noexcept {
@@ -71,13 +74,26 @@ struct h2_session::callbacks {
 
     static int on_header(nghttp2_session* s, const nghttp2_frame* frame, const std::uint8_t* name,
                          std::size_t name_length, const std::uint8_t* value,
-                         std::size_t value_length, std::uint8_t /*flags*/, void* /*ud*/) {
+                         std::size_t value_length, std::uint8_t /*flags*/, void* ud) {
         if (frame->hd.type != NGHTTP2_HEADERS) return 0;
         h2_stream* stream = stream_of(s, frame->hd.stream_id);
         if (stream == nullptr) return 0;
-        stream->on_field(text(name, name_length), text(value, value_length),
-                         frame->headers.cat != NGHTTP2_HCAT_REQUEST);
-        return 0;
+        auto& me = self(ud);
+        if (stream->on_field(text(name, name_length), text(value, value_length),
+                             frame->headers.cat != NGHTTP2_HCAT_REQUEST, me.header_block_cut_)) {
+            return 0;
+        }
+        // An HPACK bomb: a block decoded to twice the SETTINGS_MAX_HEADER_LIST_SIZE tern
+        // announced is refused whatever follows, so its decoding stops here (each field would
+        // cost a check of its bytes by nghttp2 and a call into tern, for fields a one-byte
+        // index can repeat from the table). nghttp2 resets the stream (INTERNAL_ERROR) and
+        // passes over the rest of the block without calling back; a client that does it
+        // again and again is an attacker.
+        if (++me.cut_blocks_ >= max_cut_blocks) {
+            me.calm_down();
+            return NGHTTP2_ERR_CALLBACK_FAILURE;  // not one more field of this block
+        }
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     }
 
     static int on_frame_recv(nghttp2_session* s, const nghttp2_frame* frame, void* ud) {
@@ -205,11 +221,12 @@ h2_session::h2_session(h2_host& host, h2_peer peer)
     if (made != 0) throw std::bad_alloc();
 
     // The server's SETTINGS, the first frame it sends (RFC 9113 3.4).
+    const auto header_list = static_cast<std::uint32_t>(std::min<std::size_t>(
+        cfg.max_header_size + cfg.max_line_size, std::numeric_limits<std::uint32_t>::max()));
+    header_block_cut_ = 2 * std::size_t{header_list};
     const std::array<nghttp2_settings_entry, 3> settings = {{
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, cfg.h2_max_concurrent_streams},
-        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE,
-         static_cast<std::uint32_t>(std::min<std::size_t>(
-             cfg.max_header_size + cfg.max_line_size, std::numeric_limits<std::uint32_t>::max()))},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, header_list},
         {NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, hpack_table_size},
     }};
     nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings.data(), settings.size());

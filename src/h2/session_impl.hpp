@@ -75,6 +75,10 @@ private:
     std::shared_ptr<loop_door> door_;
     std::weak_ptr<exchange_port> port_;
     head_limits head_limits_;
+    // A header block whose decoded size passes this (twice the SETTINGS_MAX_HEADER_LIST_SIZE
+    // sent) is cut short: its stream is reset. After a few such blocks the connection ends.
+    std::size_t header_block_cut_ = 0;
+    std::size_t cut_blocks_ = 0;
     flood_guard guard_;
     // The client's stream ids, and the streams the server reset lately: the last
     // 2 x h2_max_concurrent_streams (RFC 9113 5.1.1).

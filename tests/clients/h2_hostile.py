@@ -3,7 +3,9 @@
 hyperframe), against tests/support/h2_app.cpp: streams the server resets as malformed count
 against the rapid-reset budget; a HEADERS frame on a stream id below one the client already
 opened ends the connection (while trailers for a stream the server has reset are still
-taken). After each abuse a fresh client must be served.
+taken); an HPACK bomb is cut short and its repetition ends the connection (the CPU it costs
+is bench/h2_hpack_bomb.py's to measure: tests do not assert on timings). After each abuse a
+fresh client must be served.
 
     h2_hostile.py PATH/TO/tern_h2_app
 
@@ -13,7 +15,9 @@ failed"; exits 1 when any failed.
 import sys
 import time
 
-from hyperframe.frame import DataFrame, GoAwayFrame, HeadersFrame, RstStreamFrame
+import hpack
+from hyperframe.frame import (ContinuationFrame, DataFrame, GoAwayFrame, HeadersFrame,
+                              RstStreamFrame)
 
 from h2_wire import (ENHANCE_YOUR_CALM, check, goaway_of, raw, request_fields, results,
                      serving, start)
@@ -125,11 +129,56 @@ def stream_order(port):
     check("the server serves after trailers for reset streams", serving(port))
 
 
+# ---- 3. an HPACK bomb ---------------------------------------------------------------------
+
+def bomb_frames(c, sid):
+    """One header block of 128 KiB (HEADERS + 7 CONTINUATION, nghttp2's limit is 8): a 4,000
+    byte field entered into the HPACK table once, then referenced by its one-byte index
+    (62, the newest entry) about 131,000 times: half a gigabyte of decoded fields."""
+    size, frame = 128 * 1024, 16384
+    head = c.enc.encode(request_fields() + [("x-bomb", "b" * 4000)], huffman=False)
+    block = head + b"\xbe" * (size - len(head))
+    frames = [HeadersFrame(sid, data=block[:frame], flags={"END_STREAM"})]
+    for at in range(frame, size, frame):
+        last = at + frame >= size
+        frames.append(ContinuationFrame(sid, data=block[at:at + frame],
+                                        flags={"END_HEADERS"} if last else set()))
+    return frames
+
+
+def hpack_bomb(port):
+    c = raw(port)
+    dec = hpack.Decoder()  # the server's responses, decoded in order (its table changes)
+    answers = []
+    for i in range(3):
+        sid = 1 + 2 * i
+        c.send(*bomb_frames(c, sid))
+        got = until(c, lambda fs: any(f is None or (f.stream_id == sid and isinstance(
+            f, (RstStreamFrame, HeadersFrame))) or isinstance(f, GoAwayFrame) for f in fs))
+        answers.append(got)
+
+    def refused(got, sid):
+        statuses = [dict(dec.decode(f.data)).get(":status") for f in got
+                    if isinstance(f, HeadersFrame) and f.stream_id == sid]
+        return any(isinstance(f, RstStreamFrame) and f.stream_id == sid for f in got) or \
+            statuses == ["431"]
+    check("an HPACK bomb block (4,000-byte field referenced 131,000 times) is refused",
+          refused(answers[0], 1) and goaway_of(answers[0]) is None, answers[0])
+    check("a second one too, on the same connection",
+          refused(answers[1], 3) and goaway_of(answers[1]) is None, answers[1])
+    rest = answers[2] + c.frames(2)
+    check("the third one ends the connection: GOAWAY ENHANCE_YOUR_CALM and the close",
+          goaway_of(rest) == ENHANCE_YOUR_CALM and rest[-1] is None, rest[-3:])
+    c.close()
+    check("the server serves after HPACK bombs", serving(port))
+
+
 def main():
     proc, port = start()
     try:
         malformed_resets(port)
         stream_order(port)
+        hpack_bomb(port)
     finally:
         proc.terminate()
         proc.wait(10)
