@@ -22,6 +22,11 @@ constexpr std::uint32_t hpack_table_size = 4096;
 // Header blocks cut short (an HPACK bomb) a connection may send before it is closed.
 constexpr std::size_t max_cut_blocks = 3;
 
+// The two-step shutdown (RFC 9113 6.8): the PING sent with the shutdown notice, and how long
+// its acknowledgement is waited for before the final GOAWAY goes out anyway.
+constexpr std::array<std::uint8_t, 8> shutdown_ping = {'t', 'e', 'r', 'n', '-', 'b', 'y', 'e'};
+constexpr std::chrono::milliseconds shutdown_notice_wait{1000};
+
 h2_session& self(void* user_data) noexcept { return *static_cast<h2_session*>(user_data); }
 
 h2_stream* stream_of(nghttp2_session* s, std::int32_t id) noexcept {
@@ -122,9 +127,13 @@ struct h2_session::callbacks {
                 if (!me.guard_.allow(flood_guard::kind::reset, now)) me.calm_down();
                 break;
             case NGHTTP2_PING:
-                if ((frame->hd.flags & NGHTTP2_FLAG_ACK) == 0 &&
-                    !me.guard_.allow(flood_guard::kind::ping, now)) {
-                    me.calm_down();
+                if ((frame->hd.flags & NGHTTP2_FLAG_ACK) == 0) {
+                    if (!me.guard_.allow(flood_guard::kind::ping, now)) me.calm_down();
+                } else if (std::equal(shutdown_ping.begin(), shutdown_ping.end(),
+                                      frame->ping.opaque_data)) {
+                    // A round trip since the shutdown notice: every stream the client sent
+                    // before it saw the notice has arrived.
+                    me.finish_shutdown();
                 }
                 break;
             case NGHTTP2_SETTINGS:
@@ -340,6 +349,28 @@ void h2_session::on_reset_sent(std::int32_t id, std::uint32_t error_code) {
     if (!guard_.allow(flood_guard::kind::reset, clock::now())) calm_down();
 }
 
+bool h2_session::on_closing() noexcept {
+    if (ended_ || broken_ || going_away_ || shutdown_notice_at_ != clock::time_point{}) {
+        return false;
+    }
+    // RFC 9113 6.8: a GOAWAY with the highest stream id first, so that the streams the
+    // client has on the way are still taken, and a PING; the final GOAWAY, naming the last
+    // stream taken, follows the PING's acknowledgement (or shutdown_notice_wait). The
+    // streams up to it finish; the client opens new ones elsewhere.
+    if (nghttp2_submit_shutdown_notice(session_) != 0 ||
+        nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, shutdown_ping.data()) != 0) {
+        go_away(NGHTTP2_NO_ERROR);
+        return true;
+    }
+    shutdown_notice_at_ = clock::now();
+    return true;
+}
+
+void h2_session::finish_shutdown() noexcept {
+    if (shutdown_notice_at_ == clock::time_point{} || going_away_ || broken_ || ended_) return;
+    go_away(NGHTTP2_NO_ERROR);
+}
+
 void h2_session::calm_down() {
     if (broken_) return;
     going_away_ = true;
@@ -362,6 +393,9 @@ std::chrono::milliseconds h2_session::idle_interval() const noexcept {
     if (streams_.empty()) next = idle_since_ + host_.settings().keep_alive_timeout;
     for (const auto& [id, stream] : streams_) next = std::min(next, stream->next_deadline());
     next = std::min(next, send_rate_deadline());
+    if (shutdown_notice_at_ != clock::time_point{} && !going_away_) {
+        next = std::min(next, shutdown_notice_at_ + shutdown_notice_wait);
+    }
     if (next == clock::time_point::max()) return host_.settings().keep_alive_timeout;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(next - now);
     return std::max(left, std::chrono::milliseconds(1));
@@ -378,6 +412,11 @@ void h2_session::on_idle() {
 
 void h2_session::check_deadlines(clock::time_point now) {
     if (broken_ || ended_) return;
+    // The shutdown notice's PING was not acknowledged in time: the final GOAWAY goes anyway.
+    if (shutdown_notice_at_ != clock::time_point{} && !going_away_ &&
+        now >= shutdown_notice_at_ + shutdown_notice_wait) {
+        finish_shutdown();
+    }
     // No stream for keep_alive_timeout: the client is told and the connection ends.
     if (streams_.empty() && !going_away_ &&
         now >= idle_since_ + host_.settings().keep_alive_timeout) {
@@ -401,13 +440,13 @@ void h2_session::check_deadlines(clock::time_point now) {
 
 bool h2_session::end_on_stop() noexcept {
     if (ended_ || broken_) return false;
-    if (!going_away_) go_away(NGHTTP2_NO_ERROR);
+    on_closing();  // the two-step GOAWAY, unless the grace period has begun it
     std::vector<std::shared_ptr<h2_stream>> streams;
     for (auto& [id, stream] : streams_) streams.push_back(stream);
     busy_ = true;  // the connection pulls after this call
     for (auto& stream : streams) stream->stop();
     busy_ = false;
-    // The connection pulls now: the GOAWAY goes out, then the session ends with its last
+    // The connection pulls now: the GOAWAYs go out, then the session ends with its last
     // stream (or at the drain deadline).
     return true;
 }

@@ -36,6 +36,7 @@ public:
     void closed() noexcept override;
     std::chrono::milliseconds idle_interval() const noexcept override;
     void on_idle() override;
+    bool on_closing() noexcept override;
     bool end_on_stop() noexcept override;
 
     // For the streams, on the loop.
@@ -67,6 +68,8 @@ private:
     // A RST_STREAM went out (counted against the reset budget).
     void on_reset_sent(std::int32_t id, std::uint32_t error_code);
     void go_away(std::uint32_t error_code) noexcept;
+    // The second GOAWAY of the two-step shutdown (RFC 9113 6.8), naming the last stream taken.
+    void finish_shutdown() noexcept;
     void bury(std::int32_t id) noexcept;
 
     h2_host& host_;
@@ -95,6 +98,9 @@ private:
     std::uint64_t data_sent_ = 0;  // DATA payload bytes sent on the connection
     std::vector<std::shared_ptr<h2_stream>> graveyard_;  // closed inside a callback
     clock::time_point idle_since_;  // when the last stream closed (or the session began)
+    // When the shutdown notice (a GOAWAY naming no last stream, and a PING) went out; the
+    // epoch when it has not.
+    clock::time_point shutdown_notice_at_{};
     std::size_t answered_ = 0;
     bool busy_ = false;        // inside receive or pull: no wake-up needed
     bool broken_ = false;      // nghttp2 reported a fatal error

@@ -4,20 +4,22 @@ hyperframe), against tests/support/h2_app.cpp: streams the server resets as malf
 against the rapid-reset budget; a HEADERS frame on a stream id below one the client already
 opened ends the connection (while trailers for a stream the server has reset are still
 taken); an HPACK bomb is cut short and its repetition ends the connection (the CPU it costs
-is bench/h2_hpack_bomb.py's to measure: tests do not assert on timings). After each abuse a
-fresh client must be served.
+is bench/h2_hpack_bomb.py's to measure: tests do not assert on timings). And a stop's grace
+period begins with HTTP/2's two-step GOAWAY (RFC 9113 6.8). After each abuse a fresh client
+must be served.
 
     h2_hostile.py PATH/TO/tern_h2_app
 
 The client helpers are h2_wire.py's. Prints a line per check and ends with "N passed, M
 failed"; exits 1 when any failed.
 """
+import signal
 import sys
 import time
 
 import hpack
 from hyperframe.frame import (ContinuationFrame, DataFrame, GoAwayFrame, HeadersFrame,
-                              RstStreamFrame)
+                              PingFrame, RstStreamFrame)
 
 from h2_wire import (ENHANCE_YOUR_CALM, check, goaway_of, raw, request_fields, results,
                      serving, start)
@@ -173,6 +175,64 @@ def hpack_bomb(port):
     check("the server serves after HPACK bombs", serving(port))
 
 
+# ---- 4. the stop's grace period begins with GOAWAY (RFC 9113 6.8) -------------------------
+
+def grace_period():
+    proc, port = start("--grace", "1500")
+    c = raw(port)
+    c.send(c.headers(1, request_fields("/later?ms=1200")))
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    t0 = time.time()
+    # The shutdown notice: GOAWAY naming no last stream (2^31-1), and a PING.
+    got = until(c, lambda fs: any(isinstance(f, PingFrame) for f in fs))
+    notice = [f for f in got if isinstance(f, GoAwayFrame)]
+    pings = [f for f in got if isinstance(f, PingFrame) and "ACK" not in f.flags]
+    check("the grace period begins with GOAWAY NO_ERROR naming stream 2^31-1, and a PING",
+          len(notice) == 1 and notice[0].last_stream_id == 0x7FFFFFFF and
+          notice[0].error_code == 0 and pings and time.time() - t0 < 1.0, got)
+    # A stream opened before the client saw the notice is still taken.
+    c.send(c.headers(3, request_fields("/")))
+    if pings:
+        c.send(PingFrame(0, opaque_data=pings[0].opaque_data, flags={"ACK"}))
+    got = until(c, lambda fs: any(isinstance(f, GoAwayFrame) for f in fs))
+    final = [f for f in got if isinstance(f, GoAwayFrame)]
+    check("the PING's acknowledgement brings the final GOAWAY NO_ERROR, naming stream 3, "
+          "well within the grace period",
+          len(final) == 1 and final[0].last_stream_id == 3 and final[0].error_code == 0 and
+          time.time() - t0 < 1.0, got)
+    # After it, a new stream is refused (ignored: the client retries it elsewhere), and the
+    # streams up to the last one finish.
+    c.send(c.headers(5, request_fields("/")))
+    got += c.frames(3)
+    body = {sid: b"".join(f.data for f in got if isinstance(f, DataFrame) and f.stream_id == sid)
+            for sid in (1, 3, 5)}
+    check("the open slow stream and the one taken after the notice are answered, stream 5 "
+          "is not, and the connection closes",
+          body[1] == b"later 1200" and body[3] == b"hello h2" and
+          not any(f is not None and f.stream_id == 5 for f in got) and got[-1] is None,
+          (body, got[-3:]))
+    c.close()
+    # The listener is still open during the grace period: a fresh client is served, on a
+    # connection that is warned at once.
+    try:
+        f = raw(port)
+    except OSError as e:
+        check("a fresh client during the grace period is served", False, e)
+    else:
+        f.send(f.headers(1, request_fields("/")))
+        got = until(f, lambda fs: any(isinstance(x, PingFrame) for x in fs))
+        ping = [x for x in got if isinstance(x, PingFrame)]
+        if ping:
+            f.send(PingFrame(0, opaque_data=ping[0].opaque_data, flags={"ACK"}))
+        got += f.frames(2)
+        check("a fresh client during the grace period is served",
+              any(isinstance(x, DataFrame) and x.stream_id == 1 and x.data == b"hello h2"
+                  for x in got) and time.time() - t0 < 1.5, got)
+        f.close()
+    check("the server exits 0 after the grace period and the drain", proc.wait(10) == 0)
+
+
 def main():
     proc, port = start()
     try:
@@ -182,6 +242,7 @@ def main():
     finally:
         proc.terminate()
         proc.wait(10)
+    grace_period()
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
     return 0 if passed == len(results) else 1
