@@ -26,9 +26,9 @@ struct health_config {
     /// Empty: no liveness route.
     std::string live_path = "/live";
     /// How long a stop (`app::stop()`, SIGTERM, SIGINT) keeps serving after readiness has
-    /// turned 503, before it closes the listener and drains: the load balancer's check
-    /// interval times its failure threshold, so it stops sending new work first. Meanwhile
-    /// each HTTP/1 response closes its connection, so pooled connections move elsewhere.
+    /// turned 503, before it closes the listener and drains: the balancer's check interval
+    /// times its failure threshold, so it stops sending new work first. Meanwhile HTTP/1
+    /// responses close their connections and HTTP/2 ones get GOAWAY: pools move elsewhere.
     std::chrono::milliseconds grace{5'000};
     /// Asked on each readiness request when set (on the event loop: keep it quick, e.g. a
     /// flag another thread maintains); false answers 503.

@@ -5,6 +5,7 @@
 #include "h2/fields.hpp"
 #include "h2/flood_guard.hpp"
 #include "h2/session.hpp"
+#include "h2/stream_order.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -35,6 +36,7 @@ public:
     void closed() noexcept override;
     std::chrono::milliseconds idle_interval() const noexcept override;
     void on_idle() override;
+    bool on_closing() noexcept override;
     bool end_on_stop() noexcept override;
 
     // For the streams, on the loop.
@@ -63,7 +65,11 @@ private:
 
     void check_deadlines(clock::time_point now);
     void calm_down();  // GOAWAY ENHANCE_YOUR_CALM: a flood
+    // A RST_STREAM went out (counted against the reset budget).
+    void on_reset_sent(std::int32_t id, std::uint32_t error_code);
     void go_away(std::uint32_t error_code) noexcept;
+    // The second GOAWAY of the two-step shutdown (RFC 9113 6.8), naming the last stream taken.
+    void finish_shutdown() noexcept;
     void bury(std::int32_t id) noexcept;
 
     h2_host& host_;
@@ -72,7 +78,14 @@ private:
     std::shared_ptr<loop_door> door_;
     std::weak_ptr<exchange_port> port_;
     head_limits head_limits_;
+    // A header block whose decoded size passes this (twice the SETTINGS_MAX_HEADER_LIST_SIZE
+    // sent) is cut short: its stream is reset. After a few such blocks the connection ends.
+    std::size_t header_block_cut_ = 0;
+    std::size_t cut_blocks_ = 0;
     flood_guard guard_;
+    // The client's stream ids, and the streams the server reset lately: the last
+    // 2 x h2_max_concurrent_streams (RFC 9113 5.1.1).
+    stream_order order_;
     std::unordered_map<std::int32_t, std::shared_ptr<h2_stream>> streams_;
     std::vector<std::shared_ptr<h2_stream>> ready_;  // complete requests to run
     // Complete requests whose handlers wait, in order, while the connection holds its
@@ -85,6 +98,9 @@ private:
     std::uint64_t data_sent_ = 0;  // DATA payload bytes sent on the connection
     std::vector<std::shared_ptr<h2_stream>> graveyard_;  // closed inside a callback
     clock::time_point idle_since_;  // when the last stream closed (or the session began)
+    // When the shutdown notice (a GOAWAY naming no last stream, and a PING) went out; the
+    // epoch when it has not.
+    clock::time_point shutdown_notice_at_{};
     std::size_t answered_ = 0;
     bool busy_ = false;        // inside receive or pull: no wake-up needed
     bool broken_ = false;      // nghttp2 reported a fatal error

@@ -40,16 +40,22 @@ h2_stream::~h2_stream() = default;
 
 // ---- the request ---------------------------------------------------------------------------
 
-void h2_stream::on_field(std::string_view name, std::string_view value, bool trailer) {
+bool h2_stream::on_field(std::string_view name, std::string_view value, bool trailer,
+                         std::size_t cut) {
+    constexpr std::size_t field_overhead = 32;  // RFC 9113 6.5.2, as HPACK counts an entry
+    block_size_ += name.size() + value.size() + field_overhead;
+    if (block_size_ > cut) return false;
     if (trailer) {
         head_.add_trailer(name, value);
     } else {
         head_.add(name, value);
     }
+    return true;
 }
 
 void h2_stream::on_head(bool ended, clock::time_point now) {
     head_done_ = true;
+    block_size_ = 0;  // trailers are a block of their own
     last_read_ = now;
     request_ended_ = ended;
     const bool filled = head_.fill(req_);

@@ -36,8 +36,10 @@ public:
     std::int32_t id() const noexcept { return id_; }
 
     // ---- the request, as nghttp2 reports it -------------------------------------------
-    /// A field of the request's header block (trailers when `trailer`).
-    void on_field(std::string_view name, std::string_view value, bool trailer);
+    /// A field of the request's header block (trailers when `trailer`). False once the
+    /// block's decoded size (RFC 9113 6.5.2: name + value + 32 per field) passes `cut`: the
+    /// block is refused whatever follows, and not worth decoding further.
+    bool on_field(std::string_view name, std::string_view value, bool trailer, std::size_t cut);
     /// The header block is complete; `ended`: it carried END_STREAM (no body).
     void on_head(bool ended, clock::time_point now);
     /// Body bytes.
@@ -114,6 +116,7 @@ private:
     std::uint64_t stalled_progress_ = 0;
     std::uint64_t progress_ = 0;  // body bytes handed to nghttp2 so far
 
+    std::size_t block_size_ = 0;  // the decoded size of the header block in progress
     bool head_done_ = false;
     bool request_ended_ = false;
     bool ready_ = false;

@@ -83,6 +83,11 @@ public:
     /// pulls (at once, or when the write in progress completes), so what `receive` queued
     /// needs no wake-up.
     virtual bool receive(std::string_view bytes) = 0;
+    /// Loop: the server has begun to stop (its grace period, or the stop itself when it has
+    /// none): a protocol that can warn its peer first does so (HTTP/2's GOAWAY shutdown
+    /// notice). True when it queued something: the transport pulls. The stop itself still
+    /// comes through `end_on_stop`.
+    virtual bool on_closing() noexcept { return false; }
 };
 
 /// One request's way back to its transport, given to the application with the request

@@ -51,6 +51,9 @@ public:
     /// Server stop: closes the connection now if it is between requests; otherwise lets the
     /// current request finish and answers it with `Connection: close`.
     void stop_when_idle();
+    /// The server has begun to stop (before its grace period): an upgraded protocol may
+    /// warn its peer (HTTP/2's shutdown notice).
+    void begin_closing();
     /// Closes the socket now; pending operations end.
     void close() noexcept;
 

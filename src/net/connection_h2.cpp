@@ -36,6 +36,8 @@ void connection::start_h2() {
     close_after_write_ = true;  // the connection ends with the session
     const std::shared_ptr<exchange_port> port(shared_from_this(), this);
     upgrade_->attach(owner_.door(), port);
+    // It starts during a stop's grace period, or the stop itself.
+    if (owner_.closing_connections()) upgrade_->on_closing();
     if (owner_.stopping()) upgrade_->end_on_stop();
     bool more = true;
     if (!input_.empty()) {

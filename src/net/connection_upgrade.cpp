@@ -36,6 +36,10 @@ void connection::start_upgrade() {
     if (more) read();
 }
 
+void connection::begin_closing() {
+    if (upgrade_ && upgrade_->on_closing() && phase_ == phase::streaming) pull_stream();
+}
+
 void connection::on_upgraded_read(std::error_code ec, std::size_t n) {
     if (ec) {
         close();  // the peer left (without a closing handshake: the protocol hears of it)

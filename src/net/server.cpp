@@ -330,6 +330,7 @@ void server::begin_stop() noexcept {
     // Readiness turns first; the listener stays open until the balancer has seen it.
     s.shared.closing_connections.store(true, std::memory_order_relaxed);
     s.shared.handler.stop_began();
+    for (auto& w : s.workers) w->post_closing();  // HTTP/2 clients are warned (GOAWAY)
     try {
         s.grace = std::thread([this, grace = health->grace] {
             auto& st = *impl_;

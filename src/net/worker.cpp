@@ -141,6 +141,12 @@ void worker::post_stop() {
     [[maybe_unused]] const auto ignored = ::write(wake_write_, &byte, 1);
 }
 
+void worker::post_closing() {
+    // The loop finds closing_connections set when it wakes (on_messages).
+    const char byte = 1;
+    [[maybe_unused]] const auto ignored = ::write(wake_write_, &byte, 1);
+}
+
 void worker::post(std::function<void()> fn) {
     // The door writes its byte under its lock: the loop cannot take `fn` (and so cannot
     // finish, and this worker cannot be destroyed) before this call has stopped touching it.
@@ -182,6 +188,13 @@ void worker::on_messages() {
     while (::read(wake_.native_handle(), bytes, sizeof bytes) > 0) {
     }
     for (auto& fn : door_->take()) fn();
+    // A stop began: first the warning (during the grace period, or right before the stop
+    // when there is none), then the stop.
+    if (closing_connections() && !closing_told_) {
+        closing_told_ = true;
+        const std::vector<connection*> open(connections_.begin(), connections_.end());
+        for (auto* c : open) c->begin_closing();
+    }
     if (stop_posted_.load(std::memory_order_acquire)) stop();
     check_drained();
     // After a stop the loop ends once nothing is left: no connection, no timer, and no

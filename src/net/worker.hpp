@@ -80,6 +80,10 @@ public:
     void run();
     /// Thread-safe: begins the graceful stop on the worker's own thread.
     void post_stop();
+    /// Thread-safe: a stop has begun (closing_connections is set, before any grace
+    /// period): the worker's connections are told on its own thread, so that protocols
+    /// that can warn their peers do so at once (HTTP/2's GOAWAY shutdown notice).
+    void post_closing();
     /// Thread-safe: runs `fn` on the worker's own thread (the completion of a deferred
     /// request). Every call matches one earlier `expect_posted()`.
     void post(std::function<void()> fn) override;
@@ -198,6 +202,7 @@ private:
     int wake_write_ = -1;
     bool waiting_for_messages_ = false;
     std::atomic<bool> stop_posted_{false};
+    bool closing_told_ = false;  // the connections heard that a stop began (post_closing)
     // Taken only by deferred requests and streams, never on the common path. Shared: a
     // handle kept after the loop ended posts into it and is refused.
     std::shared_ptr<worker_door> door_;

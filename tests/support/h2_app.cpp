@@ -3,10 +3,11 @@
 // socket, and a route for each way a response can be made (immediate, blocking, deferred,
 // coroutine, streamed, SSE, a file).
 //
-//   h2_app PORT [--cert FILE --key FILE] [--no-http2] [--access-log FILE]
+//   h2_app PORT [--cert FILE --key FILE] [--no-http2] [--access-log FILE] [--grace MS]
 //
 // Prints "h2_app: listening on PORT" before it binds (the tests wait for the port to
-// answer); SIGTERM stops it (drain 2 s).
+// answer); SIGTERM stops it (drain 2 s), after a grace period of MS milliseconds with
+// `--grace` (app.health: GET /ready answers 503 meanwhile).
 
 #include <tern/tern.hpp>
 
@@ -27,18 +28,22 @@ long number(tern::context& ctx, std::string_view name, long fallback) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: h2_app PORT [--cert FILE --key FILE] [--no-http2]\n");
+        std::fprintf(stderr,
+                     "usage: h2_app PORT [--cert FILE --key FILE] [--no-http2] "
+                     "[--access-log FILE] [--grace MS]\n");
         return 2;
     }
     const auto port = static_cast<std::uint16_t>(std::stoi(argv[1]));
     std::string cert, key, log_file;
     bool http2 = true;
+    long grace_ms = 0;
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--cert" && i + 1 < argc) cert = argv[++i];
         if (arg == "--key" && i + 1 < argc) key = argv[++i];
         if (arg == "--no-http2") http2 = false;
         if (arg == "--access-log" && i + 1 < argc) log_file = argv[++i];
+        if (arg == "--grace" && i + 1 < argc) grace_ms = std::stol(argv[++i]);
     }
 
     tern::config cfg;
@@ -147,6 +152,11 @@ int main(int argc, char** argv) {
     app.error(404,
               [](tern::context& ctx) { ctx.text("no such page: " + std::string(ctx.path())); });
 
+    if (grace_ms > 0) {
+        tern::health_config health;
+        health.grace = std::chrono::milliseconds(grace_ms);
+        app.health(health);
+    }
     if (!cert.empty()) app.tls(cert, key);
     std::printf("h2_app: listening on %u\n", static_cast<unsigned>(port));
     std::fflush(stdout);
