@@ -18,6 +18,7 @@ A case only checks what every conforming server must do: where the RFC allows tw
 """
 import argparse
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -382,7 +383,8 @@ def start_server(binary: str, cwd: str | None) -> tuple[subprocess.Popen, int]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([binary, str(port)], cwd=cwd, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen([os.path.abspath(binary), str(port)], cwd=cwd,
+                            stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and proc.poll() is None:
         try:
