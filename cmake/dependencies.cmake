@@ -6,7 +6,10 @@ find_package(fmt 9 REQUIRED)
 find_package(nlohmann_json 3.2 REQUIRED)
 # gzip compression of responses (private to libtern).
 find_package(ZLIB REQUIRED)
-# SHA-1 and base64 of the WebSocket handshake's Sec-WebSocket-Accept (private to libtern).
+# TLS, and the SHA-1, HMAC, base64 and random bytes of WebSocket handshakes, sessions and
+# signed cookies: libtern compiles against OpenSSL's headers and loads libssl and libcrypto
+# at run time, the first time it needs them (src/openssl/library.cpp). The tests and tools
+# that call OpenSSL themselves link its targets.
 find_package(OpenSSL REQUIRED COMPONENTS SSL Crypto)
 # HTTP/2 framing, HPACK and flow control (private to libtern; Debian libnghttp2-dev).
 find_package(PkgConfig REQUIRED)

@@ -16,6 +16,9 @@
 #include <chrono>
 #include <stdexcept>
 
+// Last: OpenSSL's functions through the table that loads it on first use.
+#include "openssl/calls.hpp"
+
 namespace tern::detail {
 
 namespace {

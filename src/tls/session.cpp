@@ -8,6 +8,9 @@
 #include <string>
 #include <utility>
 
+// Last: OpenSSL's functions through the table that loads it on first use.
+#include "openssl/calls.hpp"
+
 namespace tern::detail {
 
 // The socket BIO (SSL_set_fd) lets OpenSSL do the system calls on the non-blocking socket,

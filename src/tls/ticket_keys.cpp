@@ -11,6 +11,9 @@
 #include <stdexcept>
 #include <string>
 
+// Last: OpenSSL's functions through the table that loads it on first use.
+#include "openssl/calls.hpp"
+
 namespace tern::detail {
 
 ticket_secret new_ticket_secret() {

@@ -8,6 +8,9 @@
 #include <array>
 #include <stdexcept>
 
+// Last: OpenSSL's functions through the table that loads it on first use.
+#include "openssl/calls.hpp"
+
 namespace tern::detail {
 
 std::string new_session_id() {

@@ -10,6 +10,9 @@
 #include <string>
 #include <utility>
 
+// Last: OpenSSL's functions through the table that loads it on first use.
+#include "openssl/calls.hpp"
+
 namespace tern::detail::ws {
 
 namespace {
