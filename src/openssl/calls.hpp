@@ -47,8 +47,10 @@
 #define OPENSSL_sk_num (::tern::detail::openssl().OPENSSL_sk_num)
 #define OPENSSL_sk_value (::tern::detail::openssl().OPENSSL_sk_value)
 #define OSSL_PARAM_construct_end (::tern::detail::openssl().OSSL_PARAM_construct_end)
-#define OSSL_PARAM_construct_octet_string (::tern::detail::openssl().OSSL_PARAM_construct_octet_string)
-#define OSSL_PARAM_construct_utf8_string (::tern::detail::openssl().OSSL_PARAM_construct_utf8_string)
+#define OSSL_PARAM_construct_octet_string \
+    (::tern::detail::openssl().OSSL_PARAM_construct_octet_string)
+#define OSSL_PARAM_construct_utf8_string \
+    (::tern::detail::openssl().OSSL_PARAM_construct_utf8_string)
 #define PEM_read_bio_PrivateKey (::tern::detail::openssl().PEM_read_bio_PrivateKey)
 #define PEM_read_bio_X509 (::tern::detail::openssl().PEM_read_bio_X509)
 #define PEM_read_bio_X509_AUX (::tern::detail::openssl().PEM_read_bio_X509_AUX)
@@ -68,7 +70,8 @@
 #define SSL_CTX_set_ex_data (::tern::detail::openssl().SSL_CTX_set_ex_data)
 #define SSL_CTX_set_options (::tern::detail::openssl().SSL_CTX_set_options)
 #define SSL_CTX_set_session_id_context (::tern::detail::openssl().SSL_CTX_set_session_id_context)
-#define SSL_CTX_set_tlsext_ticket_key_evp_cb (::tern::detail::openssl().SSL_CTX_set_tlsext_ticket_key_evp_cb)
+#define SSL_CTX_set_tlsext_ticket_key_evp_cb \
+    (::tern::detail::openssl().SSL_CTX_set_tlsext_ticket_key_evp_cb)
 #define SSL_CTX_set_verify (::tern::detail::openssl().SSL_CTX_set_verify)
 #define SSL_CTX_use_PrivateKey (::tern::detail::openssl().SSL_CTX_use_PrivateKey)
 #define SSL_CTX_use_certificate (::tern::detail::openssl().SSL_CTX_use_certificate)

@@ -37,11 +37,11 @@ openssl_functions load() {
     openssl_functions table;
     // dlsym on libssl's handle also finds libcrypto's functions: libcrypto is libssl's
     // dependency, and a handle's lookup covers the libraries it loaded.
-#define TERN_OPENSSL_LOAD(name)                                                        \
-    table.name = reinterpret_cast<decltype(table.name)>(::dlsym(library, #name));      \
-    if (table.name == nullptr) {                                                       \
-        throw std::runtime_error(std::string("tern: ") + libssl_name + " has no " #name \
-                                 ": " + dl_reason());                                  \
+#define TERN_OPENSSL_LOAD(name)                                                                \
+    table.name = reinterpret_cast<decltype(table.name)>(::dlsym(library, #name));              \
+    if (table.name == nullptr) {                                                               \
+        throw std::runtime_error(std::string("tern: ") + libssl_name + " has no " #name ": " + \
+                                 dl_reason());                                                 \
     }
     TERN_OPENSSL_FUNCTIONS(TERN_OPENSSL_LOAD)
 #undef TERN_OPENSSL_LOAD
