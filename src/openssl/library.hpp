@@ -24,8 +24,9 @@
 
 // Every OpenSSL function libtern calls, directly or through OpenSSL's own macros (which
 // expand to SSL_ctrl, SSL_CTX_ctrl, OPENSSL_sk_num and the like). A call to one that is not
-// listed links libtern to libssl or libcrypto again: tests/packaging's export check and
-// the `hello` link (no libssl in its NEEDED entries) catch that.
+// listed is an undefined reference when an application links libtern, which names no
+// OpenSSL library (the examples' build fails); ctest's `example: hello never loads OpenSSL`
+// checks what hello needs and maps.
 #define TERN_OPENSSL_FUNCTIONS(X)           \
     X(ASN1_STRING_get0_data)                \
     X(ASN1_STRING_length)                   \
