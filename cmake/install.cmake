@@ -10,8 +10,9 @@ set(TERN_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/tern")
 # A static libtern leaves its private dependencies to the application's link line. The
 # package names them by the files found when tern was configured, not by their CMake
 # targets, so a consumer needs none of llhttp's, zlib's, brotli's, zstd's or nghttp2's CMake packages (a
-# shared libtern carries them itself). OpenSSL is not on the list: libtern loads libssl and
-# libcrypto with dlopen when it first needs them (src/openssl/library.cpp). The same list goes into tern.pc.
+# shared libtern carries them itself). OpenSSL is on the list only with
+# TERN_OPENSSL_DLOPEN=OFF: by default libtern loads libssl and libcrypto with dlopen when it
+# first needs them (src/openssl/library.cpp). The same list goes into tern.pc.
 set(TERN_STATIC_LINK_FILES "")
 if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     tern_library_beside(ZLIB::ZLIB TERN_ZLIB_LIBRARY z)
@@ -21,6 +22,11 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     set(TERN_STATIC_LINK_FILES "${TERN_LLHTTP_LIBRARY}" "${TERN_ZLIB_LIBRARY}"
                                "${TERN_BROTLIENC_LIBRARY}" "${TERN_ZSTD_LIBRARY}"
                                "${TERN_NGHTTP2_LIBRARY}")
+    if(NOT TERN_OPENSSL_DLOPEN)
+        tern_library_beside(OpenSSL::SSL TERN_SSL_LIBRARY ssl)
+        tern_library_beside(OpenSSL::Crypto TERN_CRYPTO_LIBRARY crypto)
+        list(APPEND TERN_STATIC_LINK_FILES "${TERN_SSL_LIBRARY}" "${TERN_CRYPTO_LIBRARY}")
+    endif()
     if(TERN_IO_URING)
         list(APPEND TERN_STATIC_LINK_FILES "${TERN_URING_LIBRARY}")
     endif()

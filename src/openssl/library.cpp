@@ -2,14 +2,30 @@
 
 #include <openssl/opensslv.h>
 
+#ifndef TERN_OPENSSL_LINKED
 #include <dlfcn.h>
 
 #include <stdexcept>
 #include <string>
+#endif
 
 namespace tern::detail {
 
 namespace {
+
+#ifdef TERN_OPENSSL_LINKED
+
+// Built with -DTERN_OPENSSL_DLOPEN=OFF: libtern links libssl and libcrypto (a static binary
+// that serves HTTPS cannot dlopen them), and the table holds their functions directly.
+openssl_functions load() {
+    openssl_functions table;
+#define TERN_OPENSSL_LINK(name) table.name = &::name;
+    TERN_OPENSSL_FUNCTIONS(TERN_OPENSSL_LINK)
+#undef TERN_OPENSSL_LINK
+    return table;
+}
+
+#else
 
 #define TERN_STRINGIFY_(x) #x
 #define TERN_STRINGIFY(x) TERN_STRINGIFY_(x)
@@ -47,6 +63,8 @@ openssl_functions load() {
 #undef TERN_OPENSSL_LOAD
     return table;
 }
+
+#endif
 
 }  // namespace
 
