@@ -91,8 +91,8 @@ public:
         if (req.path == "/big") res.body.assign(100'000, 'b');
         res.fields.emplace_back("Connection", "close");  // left out over HTTP/2
     }
-    void handle_failure(request& /*req*/, int status, response& res, std::string_view /*ip*/,
-                        loop_state& /*state*/) noexcept override {
+    void handle_failure(request& /*req*/, int status, std::string_view /*message*/, response& res,
+                        std::string_view /*ip*/, loop_state& /*state*/) noexcept override {
         res.status = status;
         res.body = "refused";
     }

@@ -242,8 +242,9 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         return settings.max_body_size;
     }
 
-    void handle_failure(detail::request& req, int status, detail::response& res,
-                        std::string_view remote_ip, detail::loop_state& state) noexcept override {
+    void handle_failure(detail::request& req, int status, std::string_view message,
+                        detail::response& res, std::string_view remote_ip,
+                        detail::loop_state& state) noexcept override {
         auto& own = static_cast<loop_state&>(state);
         own.scratch.reset();
         detail::exchange ex{req, res, remote_ip, own.scratch, settings.max_upload_file_size};
@@ -253,7 +254,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         ex.signer = pipeline.signer.get();
         ex.meter = metered ? own.meter.get() : nullptr;
         ex.ids = &own.ids;
-        detail::dispatch_failure(pipeline, ex, status);
+        detail::dispatch_failure(pipeline, ex, status, message);
     }
 
     // Setters first wait for blocking handlers that outlived the last stop: they still use

@@ -1,6 +1,7 @@
 #include "h2/stream.hpp"
 
 #include "h2/session_impl.hpp"
+#include "http/error.hpp"
 #include "http/host.hpp"
 #include "http/spooled_body.hpp"
 #include "http/status.hpp"
@@ -118,13 +119,13 @@ void h2_stream::on_body(std::string_view data, clock::time_point now) {
         }
         spool_ = spooled_body::create(limits.spool_directory);
         if (!spool_ || !spool_->append(req_.body)) {
-            refuse(500);
+            refuse(500, failure_message(error::body_spool_failed));
             return;
         }
         req_.body = std::string();
     }
     if (spool_) {
-        if (!spool_->append(data)) refuse(500);
+        if (!spool_->append(data)) refuse(500, failure_message(error::body_spool_failed));
         return;
     }
     req_.body.append(data);
@@ -135,7 +136,7 @@ void h2_stream::on_end() {
     if (refused_ || answered_ || !head_done_) return;
     if (spool_) {
         if (!spool_->finish()) {
-            refuse(500);
+            refuse(500, failure_message(error::body_spool_failed));
             return;
         }
         req_.spooled = std::move(spool_);
@@ -150,12 +151,12 @@ void h2_stream::run() {
     if (!deferred_ && !answered_) submit();
 }
 
-void h2_stream::refuse(int status) {
+void h2_stream::refuse(int status, std::string_view message) {
     refused_ = true;
     if (answered_ || session_ == nullptr) return;
     host_->count_h2_request();
     res_.clear();
-    host_->handler().handle_failure(req_, status, res_, session_->peer().remote_ip,
+    host_->handler().handle_failure(req_, status, message, res_, session_->peer().remote_ip,
                                     host_->app_state());
     submit();
 }

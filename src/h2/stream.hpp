@@ -94,7 +94,7 @@ private:
     void wake() override;
 
     long read_body_bytes(std::uint8_t* buf, std::size_t length, std::uint32_t* flags);
-    void refuse(int status);
+    void refuse(int status, std::string_view message = {});
     void resume(const std::function<void()>& on_loop) noexcept;
     bool take_back(bool answer_now) noexcept;
     void submit();

@@ -64,6 +64,10 @@ const std::error_category& error_category() noexcept {
     return instance;
 }
 
+std::string_view failure_message(error e) noexcept {
+    return e == error::body_spool_failed ? "request body could not be stored" : "";
+}
+
 int status_of(error e) noexcept {
     switch (e) {
         case error::unknown_transfer_coding:

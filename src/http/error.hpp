@@ -2,6 +2,7 @@
 // Transport and parse failures as std::error_code values. Nothing on the I/O or parse path
 // throws; each failure carries the HTTP status the client is answered with.
 
+#include <string_view>
 #include <system_error>
 
 namespace tern::detail {
@@ -41,6 +42,11 @@ inline std::error_code make_error_code(error e) noexcept {
 
 /// The HTTP status a client receives for `e`.
 int status_of(error e) noexcept;
+
+/// What the refusal's body and ctx.error_message() say when the status's reason phrase would
+/// not: a failure of the server's own rather than of the request (a body that could not be
+/// spooled: "request body could not be stored", docs/uploads.md). Empty otherwise.
+std::string_view failure_message(error e) noexcept;
 
 }  // namespace tern::detail
 

@@ -60,9 +60,11 @@ public:
     virtual void stop_began() noexcept {}
     /// Fills `res` for a request the connection refuses with `status` (a limit, a parse
     /// error, a timeout; 400..599). `req` holds the request head when it was complete,
-    /// else it is empty. The connection closes after writing `res`.
-    virtual void handle_failure(request& req, int status, response& res, std::string_view remote_ip,
-                                loop_state& state) noexcept = 0;
+    /// else it is empty. `message` says why when the status's reason phrase would not
+    /// (failure_message in http/error.hpp); empty: the reason phrase. The connection closes
+    /// after writing `res`.
+    virtual void handle_failure(request& req, int status, std::string_view message, response& res,
+                                std::string_view remote_ip, loop_state& state) noexcept = 0;
 
 protected:
     ~request_handler() = default;

@@ -459,7 +459,8 @@ void connection::fail(std::error_code why) {
     // whole, and the header fields complete by then).
     request& req = parser_.parsed_so_far();
     mark_transport(req);
-    owner_.handler().handle_failure(req, status_of(static_cast<error>(why.value())), response_,
+    const auto kind = static_cast<error>(why.value());
+    owner_.handler().handle_failure(req, status_of(kind), failure_message(kind), response_,
                                     remote_ip_, owner_.app_state());
     framing how;
     how.omit_body = req.is_head;

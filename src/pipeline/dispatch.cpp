@@ -452,12 +452,22 @@ void dispatch_complete(const pipeline& p, exchange& ex, const dispatch_state& st
     end_steps(p, ex, st);
 }
 
-void dispatch_failure(const pipeline& p, exchange& ex, int status) noexcept {
+void dispatch_failure(const pipeline& p, exchange& ex, int status,
+                      std::string_view message) noexcept {
     const auto started = start_time(p, ex);
     ex.res.clear();
     ex.scratch.cause = tern::error_cause::refused;
     identify(p, ex);
-    set_error(ex.res, status, reason_phrase(status));
+    if (!message.empty()) {
+        // A failure of the server's own (the spool), not of the request: said to the
+        // application (ctx.error_message()), to the client and to the log.
+        ex.scratch.error_message.assign(message);
+        std::fprintf(stderr, "tern: %.*s %.*s answered %d: %.*s\n",
+                     static_cast<int>(ex.req.method.size()), ex.req.method.data(),
+                     static_cast<int>(ex.req.path.size()), ex.req.path.data(), status,
+                     static_cast<int>(message.size()), message.data());
+    }
+    set_error(ex.res, status, message.empty() ? reason_phrase(status) : message);
     shape_error(p, ex);
     stamp_request_id(p, ex);
     decorate(p, ex, false);

@@ -81,6 +81,7 @@ void dispatch_complete(const pipeline& p, exchange& ex, const dispatch_state& st
 /// a timeout) into `ex.res`: tern's error body, the app's error(status) handler, CORS
 /// headers, the request logger. `ex.req` holds what was parsed (the head when it was
 /// complete, else nothing). Never throws.
-void dispatch_failure(const pipeline& p, exchange& ex, int status) noexcept;
+void dispatch_failure(const pipeline& p, exchange& ex, int status,
+                      std::string_view message = {}) noexcept;
 
 }  // namespace tern::detail

@@ -5,7 +5,8 @@ against the rapid-reset budget; a HEADERS frame on a stream id below one the cli
 opened ends the connection (while trailers for a stream the server has reset are still
 taken); an HPACK bomb is cut short and its repetition ends the connection (the CPU it costs
 is bench/h2_hpack_bomb.py's to measure: tests do not assert on timings). And a stop's grace
-period begins with HTTP/2's two-step GOAWAY (RFC 9113 6.8). After each abuse a fresh client
+period begins with HTTP/2's two-step GOAWAY (RFC 9113 6.8), and a body that cannot be
+spooled is answered 500 "request body could not be stored". After each abuse a fresh client
 must be served.
 
     h2_hostile.py PATH/TO/tern_h2_app
@@ -233,7 +234,32 @@ def grace_period():
     check("the server exits 0 after the grace period and the drain", proc.wait(10) == 0)
 
 
+def spool_failure():
+    # A body that cannot be spooled (the directory does not exist) is answered 500 with what
+    # docs/uploads.md says, not a bare "Internal Server Error", and others are served.
+    proc, port = start("--spool-dir", "/nonexistent/tern-spool")
+    try:
+        c = raw(port)
+        c.send(c.headers(1, request_fields("/size", "POST"), end_stream=False),
+               DataFrame(1, b"x" * 16000), DataFrame(1, b"y" * 4000, flags={"END_STREAM"}))
+        got = until(c, lambda fs: any(isinstance(f, DataFrame) and "END_STREAM" in f.flags
+                                      for f in fs if f is not None))
+        dec = hpack.Decoder()
+        status = [dict(dec.decode(f.data)).get(":status") for f in got
+                  if isinstance(f, HeadersFrame)]
+        body = b"".join(f.data for f in got if isinstance(f, DataFrame))
+        check("a body that cannot be spooled is answered 500 'request body could not be "
+              "stored' over HTTP/2", status == ["500"] and
+              body == b"request body could not be stored", (status, body))
+        c.close()
+        check("the server goes on serving after a spool failure", serving(port))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def main():
+    spool_failure()
     proc, port = start()
     try:
         malformed_resets(port)

@@ -142,7 +142,28 @@ TEST_CASE("a spool directory that cannot take the body answers 500 and the serve
     const auto r = fetch(server, body_request("POST", "/echo", pattern_bytes(5000)));
     CHECK(r.status == 500);
     CHECK(r.header("Connection") == "close");
+    // What docs/uploads.md says, not a bare "Internal Server Error".
+    CHECK(r.body == "request body could not be stored");
     CHECK(fetch(server, body_request("POST", "/echo", "small")).body == "ok");
+    check_still_serving(server.port());
+}
+
+TEST_CASE("an app.error(500) shaper sees why a body could not be stored in ctx.error_message()",
+          "[wire][upload]") {
+    tern::config cfg = test_config();
+    cfg.spool_body_above = 1024;
+    cfg.spool_directory = "/nonexistent/tern-spool";
+    test_server server(
+        [](tern::app& app) {
+            app.post("/echo", [](tern::context& ctx) { ctx.text("ok"); });
+            app.error(500, [](tern::context& ctx) {
+                ctx.text(std::string("refused: ") + std::string(ctx.error_message()));
+            });
+        },
+        cfg);
+    const auto r = fetch(server, body_request("POST", "/echo", pattern_bytes(5000)));
+    CHECK(r.status == 500);
+    CHECK(r.body == "refused: request body could not be stored");
     check_still_serving(server.port());
 }
 

@@ -4,6 +4,7 @@
 // coroutine, streamed, SSE, a file).
 //
 //   h2_app PORT [--cert FILE --key FILE] [--no-http2] [--access-log FILE] [--grace MS]
+//          [--spool-dir DIR]
 //
 // Prints "h2_app: listening on PORT" before it binds (the tests wait for the port to
 // answer); SIGTERM stops it (drain 2 s), after a grace period of MS milliseconds with
@@ -30,13 +31,14 @@ int main(int argc, char** argv) {
     if (argc < 2) {
         std::fprintf(stderr,
                      "usage: h2_app PORT [--cert FILE --key FILE] [--no-http2] "
-                     "[--access-log FILE] [--grace MS]\n");
+                     "[--access-log FILE] [--grace MS] [--spool-dir DIR]\n");
         return 2;
     }
     const auto port = static_cast<std::uint16_t>(std::stoi(argv[1]));
     std::string cert, key, log_file;
     bool http2 = true;
     long grace_ms = 0;
+    std::string spool_dir;
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--cert" && i + 1 < argc) cert = argv[++i];
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
         if (arg == "--no-http2") http2 = false;
         if (arg == "--access-log" && i + 1 < argc) log_file = argv[++i];
         if (arg == "--grace" && i + 1 < argc) grace_ms = std::stol(argv[++i]);
+        if (arg == "--spool-dir" && i + 1 < argc) spool_dir = argv[++i];
     }
 
     tern::config cfg;
@@ -54,6 +57,7 @@ int main(int argc, char** argv) {
     cfg.max_line_size = 1024;
     cfg.max_body_size = 64 * 1024;
     cfg.spool_body_above = 16 * 1024;
+    if (!spool_dir.empty()) cfg.spool_directory = spool_dir;
     cfg.header_timeout = std::chrono::milliseconds(1500);
     cfg.body_idle_timeout = std::chrono::milliseconds(1000);
     cfg.keep_alive_timeout = std::chrono::milliseconds(3000);
