@@ -249,7 +249,9 @@ void shape_error(const pipeline& p, exchange& ex) noexcept {
 // Headers that depend on the request and the final response: CORS, then compression.
 void decorate(const pipeline& p, exchange& ex, bool compress) noexcept {
     if (p.cors) p.cors->decorate(ex.req, ex.res);
-    if (compress && p.compression) compress_response(ex.res, ex.req.headers, *p.compression);
+    if (compress && p.compression) {
+        compress_response(ex.res, ex.req.headers, *p.compression, ex.req.is_head);
+    }
 }
 
 // Each request logger in registration order; one that throws does not stop the others.

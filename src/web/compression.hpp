@@ -31,8 +31,13 @@ bool is_compressible_type(std::string_view content_type) noexcept;
 /// `Vary: Accept-Encoding` (merged into an existing Vary field), compressed or not, so
 /// caches keep the variants apart. The body is left as it was if compression would not
 /// make it smaller. Never throws except std::bad_alloc.
+/// `head`: the answer to a HEAD, which carries no body: the coding is chosen (and Vary
+/// added) as for a GET, but the coder does not run and the answer keeps the identity
+/// body's length, without Content-Encoding (RFC 9110 9.3.2 lets a HEAD omit what only
+/// generating the content decides). Bodies over `config.max_size` are left alone like
+/// those under `min_size`.
 void compress_response(response& res, std::span<const header_field> request_headers,
-                       const compression_config& config);
+                       const compression_config& config, bool head = false);
 
 /// For a streamed body (`res.source`): when the status, type (not text/event-stream),
 /// Content-Encoding and Accept-Encoding checks of compress_response pass (there is no size
@@ -41,7 +46,7 @@ void compress_response(response& res, std::span<const header_field> request_head
 /// and adds Content-Encoding and Vary as compress_response does. Never throws except
 /// std::bad_alloc.
 void compress_stream(response& res, std::span<const header_field> request_headers,
-                     const compression_config& config);
+                     const compression_config& config, bool head = false);
 
 /// Adds `token` to the Vary field of `res` (creating it, or appending ", token" unless it
 /// is already listed case-insensitively or the value is "*").
