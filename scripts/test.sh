@@ -35,8 +35,11 @@ if [ "$tsan" -eq 1 ]; then
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
         -DTERN_WERROR=ON -DTERN_SANITIZE=thread
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-    cmake --build "$build" --target tern_integration_tests tern_h2_app tern_h2_bounds_app
-    ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 -R '^wire:|^clients: Python h2 frames'
+    cmake --build "$build" --target tern_integration_tests tern_h2_app
+    # Not the HTTP/2 bounds test ("... stay bounded"): it measures resident memory, which
+    # TSan's shadow memory multiplies; it runs in the other builds.
+    ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 \
+        -R '^wire:|^clients: Python h2 frames' -E 'stay bounded$'
     exit 0
 fi
 
