@@ -16,15 +16,13 @@ against the peers bench/ installs.
 A case only checks what every conforming server must do: where the RFC allows two answers
 (reject, or accept and process), both pass.
 """
-import argparse
-import json
-import os
 import socket
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from typing import Callable
+
+import suite  # tests/conformance/suite.py, beside this file
 
 # --- what came back -------------------------------------------------------------------------
 
@@ -379,55 +377,5 @@ def run(port: int, host: str) -> list[dict]:
     return results
 
 
-def start_server(binary: str, cwd: str | None) -> tuple[subprocess.Popen, int]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen([os.path.abspath(binary), str(port)], cwd=cwd,
-                            stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit(f"http1.py: {binary} did not listen on {port}")
-
-
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("port", type=int, nargs="?")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--server")
-    p.add_argument("--cwd")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--verbose", action="store_true")
-    a = p.parse_args()
-    if (a.port is None) == (a.server is None):
-        p.error("give a PORT or --server BINARY")
-    proc = None
-    if a.server:
-        proc, a.port = start_server(a.server, a.cwd)
-    try:
-        results = run(a.port, a.host)
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=15)
-    if a.json:
-        print(json.dumps(results, indent=1))
-    else:
-        for r in results:
-            if a.verbose or not r["passed"]:
-                mark = "pass" if r["passed"] else "FAIL"
-                print(f"{mark}  [{r['section']}] ({r['requirement']}) {r['name']}"
-                      + (f": {r['why']}" if r["why"] else ""))
-        passed = sum(r["passed"] for r in results)
-        print(f"conformance: {passed} of {len(results)} cases passed")
-    return 0 if all(r["passed"] for r in results) else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(suite.main(__doc__, lambda port, host, _: run(port, host)))

@@ -13,18 +13,17 @@ when the server sends a Close with an error code (1002 protocol error, 1007 inva
 shown. permessage-deflate (RFC 7692) is not covered: bench's peers run without it. The last
 line is `conformance: N of M cases passed`; the exit status is non-zero when a case fails.
 """
-import argparse
 import base64
 import hashlib
-import json
 import os
 import socket
 import struct
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from typing import Callable
+
+import suite  # tests/conformance/suite.py, beside this file
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 CONT, TEXT, BINARY, CLOSE, PING, PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
@@ -346,55 +345,6 @@ def run(port: int, host: str, path: str) -> list[dict]:
     return results
 
 
-def start_server(command: list[str]) -> tuple[subprocess.Popen, int]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen(command + [str(port)], stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit(f"ws.py: {command[0]} did not listen on {port}")
-
-
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("port", type=int, nargs="?")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--path", default="/ws/echo")
-    p.add_argument("--server")
-    p.add_argument("--server-args", nargs="*", default=[])
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--verbose", action="store_true")
-    a = p.parse_args()
-    if (a.port is None) == (a.server is None):
-        p.error("give a PORT or --server BINARY")
-    proc = None
-    if a.server:
-        proc, a.port = start_server([a.server] + a.server_args)
-    try:
-        results = run(a.port, a.host, a.path)
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=15)
-    if a.json:
-        print(json.dumps(results, indent=1))
-    else:
-        for r in results:
-            if a.verbose or not r["passed"]:
-                mark = "pass" if r["passed"] else "FAIL"
-                print(f"{mark}  [{r['section']}] {r['name']}"
-                      + (f": {r['why']}" if r["why"] else ""))
-        passed = sum(r["passed"] for r in results)
-        print(f"conformance: {passed} of {len(results)} cases passed")
-    return 0 if all(r["passed"] for r in results) else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(suite.main(__doc__, lambda port, host, a: run(port, host, a.path),
+                        lambda p: p.add_argument("--path", default="/ws/echo")))

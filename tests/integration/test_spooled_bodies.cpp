@@ -32,6 +32,14 @@ std::size_t files_in(const std::filesystem::path& dir) {
     return n;
 }
 
+// Bodies over 1 KiB go to a spool directory that does not exist: every spool fails.
+tern::config unusable_spool_config() {
+    tern::config cfg = test_config();
+    cfg.spool_body_above = 1024;
+    cfg.spool_directory = "/nonexistent/tern-spool";
+    return cfg;
+}
+
 }  // namespace
 
 TEST_CASE("a body over spool_body_above goes to an unnamed file and reads back whole",
@@ -134,11 +142,9 @@ TEST_CASE("a multipart upload from a spooled body gives its files back intact", 
 
 TEST_CASE("a spool directory that cannot take the body answers 500 and the server goes on",
           "[wire][upload]") {
-    tern::config cfg = test_config();
-    cfg.spool_body_above = 1024;
-    cfg.spool_directory = "/nonexistent/tern-spool";
     test_server server(
-        [](tern::app& app) { app.post("/echo", [](tern::context& ctx) { ctx.text("ok"); }); }, cfg);
+        [](tern::app& app) { app.post("/echo", [](tern::context& ctx) { ctx.text("ok"); }); },
+        unusable_spool_config());
     const auto r = fetch(server, body_request("POST", "/echo", pattern_bytes(5000)));
     CHECK(r.status == 500);
     CHECK(r.header("Connection") == "close");
@@ -150,9 +156,6 @@ TEST_CASE("a spool directory that cannot take the body answers 500 and the serve
 
 TEST_CASE("an app.error(500) shaper sees why a body could not be stored in ctx.error_message()",
           "[wire][upload]") {
-    tern::config cfg = test_config();
-    cfg.spool_body_above = 1024;
-    cfg.spool_directory = "/nonexistent/tern-spool";
     test_server server(
         [](tern::app& app) {
             app.post("/echo", [](tern::context& ctx) { ctx.text("ok"); });
@@ -160,7 +163,7 @@ TEST_CASE("an app.error(500) shaper sees why a body could not be stored in ctx.e
                 ctx.text(std::string("refused: ") + std::string(ctx.error_message()));
             });
         },
-        cfg);
+        unusable_spool_config());
     const auto r = fetch(server, body_request("POST", "/echo", pattern_bytes(5000)));
     CHECK(r.status == 500);
     CHECK(r.body == "refused: request body could not be stored");
