@@ -263,6 +263,14 @@ public:
     app& max_concurrent_connections(std::size_t n);
     /// Limit on request body bytes. 0 refuses every non-empty body.
     app& max_body_size(std::size_t bytes);
+    /// Bodies over `bytes` go to a temporary file in `spool_directory` (default 1 MiB; 0:
+    /// none); see config::spool_body_above and docs/uploads.md.
+    app& spool_body_above(std::size_t bytes);
+    /// Where spooled bodies go (default $TMPDIR, else /tmp); give it its own file system.
+    app& spool_directory(std::string directory);
+    /// Bytes all spooled bodies may hold at once (default 1 GiB; 0: no bound); a body that
+    /// would pass it is answered 503 + Retry-After. See config::max_spooled_bytes.
+    app& max_spooled_bytes(std::uint64_t bytes);
     /// Limit on header fields per request. Throws std::invalid_argument for 0.
     app& max_header_count(std::size_t n);
     /// Limit on all header bytes of a request. Throws std::invalid_argument for 0.
@@ -316,6 +324,9 @@ public:
     /// Files one HTTP/2 connection may hold open at once (default 8; docs/http2.md). Throws
     /// std::invalid_argument for 0.
     app& h2_max_open_files(std::size_t files);
+    /// Bytes of spooled bodies one HTTP/2 connection may hold at once beyond its first
+    /// (default 64 MiB; docs/http2.md). Throws std::invalid_argument for 0.
+    app& h2_max_spooled_bytes(std::uint64_t bytes);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.

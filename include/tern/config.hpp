@@ -175,8 +175,13 @@ struct config {
     /// arrive instead of being kept in memory (`ctx.body()` then views the file, mapped
     /// read-only); 0 keeps every body in memory. See docs/uploads.md.
     std::size_t spool_body_above = 1024 * 1024;
-    /// Directory of those files; empty: $TMPDIR, else /tmp.
+    /// Directory of those files; empty: $TMPDIR, else /tmp. Give it a file system of its
+    /// own, larger than max_spooled_bytes.
     std::string spool_directory;
+    /// Bytes all spooled bodies of the server may hold at once (taken as bytes arrive, or
+    /// at once when a request declares its length); a body that would pass it is answered
+    /// 503 + Retry-After, and the server goes on (docs/uploads.md). 0: no bound.
+    std::uint64_t max_spooled_bytes = 1024ULL * 1024 * 1024;
 
     /// Bytes a streamed body (`ctx.stream()`, SSE) may queue for a client before `write`
     /// returns false (backpressure: wait for `on_writable`). Per stream.
@@ -227,6 +232,11 @@ struct config {
     /// File bodies one HTTP/2 connection may send at once, each an open descriptor; at the
     /// limit no new stream's handler runs until one is done. At least 1.
     std::size_t h2_max_open_files = 8;
+    /// Bytes of spooled request bodies one HTTP/2 connection may hold at once; past it a
+    /// stream's body is answered 503 + Retry-After, unless it is the connection's only
+    /// spooled body (bounded then by its body limit, as over HTTP/1.1, where a connection
+    /// spools one body at a time). At least 1.
+    std::uint64_t h2_max_spooled_bytes = 64 * 1024 * 1024;
     /// Bytes an HTTP/2 stream (and a connection) waiting for flow-control window must send
     /// per write_timeout (or all it has); less, and the stream is reset (RST_STREAM CANCEL),
     /// the connection ended (GOAWAY ENHANCE_YOUR_CALM). A minimum rate, not "any progress".

@@ -493,6 +493,22 @@ app& app::max_body_size(std::size_t bytes) {
     return *this;
 }
 
+app& app::spool_body_above(std::size_t bytes) {
+    impl_->update("spool_body_above", [&](tern::config& c) { c.spool_body_above = bytes; });
+    return *this;
+}
+
+app& app::spool_directory(std::string directory) {
+    impl_->update("spool_directory",
+                  [&](tern::config& c) { c.spool_directory = std::move(directory); });
+    return *this;
+}
+
+app& app::max_spooled_bytes(std::uint64_t bytes) {
+    impl_->update("max_spooled_bytes", [&](tern::config& c) { c.max_spooled_bytes = bytes; });
+    return *this;
+}
+
 app& app::max_header_count(std::size_t n) {
     impl_->update("max_header_count", [&](tern::config& c) { c.max_header_count = n; });
     return *this;
@@ -592,6 +608,11 @@ app& app::h2_max_unsent(std::size_t bytes) {
 
 app& app::h2_max_open_files(std::size_t files) {
     impl_->update("h2_max_open_files", [&](tern::config& c) { c.h2_max_open_files = files; });
+    return *this;
+}
+
+app& app::h2_max_spooled_bytes(std::uint64_t bytes) {
+    impl_->update("h2_max_spooled_bytes", [&](tern::config& c) { c.h2_max_spooled_bytes = bytes; });
     return *this;
 }
 

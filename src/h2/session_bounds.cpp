@@ -58,6 +58,16 @@ bool h2_session::may_open_file() {
     return files < host_.settings().h2_max_open_files && !host_.short_of_descriptors();
 }
 
+bool h2_session::may_spool(const h2_stream& stream, std::uint64_t bytes) const {
+    std::uint64_t others = 0;
+    for (const auto& [id, each] : streams_) {
+        if (each.get() != &stream) others += each->spooled_bytes();
+    }
+    // The connection's only spooled body is bounded by its body limit alone, as over
+    // HTTP/1.1; beside others, all of them by h2_max_spooled_bytes.
+    return others == 0 || others + bytes <= host_.settings().h2_max_spooled_bytes;
+}
+
 bool h2_session::pull_frames(std::string& out, std::size_t max) {
     while (out.size() < max) {
         const std::uint8_t* data = nullptr;

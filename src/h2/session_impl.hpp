@@ -52,6 +52,9 @@ public:
     /// A stream may open one more descriptor (a spooled body): the connection holds fewer
     /// than h2_max_open_files and the process is not short of descriptors.
     bool may_open_file();
+    /// Whether `stream` may hold `bytes` of spooled request body beside the other streams'
+    /// (config::h2_max_spooled_bytes).
+    bool may_spool(const h2_stream& stream, std::uint64_t bytes) const;
 
     // nghttp2's callbacks (session.cpp).
     struct callbacks;

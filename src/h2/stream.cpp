@@ -86,6 +86,7 @@ void h2_stream::on_head(bool ended, clock::time_point now) {
             refuse(413);
             return;
         }
+        if (ec == std::errc{}) declared_ = declared;
     }
     if (const auto expect = req_.header("expect"); expect && iequals(*expect, "100-continue")) {
         static constexpr char status_name[] = ":status";
@@ -117,18 +118,40 @@ void h2_stream::on_body(std::string_view data, clock::time_point now) {
             reset(NGHTTP2_REFUSED_STREAM);
             return;
         }
-        spool_ = spooled_body::create(limits.spool_directory);
-        if (!spool_ || !spool_->append(req_.body)) {
+        spool_ = spooled_body::create(limits.spool_directory, limits.spool_space);
+        if (!spool_) {
             refuse(500, failure_message(error::body_spool_failed));
             return;
         }
+        if (!spool(req_.body)) return;
         req_.body = std::string();
     }
     if (spool_) {
-        if (!spool_->append(data)) refuse(500, failure_message(error::body_spool_failed));
+        spool(data);
         return;
     }
     req_.body.append(data);
+}
+
+bool h2_stream::spool(std::string_view data) {
+    // The connection's bound first (h2_max_spooled_bytes, beyond its first spooled body),
+    // then the server's (max_spooled_bytes); a declared length is taken whole at once.
+    const std::uint64_t after = std::max(declared_, spool_->size() + data.size());
+    auto outcome =
+        session_->may_spool(*this, after) ? spool_->reserve(after) : spooled_body::outcome::full;
+    if (outcome == spooled_body::outcome::stored) outcome = spool_->append(data);
+    if (outcome == spooled_body::outcome::stored) return true;
+    const error why =
+        outcome == spooled_body::outcome::full ? error::body_spool_full : error::body_spool_failed;
+    refuse(status_of(why), failure_message(why));
+    spool_.reset();  // its space is given back at once
+    return false;
+}
+
+std::uint64_t h2_stream::spooled_bytes() const noexcept {
+    if (closed_) return 0;
+    if (spool_) return spool_->reserved();
+    return req_.spooled ? req_.spooled->reserved() : 0;
 }
 
 void h2_stream::on_end() {

@@ -66,6 +66,8 @@ public:
     bool holds_file() const noexcept {
         return !closed_ && (res_.file.file || spool_ || req_.spooled);
     }
+    /// Bytes of spool the stream's request body holds (its declared length once spooling).
+    std::uint64_t spooled_bytes() const noexcept;
     /// Has body bytes to send and waits only for the client's flow-control window.
     bool wants_window() const noexcept { return sending_ && !source_waits_ && !closed_; }
     bool closed() const noexcept { return closed_; }
@@ -95,6 +97,9 @@ private:
 
     long read_body_bytes(std::uint8_t* buf, std::size_t length, std::uint32_t* flags);
     void refuse(int status, std::string_view message = {});
+    // Writes request body bytes to spool_; false (the stream answered 503 or 500, the file
+    // closed) when a spool bound refuses them or the file cannot take them.
+    bool spool(std::string_view data);
     void resume(const std::function<void()>& on_loop) noexcept;
     bool take_back(bool answer_now) noexcept;
     void submit();
@@ -125,6 +130,7 @@ private:
     bool response_done_ = false;
     bool closed_ = false;
     std::size_t body_limit_ = 0;
+    std::uint64_t declared_ = 0;  // the request's Content-Length, 0 when it has none
     std::uint64_t body_bytes_ = 0;
     std::shared_ptr<spooled_body> spool_;
 

@@ -52,6 +52,8 @@ public:
                 return "request body stalled";
             case error::body_spool_failed:
                 return "request body could not be stored";
+            case error::body_spool_full:
+                return "request body could not be stored now: the spool is full";
         }
         return "unknown tern error";
     }
@@ -65,7 +67,14 @@ const std::error_category& error_category() noexcept {
 }
 
 std::string_view failure_message(error e) noexcept {
-    return e == error::body_spool_failed ? "request body could not be stored" : "";
+    switch (e) {
+        case error::body_spool_failed:
+            return "request body could not be stored";
+        case error::body_spool_full:
+            return "request body could not be stored now: the spool is full";
+        default:
+            return "";
+    }
 }
 
 int status_of(error e) noexcept {
@@ -90,6 +99,8 @@ int status_of(error e) noexcept {
             return 408;
         case error::body_spool_failed:
             return 500;
+        case error::body_spool_full:
+            return 503;
         default:
             return 400;
     }

@@ -30,6 +30,7 @@ enum class error {
     header_timeout,            ///< headers not complete within header_timeout (408)
     body_timeout,              ///< body stalled longer than body_idle_timeout (408)
     body_spool_failed,         ///< a large body could not be written to its temporary file (500)
+    body_spool_full,           ///< the spool quota cannot hold a large body now (503)
 };
 
 /// The category of tern's parse and transport errors ("tern").
@@ -45,7 +46,8 @@ int status_of(error e) noexcept;
 
 /// What the refusal's body and ctx.error_message() say when the status's reason phrase would
 /// not: a failure of the server's own rather than of the request (a body that could not be
-/// spooled: "request body could not be stored", docs/uploads.md). Empty otherwise.
+/// spooled: "request body could not be stored", docs/uploads.md; the spool quota: "request
+/// body could not be stored now: the spool is full"). Empty otherwise.
 std::string_view failure_message(error e) noexcept;
 
 }  // namespace tern::detail

@@ -270,8 +270,9 @@ struct request_parser::state {
         }
         // A body known to be large goes to its file from the first byte.
         if ((p->flags & F_CONTENT_LENGTH) != 0 && s.limits.spool_body_above != 0 &&
-            p->content_length > s.limits.spool_body_above && !s.start_spool()) {
-            return s.fail(detail::error::body_spool_failed);
+            p->content_length > s.limits.spool_body_above) {
+            if (const auto e = s.start_spool(p->content_length); e != detail::error{})
+                return s.fail(e);
         }
         if (s.has_expect) {
             if (int rc = s.check_expect(has_body); rc != 0) return rc;
@@ -285,24 +286,40 @@ struct request_parser::state {
         if (s.body_bytes + len > s.body_limit) return s.fail(detail::error::body_too_large);
         s.body_bytes += len;
         if (!s.req.spooled && s.limits.spool_body_above != 0 &&
-            s.body_bytes > s.limits.spool_body_above && !s.start_spool()) {
-            return s.fail(detail::error::body_spool_failed);
+            s.body_bytes > s.limits.spool_body_above) {
+            if (const auto e = s.start_spool(0); e != detail::error{}) return s.fail(e);
         }
         if (s.req.spooled) {
-            if (!s.req.spooled->append({at, len})) return s.fail(detail::error::body_spool_failed);
+            if (const auto e = error_of(s.req.spooled->append({at, len})); e != detail::error{}) {
+                return s.fail(e);
+            }
         } else {
             s.req.body.append(at, len);
         }
         return 0;
     }
 
-    // Moves the body to a temporary file (what arrived so far first). False when the file
-    // cannot be made or written.
-    bool start_spool() {
-        req.spooled = spooled_body::create(limits.spool_directory);
-        if (!req.spooled || !req.spooled->append(req.body)) return false;
+    // Moves the body to a temporary file (what arrived so far first), with room for
+    // `declared` bytes taken from the spool quota at once. Why it could not, else none.
+    detail::error start_spool(std::uint64_t declared) {
+        req.spooled = spooled_body::create(limits.spool_directory, limits.spool_space);
+        if (!req.spooled) return detail::error::body_spool_failed;
+        if (const auto e = error_of(req.spooled->reserve(declared)); e != detail::error{}) return e;
+        if (const auto e = error_of(req.spooled->append(req.body)); e != detail::error{}) return e;
         clear_buffer(req.body);
-        return true;
+        return detail::error{};
+    }
+
+    static detail::error error_of(spooled_body::outcome o) noexcept {
+        switch (o) {
+            case spooled_body::outcome::stored:
+                return detail::error{};
+            case spooled_body::outcome::full:
+                return detail::error::body_spool_full;
+            case spooled_body::outcome::failed:
+                break;
+        }
+        return detail::error::body_spool_failed;
     }
 
     static int on_chunk_extension(llhttp_t* p, const char*, std::size_t len) {

@@ -12,6 +12,8 @@
 
 namespace tern::detail {
 
+class spool_quota;
+
 /// Decides a request's body limit when its head is complete (a route's own limit).
 class body_planner {
 public:
@@ -31,6 +33,8 @@ struct parser_limits {
     std::size_t spool_body_above = 0;
     /// Where (empty: $TMPDIR, else /tmp). Views text that outlives the parser (the config).
     std::string_view spool_directory;
+    /// The server's bound on spooled bytes (null: none); owned by a shared_ptr elsewhere.
+    spool_quota* spool_space = nullptr;
     std::size_t max_header_count = 100;
     std::size_t max_header_size = 8 * 1024;
     std::size_t max_line_size = 8 * 1024;

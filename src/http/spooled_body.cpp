@@ -1,5 +1,7 @@
 #include "http/spooled_body.hpp"
 
+#include "http/spool_quota.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -7,10 +9,15 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace tern::detail {
 
-std::shared_ptr<spooled_body> spooled_body::create(std::string_view dir) {
+spooled_body::spooled_body(int fd, std::shared_ptr<spool_quota> quota) noexcept
+    : fd_(fd), quota_(std::move(quota)) {}
+
+std::shared_ptr<spooled_body> spooled_body::create(std::string_view dir, spool_quota* quota) {
+    auto owner = quota != nullptr ? quota->shared_from_this() : nullptr;
     std::string path(dir);
     if (path.empty()) {
         const char* tmp = std::getenv("TMPDIR");
@@ -18,7 +25,7 @@ std::shared_ptr<spooled_body> spooled_body::create(std::string_view dir) {
     }
 #if defined(O_TMPFILE)
     const int fd = ::open(path.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) return std::make_shared<spooled_body>(fd);
+    if (fd >= 0) return std::make_shared<spooled_body>(fd, std::move(owner));
 #endif
     // No O_TMPFILE (an old kernel, or a file system without it): a named file, unlinked
     // before anyone could use the name.
@@ -26,25 +33,34 @@ std::shared_ptr<spooled_body> spooled_body::create(std::string_view dir) {
     const int named = ::mkostemp(name.data(), O_CLOEXEC);
     if (named < 0) return nullptr;
     ::unlink(name.c_str());
-    return std::make_shared<spooled_body>(named);
+    return std::make_shared<spooled_body>(named, std::move(owner));
 }
 
 spooled_body::~spooled_body() {
     if (map_ != nullptr) ::munmap(map_, static_cast<std::size_t>(size_));
     ::close(fd_);
+    if (quota_) quota_->give(reserved_);
 }
 
-bool spooled_body::append(std::string_view data) noexcept {
+spooled_body::outcome spooled_body::reserve(std::uint64_t total) noexcept {
+    if (total <= reserved_) return outcome::stored;
+    if (quota_ && !quota_->take(total - reserved_)) return outcome::full;
+    reserved_ = total;
+    return outcome::stored;
+}
+
+spooled_body::outcome spooled_body::append(std::string_view data) noexcept {
+    if (const auto room = reserve(size_ + data.size()); room != outcome::stored) return room;
     while (!data.empty()) {
         const ssize_t n = ::write(fd_, data.data(), data.size());
         if (n < 0) {
             if (errno == EINTR) continue;
-            return false;
+            return outcome::failed;
         }
         data.remove_prefix(static_cast<std::size_t>(n));
         size_ += static_cast<std::uint64_t>(n);
     }
-    return true;
+    return outcome::stored;
 }
 
 bool spooled_body::finish() noexcept {

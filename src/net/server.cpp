@@ -2,6 +2,8 @@
 
 #include "net/worker.hpp"
 
+#include "http/spool_quota.hpp"
+
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/ip/v6_only.hpp>
@@ -199,7 +201,10 @@ struct server::impl {
     bool stop_requested = false;
 
     impl(const config& settings, request_handler& handler)
-        : shared{settings, limits_of(settings, handler), handler} {}
+        : shared{settings, limits_of(settings, handler), handler} {
+        shared.spool_space = std::make_shared<spool_quota>(settings.max_spooled_bytes);
+        shared.limits.spool_space = shared.spool_space.get();
+    }
 };
 
 server::server(const config& settings, request_handler& handler)

@@ -41,6 +41,9 @@ struct shared_state {
     // HTTPS: the certificates new connections start with; null for plain HTTP. Each worker
     // keeps its own copy, replaced on its thread by a reload (server::reload_tls).
     std::shared_ptr<const tls_context> tls{};
+    // The bound on all spooled request bodies (config::max_spooled_bytes); limits points
+    // at it, and each spooled body shares it, so it outlives them.
+    std::shared_ptr<spool_quota> spool_space{};
     std::uint16_t https_port = 0;  // where the plain listener redirects to (set at start)
     std::atomic<std::size_t> open_connections{0};
     std::atomic<bool> stopping{false};

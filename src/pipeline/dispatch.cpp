@@ -470,6 +470,8 @@ void dispatch_failure(const pipeline& p, exchange& ex, int status,
                      static_cast<int>(message.size()), message.data());
     }
     set_error(ex.res, status, message.empty() ? reason_phrase(status) : message);
+    // 503: the server is short of something a retry may find (the spool's quota).
+    if (status == 503) ex.res.fields.emplace_back("Retry-After", "5");
     shape_error(p, ex);
     stamp_request_id(p, ex);
     decorate(p, ex, false);

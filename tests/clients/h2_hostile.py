@@ -6,24 +6,28 @@ opened ends the connection (while trailers for a stream the server has reset are
 taken); an HPACK bomb is cut short and its repetition ends the connection (the CPU it costs
 is bench/h2_hpack_bomb.py's to measure: tests do not assert on timings). And a stop's grace
 period begins with HTTP/2's two-step GOAWAY (RFC 9113 6.8), and a body that cannot be
-spooled is answered 500 "request body could not be stored". After each abuse a fresh client
-must be served.
+spooled is answered 500 "request body could not be stored", and uploads that hold the spool
+get 503s past max_spooled_bytes and h2_max_spooled_bytes, in a tmpfs that never fills. After
+each abuse a fresh client must be served.
 
     h2_hostile.py PATH/TO/tern_h2_app
 
 The client helpers are h2_wire.py's. Prints a line per check and ends with "N passed, M
 failed"; exits 1 when any failed.
 """
+import os
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 
 import hpack
 from hyperframe.frame import (ContinuationFrame, DataFrame, GoAwayFrame, HeadersFrame,
                               PingFrame, RstStreamFrame)
 
-from h2_wire import (ENHANCE_YOUR_CALM, check, goaway_of, raw, request_fields, results,
-                     serving, start)
+from h2_wire import (ENHANCE_YOUR_CALM, check, client, goaway_of, raw, request_fields,
+                     results, serving, start)
 
 PROTOCOL_ERROR = 0x1
 
@@ -258,8 +262,87 @@ def spool_failure():
         proc.wait(10)
 
 
+def spool_quota():
+    # Uploads that declare 1 MiB each and hold after 20 KB, against a spool of 3 MiB for the
+    # server and 2 MiB per connection beyond its first body, in a 4 MiB tmpfs (as root; a
+    # plain directory otherwise): the holders get what fits and 503s for the rest, others
+    # get 503 + Retry-After (never the 500 of a full file system) while a small request is
+    # served, and once the holders leave a 1 MiB upload is stored whole.
+    mib = 1 << 20
+    spool = tempfile.mkdtemp(prefix="tern-spool-")
+    mounted = os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", spool]).returncode == 0
+    if not mounted:
+        print("note: the spool quota checks run on a plain directory (mounting a tmpfs "
+              "needs root)")
+    proc, port = start("--spool-dir", spool, "--spool-quota", str(3 * mib),
+                       "--h2-spool", str(2 * mib))
+
+    def hold(c, n):
+        sids = [c.request("/upload", "POST", headers=[("content-length", str(mib))],
+                          body=b"x" * 20000, end=False) for _ in range(n)]
+        deadline = time.time() + 3
+        while time.time() < deadline and sum(c.responses[s]["status"] is not None
+                                              for s in sids) < n - 2:
+            c.pump(0.1)
+        return [c.responses[s] for s in sids]
+
+    try:
+        first = client(port)
+        held = hold(first, 10)
+        check("one connection's uploads hold the spool up to h2_max_spooled_bytes: 2 run, 8 "
+              "are answered 503 + Retry-After", [r["status"] for r in held] ==
+              [None, None] + [503] * 8 and all(
+                  ("retry-after", "5") in r["headers"] for r in held[2:]),
+              [r["status"] for r in held])
+        second = client(port)
+        held2 = hold(second, 3)
+        refused = held2[1:]
+        check("a second connection's upload takes the server's last 1 MiB; past "
+              "max_spooled_bytes the next is answered 503 'the spool is full'",
+              [r["status"] for r in held2] == [None, 503, 503] and
+              refused[0]["body"] == b"request body could not be stored now: the spool is full",
+              [(r["status"], r["body"][:60]) for r in held2])
+        fresh = client(port)
+        sid = fresh.request("/upload", "POST", headers=[("content-length", str(mib))],
+                            body=b"y" * 20000, end=False)
+        small = fresh.request("/size", "POST", body=b"small")
+        fresh.wait(sid)
+        fresh.wait(small)
+        check("meanwhile another client's upload is answered 503 (not 500) and a small "
+              "request is served", fresh.responses[sid]["status"] == 503 and
+              fresh.responses[small]["body"] == b"5",
+              (fresh.responses[sid]["status"], fresh.responses[small]["body"]))
+        if mounted:
+            free = os.statvfs(spool).f_bavail * os.statvfs(spool).f_frsize
+            check("the spool's file system is not full", free >= mib, free)
+        first.close()
+        second.close()
+        stored = None
+        for _ in range(20):  # the holders' space comes back once the server sees them go
+            later = client(port)
+            sid = later.request("/upload", "POST", headers=[("content-length", str(mib))],
+                                body=b"z" * mib)
+            stored = later.wait(sid)
+            later.close()
+            if stored["status"] == 200:
+                break
+            time.sleep(0.1)
+        check("once the holders leave, a 1 MiB upload is stored whole",
+              stored["status"] == 200 and stored["body"] == b"1048576 spooled",
+              (stored["status"], stored["body"][:60]))
+        fresh.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        if mounted:
+            subprocess.run(["umount", spool])
+        os.rmdir(spool)
+
+
 def main():
     spool_failure()
+    spool_quota()
     proc, port = start()
     try:
         malformed_resets(port)

@@ -90,11 +90,12 @@ class client:
         fields = [(":method", method), (":scheme", "http"), (":authority", "localhost"),
                   (":path", path), *headers]
         self.conn.send_headers(sid, fields, end_stream=body is None and end)
+        # Before the body: an answer may come while it is sent.
+        self.responses[sid] = {"status": None, "headers": [], "body": b"", "ended": False,
+                               "reset": None, "interim": []}
         if body is not None:
             self.send_body(sid, body, end)
         self.flush()
-        self.responses[sid] = {"status": None, "headers": [], "body": b"", "ended": False,
-                               "reset": None, "interim": []}
         return sid
 
     def send_body(self, sid, body, end=True):

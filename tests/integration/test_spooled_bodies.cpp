@@ -1,7 +1,8 @@
 // Large request bodies over real sockets: spooled to an unnamed temporary file above
 // spool_body_above (read through ctx.body() and ctx.body_fd()), per-route body limits above
 // and below max_body_size (413 from the Content-Length, or while a chunked body streams
-// in), multipart uploads from a spooled body, and a spool directory that cannot be used.
+// in), multipart uploads from a spooled body, a spool directory that cannot be used, and the
+// spool quota (max_spooled_bytes).
 
 #include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
@@ -193,4 +194,73 @@ TEST_CASE("a deferred response reads its spooled body after the handler returned
            body_request("POST", "/later", pattern_bytes(50'000)));
     CHECK(c.read_response().body == "100000 intact");
     CHECK(c.read_response().body == "50000 intact");
+}
+
+// max_spooled_bytes 100,000: one upload declaring 60,000 bytes and holding after the first
+// 10,000 takes 60,000 of it at once.
+TEST_CASE(
+    "the spool quota answers a body that would pass it 503 + Retry-After, and frees "
+    "its space when the body is done",
+    "[wire][upload]") {
+    tern::config cfg = test_config();
+    cfg.spool_body_above = 1024;
+    cfg.max_spooled_bytes = 100'000;
+    test_server server(
+        [](tern::app& app) {
+            app.post("/size",
+                     [](tern::context& ctx) { ctx.text(std::to_string(ctx.body().size())); });
+        },
+        cfg);
+    const std::string held = pattern_bytes(60'000);
+    raw_client holder = server.client();
+    // 100 Continue comes once the head is read, and so after the reservation.
+    holder.send(
+        "POST /size HTTP/1.1\r\nHost: t\r\nContent-Length: 60000\r\n"
+        "Expect: 100-continue\r\n\r\n");
+    REQUIRE(holder.read_response().status == 100);
+    holder.send(held.substr(0, 10'000));
+    const auto refused = fetch(server, body_request("POST", "/size", pattern_bytes(50'000)));
+    CHECK(refused.status == 503);
+    CHECK(refused.header("Retry-After") == "5");
+    CHECK(refused.header("Connection") == "close");
+    CHECK(refused.body == "request body could not be stored now: the spool is full");
+    // A chunked body is counted as it arrives: refused once it passes the quota.
+    const auto chunked = fetch(server,
+                               "POST /size HTTP/1.1\r\nHost: t\r\n"
+                               "Transfer-Encoding: chunked\r\n\r\n"
+                               "c350\r\n" +
+                                   pattern_bytes(50'000) + "\r\n0\r\n\r\n");
+    CHECK(chunked.status == 503);
+    // Bodies kept in memory, and spooled ones that fit, are served meanwhile.
+    CHECK(fetch(server, body_request("POST", "/size", "small")).body == "5");
+    CHECK(fetch(server, body_request("POST", "/size", pattern_bytes(30'000))).body == "30000");
+    // The holder finishes; its space comes back and the refused size now fits.
+    holder.send(held.substr(10'000));
+    CHECK(holder.read_response().body == "60000");
+    CHECK(fetch(server, body_request("POST", "/size", pattern_bytes(50'000))).body == "50000");
+    CHECK(fetch(server, body_request("POST", "/size", pattern_bytes(90'000))).body == "90000");
+    check_still_serving(server.port());
+}
+
+TEST_CASE("a body larger than the whole spool quota is refused before its first byte",
+          "[wire][upload]") {
+    tern::config cfg = test_config();
+    cfg.spool_body_above = 1024;
+    cfg.max_spooled_bytes = 10'000;
+    std::atomic<int> ran{0};
+    test_server server(
+        [&](tern::app& app) {
+            app.post("/size", [&](tern::context& ctx) {
+                ++ran;
+                ctx.text(std::to_string(ctx.body().size()));
+            });
+        },
+        cfg);
+    raw_client c = server.client();
+    c.send("POST /size HTTP/1.1\r\nHost: t\r\nContent-Length: 20000\r\n\r\n");
+    const auto r = c.read_response();
+    CHECK(r.status == 503);
+    CHECK(r.header("Retry-After") == "5");
+    CHECK(ran == 0);
+    check_closed_and_still_serving(c, r, server.port());
 }

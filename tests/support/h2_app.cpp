@@ -4,7 +4,7 @@
 // coroutine, streamed, SSE, a file).
 //
 //   h2_app PORT [--cert FILE --key FILE] [--no-http2] [--access-log FILE] [--grace MS]
-//          [--spool-dir DIR]
+//          [--spool-dir DIR] [--spool-quota BYTES] [--h2-spool BYTES]
 //
 // Prints "h2_app: listening on PORT" before it binds (the tests wait for the port to
 // answer); SIGTERM stops it (drain 2 s), after a grace period of MS milliseconds with
@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     if (argc < 2) {
         std::fprintf(stderr,
                      "usage: h2_app PORT [--cert FILE --key FILE] [--no-http2] "
-                     "[--access-log FILE] [--grace MS] [--spool-dir DIR]\n");
+                     "[--access-log FILE] [--grace MS] [--spool-dir DIR] [--spool-quota BYTES] "
+                     "[--h2-spool BYTES]\n");
         return 2;
     }
     const auto port = static_cast<std::uint16_t>(std::stoi(argv[1]));
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
     bool http2 = true;
     long grace_ms = 0;
     std::string spool_dir;
+    std::uint64_t spool_quota = 0;
+    std::uint64_t h2_spool = 0;
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--cert" && i + 1 < argc) cert = argv[++i];
@@ -47,6 +50,8 @@ int main(int argc, char** argv) {
         if (arg == "--access-log" && i + 1 < argc) log_file = argv[++i];
         if (arg == "--grace" && i + 1 < argc) grace_ms = std::stol(argv[++i]);
         if (arg == "--spool-dir" && i + 1 < argc) spool_dir = argv[++i];
+        if (arg == "--spool-quota" && i + 1 < argc) spool_quota = std::stoull(argv[++i]);
+        if (arg == "--h2-spool" && i + 1 < argc) h2_spool = std::stoull(argv[++i]);
     }
 
     tern::config cfg;
@@ -58,6 +63,8 @@ int main(int argc, char** argv) {
     cfg.max_body_size = 64 * 1024;
     cfg.spool_body_above = 16 * 1024;
     if (!spool_dir.empty()) cfg.spool_directory = spool_dir;
+    if (spool_quota != 0) cfg.max_spooled_bytes = spool_quota;
+    if (h2_spool != 0) cfg.h2_max_spooled_bytes = h2_spool;
     cfg.header_timeout = std::chrono::milliseconds(1500);
     cfg.body_idle_timeout = std::chrono::milliseconds(1000);
     cfg.keep_alive_timeout = std::chrono::milliseconds(3000);
@@ -101,6 +108,11 @@ int main(int argc, char** argv) {
     app.post("/size", [](tern::context& ctx) {
         ctx.text(std::to_string(ctx.body().size()) + (ctx.body_fd() >= 0 ? " spooled" : ""));
     });
+    // Up to 8 MiB (over max_body_size): the spool quota's tests.
+    app.post(
+        "/upload", tern::body_limit(8 << 20, [](tern::context& ctx) {
+            ctx.text(std::to_string(ctx.body().size()) + (ctx.body_fd() >= 0 ? " spooled" : ""));
+        }));
     // A body of N bytes (default 1 MiB) from memory: more than a flow-control window.
     app.get("/big", [](tern::context& ctx) {
         const auto n = static_cast<std::size_t>(number(ctx, "n", 1 << 20));
