@@ -70,7 +70,7 @@ std::vector<std::string> config_faults(const config& c) {
     at_least(faults, std::size_t{c.h2_max_concurrent_streams}, 1, "h2_max_concurrent_streams");
     at_least(faults, c.h2_max_unsent, 1, "h2_max_unsent");
     at_least(faults, c.h2_max_open_files, 1, "h2_max_open_files");
-    if (c.h2_max_spooled_bytes == 0) faults.emplace_back("h2_max_spooled_bytes must be at least 1");
+    at_least(faults, c.h2_max_spooled_bytes, 1, "h2_max_spooled_bytes");
     for (const auto& files : c.static_files) {
         if (files.directory.empty()) faults.emplace_back("static_files needs a directory");
         if (files.hosted_path.empty() || files.hosted_path.front() != '/') {

@@ -51,9 +51,8 @@ public:
             case error::body_timeout:
                 return "request body stalled";
             case error::body_spool_failed:
-                return "request body could not be stored";
             case error::body_spool_full:
-                return "request body could not be stored now: the spool is full";
+                return std::string(failure_message(static_cast<error>(value)));
         }
         return "unknown tern error";
     }

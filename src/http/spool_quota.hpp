@@ -19,8 +19,6 @@ public:
     bool take(std::uint64_t n) noexcept;
     /// Gives back `n` bytes taken before. Any thread.
     void give(std::uint64_t n) noexcept { used_.fetch_sub(n, std::memory_order_relaxed); }
-    /// Bytes taken now.
-    std::uint64_t used() const noexcept { return used_.load(std::memory_order_relaxed); }
 
 private:
     std::uint64_t limit_;
