@@ -709,6 +709,9 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
                                        : std::make_unique<detail::static_files>(cfg.static_files);
     p.cors = cfg.cors ? std::make_unique<detail::cors_policy>(*cfg.cors) : nullptr;
     p.compression = cfg.compression;
+    p.stream_coders =
+        cfg.compression ? std::make_shared<detail::stream_coder_slots>(cfg.compression->max_streams)
+                        : nullptr;
     p.sessions = cfg.sessions ? std::make_unique<detail::session_manager>(*cfg.sessions) : nullptr;
     p.signer = cfg.cookie_secret.empty()
                    ? nullptr

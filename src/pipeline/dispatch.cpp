@@ -250,7 +250,8 @@ void shape_error(const pipeline& p, exchange& ex) noexcept {
 void decorate(const pipeline& p, exchange& ex, bool compress) noexcept {
     if (p.cors) p.cors->decorate(ex.req, ex.res);
     if (compress && p.compression) {
-        compress_response(ex.res, ex.req.headers, *p.compression, ex.req.is_head);
+        compress_response(ex.res, ex.req.headers, *p.compression, ex.req.is_head,
+                          p.stream_coders.get());
     }
 }
 

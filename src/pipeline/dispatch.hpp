@@ -9,6 +9,7 @@
 #include "pipeline/filters.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
+#include "web/compressed_source.hpp"
 #include "web/cookie_signer.hpp"
 #include "web/cors.hpp"
 #include "web/forwarded.hpp"
@@ -36,9 +37,11 @@ struct pipeline {
     std::unique_ptr<static_files> files;            ///< null: no static files
     std::unique_ptr<cors_policy> cors;              ///< null: no CORS
     std::optional<compression_config> compression;  ///< unset: no compression
-    std::vector<log_handler> loggers;               ///< in registration order; none: off
-    std::unique_ptr<session_manager> sessions;      ///< null: no sessions
-    std::unique_ptr<cookie_signer> signer;          ///< null: no cookie secret
+    /// Streamed bodies being compressed (compression->max_streams); null: no compression.
+    std::shared_ptr<stream_coder_slots> stream_coders;
+    std::vector<log_handler> loggers;           ///< in registration order; none: off
+    std::unique_ptr<session_manager> sessions;  ///< null: no sessions
+    std::unique_ptr<cookie_signer> signer;      ///< null: no cookie secret
     /// The request id header (app.request_ids); empty: request ids off.
     std::string request_id_header;
     std::unique_ptr<proxy_list> proxies;  ///< app.trusted_proxies; null: ctx.ip() is the peer

@@ -7,11 +7,29 @@ namespace tern::detail {
 
 namespace {
 
+/// One taken slot of a stream_coder_slots, given back when destroyed (none when empty).
+class coder_slot {
+public:
+    coder_slot() = default;
+    explicit coder_slot(std::shared_ptr<stream_coder_slots> from) noexcept
+        : from_(std::move(from)) {}
+    coder_slot(coder_slot&& other) noexcept = default;
+    coder_slot& operator=(coder_slot&&) = delete;
+    coder_slot(const coder_slot&) = delete;
+    coder_slot& operator=(const coder_slot&) = delete;
+    ~coder_slot() {
+        if (from_) from_->give();
+    }
+
+private:
+    std::shared_ptr<stream_coder_slots> from_;
+};
+
 class compressed_body final : public body_source {
 public:
-    compressed_body(std::shared_ptr<body_source> inner,
-                    std::unique_ptr<stream_encoder> encoder) noexcept
-        : inner_(std::move(inner)), encoder_(std::move(encoder)) {}
+    compressed_body(std::shared_ptr<body_source> inner, std::unique_ptr<stream_encoder> encoder,
+                    coder_slot&& slot) noexcept
+        : inner_(std::move(inner)), slot_(std::move(slot)), encoder_(std::move(encoder)) {}
 
     void attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchange_port> port) override {
         inner_->attach(std::move(door), std::move(port));
@@ -37,17 +55,30 @@ public:
 
 private:
     std::shared_ptr<body_source> inner_;
+    coder_slot slot_;  ///< declared before the coder: given back after the coder's memory
     std::unique_ptr<stream_encoder> encoder_;
     std::string plain_;  // one pulled piece before compression
 };
 
 }  // namespace
 
+bool stream_coder_slots::take() noexcept {
+    std::size_t now = taken_.load(std::memory_order_relaxed);
+    do {
+        if (now >= cap_) return false;
+    } while (!taken_.compare_exchange_weak(now, now + 1, std::memory_order_relaxed));
+    return true;
+}
+
 std::shared_ptr<body_source> compressed_source(std::shared_ptr<body_source> inner, coding c,
-                                               int level) {
+                                               int level, stream_coder_slots* slots) {
+    std::shared_ptr<stream_coder_slots> owner;
+    if (slots != nullptr) owner = slots->shared_from_this();
+    if (owner && !owner->take()) return nullptr;
+    coder_slot slot(std::move(owner));  // from here given back on every way out
     auto encoder = make_stream_encoder(c, level);
     if (!encoder) return nullptr;
-    return std::make_shared<compressed_body>(std::move(inner), std::move(encoder));
+    return std::make_shared<compressed_body>(std::move(inner), std::move(encoder), std::move(slot));
 }
 
 }  // namespace tern::detail

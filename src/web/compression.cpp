@@ -83,10 +83,10 @@ bool is_compressible_type(std::string_view content_type) noexcept {
 }
 
 void compress_response(response& res, std::span<const header_field> request_headers,
-                       const compression_config& config, bool head) {
+                       const compression_config& config, bool head, stream_coder_slots* slots) {
     if (res.file.file) return;
     if (res.source) {
-        compress_stream(res, request_headers, config, head);
+        compress_stream(res, request_headers, config, head, slots);
         return;
     }
     if (res.body.size() < config.min_size || res.body.size() > config.max_size) return;
@@ -110,7 +110,7 @@ void compress_response(response& res, std::span<const header_field> request_head
 }
 
 void compress_stream(response& res, std::span<const header_field> request_headers,
-                     const compression_config& config, bool head) {
+                     const compression_config& config, bool head, stream_coder_slots* slots) {
     if (!body_allowed(res.status)) return;
     if (!is_compressible_type(res.content_type)) return;
     // An event stream stays as it is: browsers take it compressed, but proxies and clients
@@ -120,8 +120,10 @@ void compress_stream(response& res, std::span<const header_field> request_header
     add_vary(res, "Accept-Encoding");
     const coding chosen = choose_coding(request_headers, config);
     if (chosen == coding::identity || head) return;
-    auto compressed = compressed_source(res.source, chosen, coding_level(chosen, config));
-    if (!compressed) return;  // the library could not start: uncompressed then
+    auto compressed = compressed_source(res.source, chosen, coding_level(chosen, config), slots);
+    // Every slot taken (compression_config::max_streams), or the library could not start:
+    // uncompressed then.
+    if (!compressed) return;
     res.source = std::move(compressed);
     mark_encoded(res, chosen);
 }

@@ -3,6 +3,7 @@
 // response in, the same response compressed (or not) out.
 
 #include "http/response.hpp"
+#include "web/compressed_source.hpp"
 #include "web/encoders.hpp"
 
 #include <tern/config.hpp>
@@ -35,18 +36,21 @@ bool is_compressible_type(std::string_view content_type) noexcept;
 /// added) as for a GET, but the coder does not run and the answer keeps the identity
 /// body's length, without Content-Encoding (RFC 9110 9.3.2 lets a HEAD omit what only
 /// generating the content decides). Bodies over `config.max_size` are left alone like
-/// those under `min_size`.
+/// those under `min_size`. A streamed body goes to compress_stream with `slots`.
 void compress_response(response& res, std::span<const header_field> request_headers,
-                       const compression_config& config, bool head = false);
+                       const compression_config& config, bool head = false,
+                       stream_coder_slots* slots = nullptr);
 
 /// For a streamed body (`res.source`): when the status, type (not text/event-stream),
 /// Content-Encoding and Accept-Encoding checks of compress_response pass (there is no size
 /// threshold: the length is unknown), wraps the source in compressed_source with the
 /// chosen coding (each piece flushed)
-/// and adds Content-Encoding and Vary as compress_response does. Never throws except
+/// and adds Content-Encoding and Vary as compress_response does. When `slots` is given and
+/// all are taken, the body is sent uncompressed (with Vary). Never throws except
 /// std::bad_alloc.
 void compress_stream(response& res, std::span<const header_field> request_headers,
-                     const compression_config& config, bool head = false);
+                     const compression_config& config, bool head = false,
+                     stream_coder_slots* slots = nullptr);
 
 /// Adds `token` to the Vary field of `res` (creating it, or appending ", token" unless it
 /// is already listed case-insensitively or the value is "*").

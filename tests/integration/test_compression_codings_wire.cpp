@@ -229,3 +229,62 @@ TEST_CASE("a streamed body is br- or zstd-compressed piece by piece, each piece 
         CHECK(decode_as(coding, r.body) == std::string(2000, 'a') + "first piece;second piece");
     }
 }
+
+TEST_CASE(
+    "compressed streams are bounded by max_streams: one held open, the next is sent "
+    "uncompressed, and once it ends the slot serves another",
+    "[wire][compression][stream][hostile]") {
+    std::mutex m;
+    std::condition_variable cv;
+    bool may_end = false;
+    test_server server([&](tern::app& app) {
+        tern::compression_config settings;
+        settings.max_streams = 1;
+        app.compression(settings);
+        app.get("/held", [&](tern::context& ctx) {
+            ctx.content_type("text/plain");
+            auto out = ctx.stream();
+            out.write(std::string(2000, 'a') + "first piece;");
+            std::thread([out, &m, &cv, &may_end] {
+                std::unique_lock lock(m);
+                cv.wait_for(lock, std::chrono::seconds(5), [&] { return may_end; });
+                out.end();
+            }).detach();
+        });
+        app.get("/stream", [](tern::context& ctx) {
+            ctx.content_type("text/plain");
+            auto out = ctx.stream();
+            out.write(std::string(2000, 'b'));
+            out.end();
+        });
+    });
+    raw_client holder = server.client();
+    holder.send(get_request("/held", accept("zstd")));
+    for (int i = 0; i < 50 && holder.buffered().find("\r\n\r\n") == std::string_view::npos; ++i) {
+        holder.receive_more(std::chrono::milliseconds(100));
+    }
+    REQUIRE(holder.buffered().find("Content-Encoding: zstd") != std::string_view::npos);
+
+    // The one slot is held: the next stream goes as it is, still varying on Accept-Encoding.
+    const auto plain = fetch(server, get_request("/stream", accept("zstd")));
+    INFO(describe(plain));
+    CHECK(plain.status == 200);
+    CHECK_FALSE(plain.header("Content-Encoding"));
+    CHECK(plain.header("Vary") == "Accept-Encoding");
+    CHECK(plain.body == std::string(2000, 'b'));
+
+    {
+        std::lock_guard lock(m);
+        may_end = true;
+    }
+    cv.notify_all();
+    const auto held = holder.read_response();
+    CHECK(decode_as("zstd", held.body) == std::string(2000, 'a') + "first piece;");
+    // The slot comes back once the held stream's coder is gone.
+    std::optional<std::string> coding;
+    for (int i = 0; i < 50 && coding != "zstd"; ++i) {
+        coding = fetch(server, get_request("/stream", accept("zstd"))).header("Content-Encoding");
+        if (coding != "zstd") std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CHECK(coding == "zstd");
+}

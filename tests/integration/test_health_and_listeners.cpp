@@ -8,9 +8,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -340,6 +342,56 @@ TEST_CASE(
     app.stop();
     CHECK(::access(path.c_str(), F_OK) != 0);
     CHECK(unix_get(path, "/ip").rfind("connect failed", 0) == 0);
+}
+
+namespace {
+
+// Whether a process running as `uid` may connect to the Unix socket at `path`: forks a
+// child that drops to `uid` and connects (only async-signal-safe calls after the fork).
+// The connect's errno, or 0 when it connected.
+int connect_as(uid_t uid, const std::string& path) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    path.copy(addr.sun_path, sizeof addr.sun_path - 1);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        if (::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(255);
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd < 0) ::_exit(254);
+        const int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+        ::_exit(rc == 0 ? 0 : errno);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a Unix socket's permissions keep other users out: 0600 refuses another uid, 0666 "
+    "admits it",
+    "[wire][unix][hostile]") {
+    if (::geteuid() != 0) {
+        WARN("skipped: checking another user's access needs root (to become uid 65534)");
+        return;
+    }
+    temp_dir dir;
+    std::filesystem::permissions(dir.path, std::filesystem::perms::all);  // anyone may look in
+    const std::string owner_only = (dir.path / "private.sock").string();
+    const std::string shared = (dir.path / "shared.sock").string();
+    tern::app app(test_config());
+    app.get("/", [](tern::context& ctx) { ctx.text("served"); });
+    app.start_unix(owner_only, 0600);
+    tern::app open_app(test_config());
+    open_app.get("/", [](tern::context& ctx) { ctx.text("served"); });
+    open_app.start_unix(shared, 0666);
+    constexpr uid_t nobody = 65534;
+    CHECK(connect_as(nobody, owner_only) == EACCES);
+    CHECK(connect_as(nobody, shared) == 0);
+    CHECK(connect_as(0, owner_only) == 0);
+    // Refused or not, the server goes on serving its own users.
+    CHECK(unix_get(owner_only, "/").find("served") != std::string::npos);
 }
 
 TEST_CASE("a stale Unix socket file is replaced, a regular file is never deleted", "[unix]") {

@@ -4,6 +4,7 @@
 
 #include "http/header_values.hpp"
 #include "http/response.hpp"
+#include "web/compressed_source.hpp"
 #include "web/compression.hpp"
 #include "web/encoders.hpp"
 
@@ -212,4 +213,55 @@ TEST_CASE("codings: the same gates hold for br and zstd: size, type, status, Con
     CHECK(encoded.body == json.substr(0, 5000));
     // The control: the same response without those traits is compressed.
     CHECK_FALSE(untouched(make(5000, "application/json", 200)));
+}
+
+namespace {
+
+// A streamed body that never produces anything: what compress_stream wraps.
+class silent_source final : public tern::detail::body_source {
+public:
+    void attach(std::shared_ptr<tern::detail::loop_door>,
+                std::weak_ptr<tern::detail::exchange_port>) override {}
+    tern::detail::pull_status pull(std::string&, std::size_t) override {
+        return tern::detail::pull_status::more;
+    }
+    void closed() noexcept override {}
+};
+
+response streamed_text() {
+    response res;
+    res.content_type = "text/plain";
+    res.source = std::make_shared<silent_source>();
+    return res;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "codings: at most max_streams streamed bodies hold a coder at once; past it they go "
+    "uncompressed, and a finished one gives its slot back",
+    "[compression]") {
+    const auto slots = std::make_shared<tern::detail::stream_coder_slots>(2);
+    const fields accepts{{"Accept-Encoding", "zstd, br, gzip"}};
+    const compression_config config{};
+    std::vector<response> open;
+    for (int i = 0; i < 3; ++i) {
+        open.push_back(streamed_text());
+        compress_response(open.back(), accepts, config, false, slots.get());
+    }
+    CHECK(field(open[0], "Content-Encoding") == "zstd");
+    CHECK(field(open[1], "Content-Encoding") == "zstd");
+    // The third is sent as it is, still with Vary: the choice depended on Accept-Encoding.
+    CHECK_FALSE(field(open[2], "Content-Encoding").has_value());
+    CHECK(field(open[2], "Vary") == "Accept-Encoding");
+    // A HEAD takes no slot; a whole body needs none.
+    response head = streamed_text();
+    compress_response(head, accepts, config, true, slots.get());
+    open[0].source.reset();  // the first stream is done: its coder and its slot go
+    response next = streamed_text();
+    compress_response(next, accepts, config, false, slots.get());
+    CHECK(field(next, "Content-Encoding") == "zstd");
+    response another = streamed_text();
+    compress_response(another, accepts, config, false, slots.get());
+    CHECK_FALSE(field(another, "Content-Encoding").has_value());
 }
