@@ -4,7 +4,7 @@
 // coroutine, streamed, SSE, a file).
 //
 //   h2_app PORT [--cert FILE --key FILE] [--no-http2] [--access-log FILE] [--grace MS]
-//          [--spool-dir DIR] [--spool-quota BYTES] [--h2-spool BYTES]
+//          [--spool-dir DIR] [--spool-quota BYTES] [--h2-spool BYTES] [--streams N]
 //
 // Prints "h2_app: listening on PORT" before it binds (the tests wait for the port to
 // answer); SIGTERM stops it (drain 2 s), after a grace period of MS milliseconds with
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "usage: h2_app PORT [--cert FILE --key FILE] [--no-http2] "
                      "[--access-log FILE] [--grace MS] [--spool-dir DIR] [--spool-quota BYTES] "
-                     "[--h2-spool BYTES]\n");
+                     "[--h2-spool BYTES] [--streams N]\n");
         return 2;
     }
     const auto port = static_cast<std::uint16_t>(std::stoi(argv[1]));
@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     std::string spool_dir;
     std::uint64_t spool_quota = 0;
     std::uint64_t h2_spool = 0;
+    std::uint32_t streams = 10;  // h2_max_concurrent_streams: small, for the tests' floods
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--cert" && i + 1 < argc) cert = argv[++i];
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
         if (arg == "--spool-dir" && i + 1 < argc) spool_dir = argv[++i];
         if (arg == "--spool-quota" && i + 1 < argc) spool_quota = std::stoull(argv[++i]);
         if (arg == "--h2-spool" && i + 1 < argc) h2_spool = std::stoull(argv[++i]);
+        if (arg == "--streams" && i + 1 < argc) {
+            streams = static_cast<std::uint32_t>(std::stoul(argv[++i]));
+        }
     }
 
     tern::config cfg;
@@ -71,7 +75,7 @@ int main(int argc, char** argv) {
     cfg.write_timeout = std::chrono::milliseconds(1000);
     cfg.drain_timeout = std::chrono::milliseconds(2000);
     cfg.sse_keep_alive = std::chrono::milliseconds(300);
-    cfg.h2_max_concurrent_streams = 10;
+    cfg.h2_max_concurrent_streams = streams;
     tern::app app(cfg);
 
     std::FILE* log = log_file.empty() ? nullptr : std::fopen(log_file.c_str(), "w");
