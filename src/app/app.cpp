@@ -45,20 +45,16 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
     blocking_job(const detail::pipeline& p, detail::exchange& from, const detail::dispatch_state& s)
         : pipeline(p),
           scratch(from.scratch),
-          ex{from.req, from.res, from.remote_ip, scratch, from.max_upload_file_size},
+          ex{from.req, from.res, from.remote_ip, scratch, from.env},
           st(s),
-          in_flight(from.meter) {
+          in_flight(from.env.meter) {
+        // The handler runs on a pool thread: none of the loop's own services, and no pool
+        // of its own to hand work to.
+        ex.env.roots = nullptr;
+        ex.env.ids = nullptr;
+        ex.env.pool = nullptr;
         ex.app_body = from.app_body;
-        ex.meter = from.meter;
         ex.skip = from.skip;
-        ex.max_json_size = from.max_json_size;
-        ex.max_json_depth = from.max_json_depth;
-        ex.stream_buffer_size = from.stream_buffer_size;
-        ex.max_stream_buffer = from.max_stream_buffer;
-        ex.sse_keep_alive = from.sse_keep_alive;
-        ex.settings = from.settings;
-        ex.sessions = from.sessions;
-        ex.signer = from.signer;
         ex.session = std::move(from.session);  // a before filter's, for the handler to go on with
     }
 
@@ -155,6 +151,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         // Shared: a held response or a blocking job may end (dropped) after the loop.
         std::shared_ptr<detail::request_meter> meter = std::make_shared<detail::request_meter>();
         detail::request_id_source ids;
+        // What every request on this loop starts with: the one place it is built.
+        detail::exchange_env env;
     };
 
     // app.metrics: whether requests are counted, and the counters of the running server's
@@ -165,6 +163,20 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
 
     std::unique_ptr<detail::loop_state> make_loop_state() override {
         auto state = std::make_unique<loop_state>();
+        auto& env = state->env;
+        env.max_upload_file_size = settings.max_upload_file_size;
+        env.max_json_size = settings.max_json_size;
+        env.max_json_depth = settings.max_json_depth;
+        env.stream_buffer_size = settings.stream_buffer_size;
+        env.max_stream_buffer = settings.max_stream_buffer;
+        env.sse_keep_alive = settings.sse_keep_alive;
+        env.settings = &settings;
+        env.pool = pool.get();
+        env.sessions = pipeline.sessions.get();
+        env.signer = pipeline.signer.get();
+        env.roots = &state->roots;
+        env.meter = metered ? state->meter.get() : nullptr;
+        env.ids = &state->ids;
         if (metered) {
             std::lock_guard lock(meters_mutex);
             meters.push_back(state->meter);
@@ -191,20 +203,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
                 detail::answer_later& later, detail::loop_state& state) noexcept override {
         auto& own = static_cast<loop_state&>(state);
         own.scratch.reset();
-        detail::exchange ex{req, res, remote_ip, own.scratch, settings.max_upload_file_size};
-        ex.roots = &own.roots;
-        ex.max_json_size = settings.max_json_size;
-        ex.max_json_depth = settings.max_json_depth;
+        detail::exchange ex{req, res, remote_ip, own.scratch, own.env};
         ex.port = &later;
-        ex.pool = pool.get();
-        ex.settings = &settings;
-        ex.stream_buffer_size = settings.stream_buffer_size;
-        ex.max_stream_buffer = settings.max_stream_buffer;
-        ex.sse_keep_alive = settings.sse_keep_alive;
-        ex.sessions = pipeline.sessions.get();
-        ex.signer = pipeline.signer.get();
-        ex.meter = metered ? own.meter.get() : nullptr;
-        ex.ids = &own.ids;
         if (!pool) {
             detail::dispatch(pipeline, ex);  // no blocking route: the whole chain here
             return;
@@ -247,13 +247,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
                         detail::loop_state& state) noexcept override {
         auto& own = static_cast<loop_state&>(state);
         own.scratch.reset();
-        detail::exchange ex{req, res, remote_ip, own.scratch, settings.max_upload_file_size};
-        ex.max_json_size = settings.max_json_size;
-        ex.max_json_depth = settings.max_json_depth;
-        ex.sessions = pipeline.sessions.get();
-        ex.signer = pipeline.signer.get();
-        ex.meter = metered ? own.meter.get() : nullptr;
-        ex.ids = &own.ids;
+        detail::exchange ex{req, res, remote_ip, own.scratch, own.env};
         detail::dispatch_failure(pipeline, ex, status, message);
     }
 

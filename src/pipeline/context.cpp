@@ -212,8 +212,8 @@ deferred context::defer() {
 }
 
 response_stream context::stream() {
-    auto source =
-        std::make_shared<detail::stream_source>(ex_->stream_buffer_size, ex_->max_stream_buffer);
+    auto source = std::make_shared<detail::stream_source>(ex_->env.stream_buffer_size,
+                                                          ex_->env.max_stream_buffer);
     auto& res = ex_->res;
     res.source = detail::stream_source::tap(source);
     res.body.clear();

@@ -39,7 +39,7 @@ const std::vector<detail::form_part>& parts_of(detail::exchange& ex) {
     }
     if (boundary) {
         detail::multipart_limits limits;
-        limits.max_file_size = ex.max_upload_file_size;
+        limits.max_file_size = ex.env.max_upload_file_size;
         std::vector<detail::multipart_part> parts;
         std::string message;
         switch (detail::parse_multipart(ex.req.body_view(), *boundary, limits, parts, &message)) {

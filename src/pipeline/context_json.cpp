@@ -13,9 +13,9 @@ namespace tern {
 
 std::string_view context::json_body() const {
     const std::string_view text = ex_->req.body_view();
-    if (text.size() > ex_->max_json_size) {
+    if (text.size() > ex_->env.max_json_size) {
         throw content_too_large("JSON request body larger than max_json_size (" +
-                                std::to_string(ex_->max_json_size) + " bytes)");
+                                std::to_string(ex_->env.max_json_size) + " bytes)");
     }
     // JSON text never holds a raw NUL (RFC 8259 2, 7), and nlohmann_json's lexer takes one
     // for the end of input: "[1]\0<anything>" would be read as [1] and the rest ignored.
@@ -25,9 +25,9 @@ std::string_view context::json_body() const {
     }
     // Before any document exists: nlohmann_json copies and serializes recursively, so a
     // tree as deep as the body allows would overflow the stack later.
-    if (!detail::json_depth_within(text, ex_->max_json_depth)) {
+    if (!detail::json_depth_within(text, ex_->env.max_json_depth)) {
         throw bad_request("JSON nesting deeper than max_json_depth (" +
-                          std::to_string(ex_->max_json_depth) + ")");
+                          std::to_string(ex_->env.max_json_depth) + ")");
     }
     return text;
 }

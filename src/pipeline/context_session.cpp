@@ -20,11 +20,11 @@ namespace tern {
 namespace {
 
 const detail::cookie_signer& signer_of(const detail::exchange& ex) {
-    if (ex.signer == nullptr) {
+    if (ex.env.signer == nullptr) {
         throw std::logic_error(
             "tern: signed cookies need a secret: call app.cookie_secret(...) before start()");
     }
-    return *ex.signer;
+    return *ex.env.signer;
 }
 
 }  // namespace
@@ -51,12 +51,12 @@ context& context::set_signed_cookie(std::string_view name, std::string_view valu
 
 tern::session& context::session() {
     if (ex_->session) return *ex_->session;
-    if (ex_->sessions == nullptr) {
+    if (ex_->env.sessions == nullptr) {
         throw std::logic_error(
             "tern: ctx.session() needs sessions turned on: call app.sessions(...) before "
             "start()");
     }
-    ex_->session = ex_->sessions->open(ex_->req.headers);
+    ex_->session = ex_->env.sessions->open(ex_->req.headers);
     return *ex_->session;
 }
 
@@ -65,10 +65,10 @@ tern::session& context::session() {
 namespace tern::detail {
 
 void commit_session(exchange& ex) noexcept {
-    if (!ex.session || ex.sessions == nullptr) return;
+    if (!ex.session || ex.env.sessions == nullptr) return;
     auto s = std::move(ex.session);  // saved once: later uses (error handlers) start over
     try {
-        if (auto set_cookie = ex.sessions->commit(*s, ex.req.secure)) {
+        if (auto set_cookie = ex.env.sessions->commit(*s, ex.req.secure)) {
             ex.res.fields.emplace_back("Set-Cookie", std::move(*set_cookie));
         }
         return;

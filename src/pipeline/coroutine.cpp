@@ -89,7 +89,7 @@ std::function<void(context&)> coroutine_route(std::function<task(context&)> f) {
         auto h = coroutine_start::release(t);
         auto& promise = h.promise();
         promise.reply = std::move(reply);
-        promise.loop = std::make_shared<coroutine_loop>(std::move(door), ex.pool);
+        promise.loop = std::make_shared<coroutine_loop>(std::move(door), ex.env.pool);
         h.resume();  // runs to its first suspension here, on the loop
     };
 }

@@ -141,7 +141,7 @@ bool run(const pipeline& p, const handler& h, exchange& ex, const char* stage) n
 // The static layer's answer. False when it did not claim the path.
 bool answer_static(const static_files& files, exchange& ex) {
     root_cache none_kept;  // without a loop's cache: the root is opened for this request
-    switch (files.serve(ex.req, ex.res, ex.roots != nullptr ? *ex.roots : none_kept)) {
+    switch (files.serve(ex.req, ex.res, ex.env.roots != nullptr ? *ex.env.roots : none_kept)) {
         case static_outcome::not_handled:
             return false;
         case static_outcome::answered:
@@ -273,8 +273,8 @@ void log_request(const pipeline& p, exchange& ex,
 }
 
 std::chrono::steady_clock::time_point start_time(const pipeline& p, const exchange& ex) noexcept {
-    return !p.loggers.empty() || ex.meter != nullptr ? std::chrono::steady_clock::now()
-                                                     : std::chrono::steady_clock::time_point{};
+    return !p.loggers.empty() || ex.env.meter != nullptr ? std::chrono::steady_clock::now()
+                                                         : std::chrono::steady_clock::time_point{};
 }
 
 // Who the request is from, before anything reads it: the client's address behind trusted
@@ -287,8 +287,8 @@ void identify(const pipeline& p, exchange& ex) noexcept {
             const auto sent = ex.req.header(p.request_id_header);
             if (sent && valid_request_id(*sent)) {
                 s.request_id.assign(*sent);
-            } else if (ex.ids != nullptr) {
-                ex.ids->next(s.request_id);
+            } else if (ex.env.ids != nullptr) {
+                ex.env.ids->next(s.request_id);
             } else {
                 s.request_id.clear();
             }
@@ -321,17 +321,17 @@ void stamp_request_id(const pipeline& p, exchange& ex) noexcept {
 // The final response, for the metrics: counted by method and status class, its time from
 // the complete request to here (after compression, before the write) in the histogram.
 void record(const exchange& ex, std::chrono::steady_clock::time_point started) noexcept {
-    if (ex.meter == nullptr) return;
-    ex.meter->record(ex.req.method, ex.res.status, std::chrono::steady_clock::now() - started);
+    if (ex.env.meter == nullptr) return;
+    ex.env.meter->record(ex.req.method, ex.res.status, std::chrono::steady_clock::now() - started);
 }
 
 // The end of a chain that began (begin_steps): recorded, out of flight, logged.
 void finish(const pipeline& p, exchange& ex,
             std::chrono::steady_clock::time_point started) noexcept {
     stamp_request_id(p, ex);
-    if (ex.meter != nullptr) {
+    if (ex.env.meter != nullptr) {
         record(ex, started);
-        ex.meter->end();
+        ex.env.meter->end();
     }
     log_request(p, ex, started);
 }
@@ -346,7 +346,7 @@ namespace {
     st.started = start_time(p, ex);
     ex.res.clear();
     identify(p, ex);
-    if (ex.meter != nullptr) ex.meter->begin();
+    if (ex.env.meter != nullptr) ex.env.meter->begin();
     if (p.cors && cors_policy::is_preflight(ex.req)) {
         // Preflights carry no credentials, so they are answered before the app's filters
         // (an auth filter would refuse them) and for every path.

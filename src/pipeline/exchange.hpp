@@ -82,15 +82,43 @@ class cookie_signer;
 class request_meter;
 class request_id_source;
 
+/// What the requests of one app on one event loop share: its limits and services. Built in
+/// one place (the app's loop state, `app::impl::make_loop_state`) and copied whole where an
+/// exchange moves on (a held response, a blocking job), so no path leaves a field out.
+/// Unit tests leave it default: no sessions, no signer, no loop services.
+struct exchange_env {
+    std::size_t max_upload_file_size = 0;              ///< config::max_upload_file_size
+    std::size_t max_json_size = 0;                     ///< config::max_json_size, for body_as
+    std::size_t max_json_depth = 0;                    ///< config::max_json_depth, for body_as
+    std::size_t stream_buffer_size = 64 * 1024;        ///< config::stream_buffer_size
+    std::size_t max_stream_buffer = 1024 * 1024;       ///< config::max_stream_buffer
+    std::chrono::milliseconds sse_keep_alive{15'000};  ///< config::sse_keep_alive
+    /// The app's settings, read-only while it runs (null in unit tests): the settings
+    /// tern's built-in routes read at the moment they need them (WebSocket upgrades).
+    const tern::config* settings = nullptr;
+    /// The app's blocking pool, for coroutine handlers' `on_blocking_pool` (null: none).
+    blocking_pool* pool = nullptr;
+    /// The app's sessions (`app.sessions`); null: off, and `ctx.session()` throws.
+    const session_manager* sessions = nullptr;
+    /// The app's cookie signer (`app.cookie_secret`); null: none, and signed cookies throw.
+    const cookie_signer* signer = nullptr;
+    // Owned by the loop, used on it only:
+    /// The static roots the event loop keeps open; null where no loop serves the request
+    /// (unit tests): the static layer then opens the root per request.
+    root_cache* roots = nullptr;
+    /// The loop's request counters (app.metrics); null when metrics are off.
+    request_meter* meter = nullptr;
+    /// The loop's request id maker (app.request_ids); null where there is none.
+    request_id_source* ids = nullptr;
+};
+
 /// Per-request state behind `tern::context`.
 struct exchange {
     request& req;
     response& res;
     std::string_view remote_ip;
     exchange_scratch& scratch;
-    std::size_t max_upload_file_size = 0;
-    std::size_t max_json_size = 0;   ///< config::max_json_size, for body_as
-    std::size_t max_json_depth = 0;  ///< config::max_json_depth, for body_as
+    exchange_env env;
     /// The application set the body (result/text/html/json/redirect): error handlers and
     /// tern's JSON error rendering leave such a response alone.
     bool app_body = false;
@@ -105,31 +133,12 @@ struct exchange {
     /// The transport, for responses that outlive the handler; null where there is none
     /// (unit tests, a blocking handler's pool thread): `ctx.defer()` is refused there.
     exchange_port* port = nullptr;
-    /// The app's blocking pool, for coroutine handlers' `on_blocking_pool` (null: none).
-    blocking_pool* pool = nullptr;
     /// True while the route's handler runs (the one place `ctx.defer()` is allowed).
     bool in_handler = false;
     /// Set by `ctx.defer()`: the rest of the chain runs when the response is completed.
     std::shared_ptr<held_exchange> held{};
-    std::size_t stream_buffer_size = 64 * 1024;        ///< config::stream_buffer_size
-    std::size_t max_stream_buffer = 1024 * 1024;       ///< config::max_stream_buffer
-    std::chrono::milliseconds sse_keep_alive{15'000};  ///< config::sse_keep_alive
-    /// The static roots the event loop keeps open (its loop state); null where no loop
-    /// serves the request (unit tests): the static layer then opens the root per request.
-    root_cache* roots = nullptr;
-    /// The app's settings, read-only while it runs (null in unit tests): the settings
-    /// tern's built-in routes read at the moment they need them (WebSocket upgrades).
-    const tern::config* settings = nullptr;
-    /// The app's sessions (`app.sessions`); null: off, and `ctx.session()` throws.
-    const session_manager* sessions = nullptr;
-    /// The app's cookie signer (`app.cookie_secret`); null: none, and signed cookies throw.
-    const cookie_signer* signer = nullptr;
     /// This request's session, made by the first `ctx.session()`; saved when the chain is done.
     std::unique_ptr<tern::session> session{};
-    /// The loop's request counters (app.metrics); null when metrics are off.
-    request_meter* meter = nullptr;
-    /// The loop's request id maker (app.request_ids); null where there is none.
-    request_id_source* ids = nullptr;
 };
 
 }  // namespace tern::detail

@@ -26,26 +26,19 @@ held_exchange::held_exchange(exchange& from)
     : res_(std::move(from.res)),
       scratch_(from.scratch),
       remote_ip_(from.remote_ip),
-      ex_{req_, res_, remote_ip_, scratch_, from.max_upload_file_size},
+      ex_{req_, res_, remote_ip_, scratch_, from.env},
       ctx_(ex_),
       door_(from.port->door()),
-      in_flight_(from.meter) {
+      in_flight_(from.env.meter) {
     from.res.clear();
     copy_request(from.req, req_);
     for (auto& p : scratch_.params) p.value = rebase(p.value, from.req, req_);
     scratch_.filter_params.clear();
     scratch_.parts_parsed = false;  // the parts view the old body: parsed again if asked
-    ex_.max_json_size = from.max_json_size;
-    ex_.max_json_depth = from.max_json_depth;
+    // The env came whole (the held response completes on the same loop); of the request's
+    // own state, the body's owner and the session go on.
     ex_.app_body = from.app_body;
-    ex_.stream_buffer_size = from.stream_buffer_size;
-    ex_.max_stream_buffer = from.max_stream_buffer;
-    ex_.sse_keep_alive = from.sse_keep_alive;
-    ex_.pool = from.pool;
-    ex_.sessions = from.sessions;
-    ex_.signer = from.signer;
     ex_.session = std::move(from.session);  // saved when the held response completes
-    ex_.meter = from.meter;
     // ex_.port stays null: a completion cannot defer again.
 }
 

@@ -19,8 +19,9 @@ handler sse_route(sse_handler h) {
         ctx.content_type("text/event-stream");
         ctx.header("Cache-Control", "no-store");
         ctx.header("X-Accel-Buffering", "no");
-        auto source = std::make_shared<stream_source>(ex.stream_buffer_size, ex.max_stream_buffer);
-        source->make_event_stream(ex.sse_keep_alive, ":\n\n");
+        auto source =
+            std::make_shared<stream_source>(ex.env.stream_buffer_size, ex.env.max_stream_buffer);
+        source->make_event_stream(ex.env.sse_keep_alive, ":\n\n");
         ex.res.source = stream_source::tap(source);
         ex.res.body.clear();
         ex.app_body = true;

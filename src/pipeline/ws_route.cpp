@@ -40,7 +40,7 @@ handler ws_route(std::shared_ptr<const ws_handlers::parts> route) {
                 throw http_error(403, "origin not allowed");
             }
         }
-        const bool compression = ex.settings != nullptr && ex.settings->ws_compression;
+        const bool compression = ex.env.settings != nullptr && ex.env.settings->ws_compression;
         const auto hs = ws::check_upgrade(ex.req, {route->subprotocols, compression, false});
         if (hs.status != 101) {
             // Answered as tern's own errors are (app.error(status), JSON for JSON clients),
@@ -64,7 +64,8 @@ handler ws_route(std::shared_ptr<const ws_handlers::parts> route) {
         // The client's, as ctx.ip(): behind a trusted proxy, the one the proxy names.
         info.remote_ip.assign(ex.scratch.client_ip.empty() ? ex.remote_ip : ex.scratch.client_ip);
         info.subprotocol = hs.subprotocol;
-        const ws_settings settings = ex.settings ? settings_of(*ex.settings) : ws_settings{};
+        const ws_settings settings =
+            ex.env.settings ? settings_of(*ex.env.settings) : ws_settings{};
         auto session = std::make_shared<ws_session>(route, std::move(info), settings, hs.deflate);
 
         ex.res.status = 101;

@@ -26,7 +26,7 @@ public:
     exchange_run(const pipeline& p, std::string_view raw) : parser_(parser_limits{}) {
         const auto r = parser_.feed(raw);
         REQUIRE(r.what == request_parser::event::request);
-        exchange ex{parser_.current(), res_, "127.0.0.1", scratch_, 1024};
+        exchange ex{parser_.current(), res_, "127.0.0.1", scratch_, {.max_upload_file_size = 1024}};
         dispatch(p, ex);
     }
 
