@@ -49,7 +49,8 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
           st(s),
           in_flight(from.env.meter) {
         // The handler runs on a pool thread: none of the loop's own services, and no pool
-        // of its own to hand work to.
+        // of its own to hand work to. (`coders` stays: the answer is compressed in
+        // dispatch_end, back on the loop.)
         ex.env.roots = nullptr;
         ex.env.ids = nullptr;
         ex.env.pool = nullptr;
@@ -151,6 +152,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         // Shared: a held response or a blocking job may end (dropped) after the loop.
         std::shared_ptr<detail::request_meter> meter = std::make_shared<detail::request_meter>();
         detail::request_id_source ids;
+        detail::whole_body_coders coders;
         // What every request on this loop starts with: the one place it is built.
         detail::exchange_env env;
     };
@@ -177,6 +179,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         env.roots = &state->roots;
         env.meter = metered ? state->meter.get() : nullptr;
         env.ids = &state->ids;
+        env.coders = &state->coders;
         if (metered) {
             std::lock_guard lock(meters_mutex);
             meters.push_back(state->meter);

@@ -251,7 +251,7 @@ void decorate(const pipeline& p, exchange& ex, bool compress) noexcept {
     if (p.cors) p.cors->decorate(ex.req, ex.res);
     if (compress && p.compression) {
         compress_response(ex.res, ex.req.headers, *p.compression, ex.req.is_head,
-                          p.stream_coders.get());
+                          p.stream_coders.get(), ex.env.coders);
     }
 }
 

@@ -76,6 +76,7 @@ struct exchange_scratch {
 };
 
 class held_exchange;
+class whole_body_coders;
 class blocking_pool;
 class session_manager;
 class cookie_signer;
@@ -110,6 +111,9 @@ struct exchange_env {
     request_meter* meter = nullptr;
     /// The loop's request id maker (app.request_ids); null where there is none.
     request_id_source* ids = nullptr;
+    /// What the loop keeps for coding whole bodies (zstd's context); null: made per body.
+    /// Used where compression runs: on the loop, also for a blocking job's answer.
+    whole_body_coders* coders = nullptr;
 };
 
 /// Per-request state behind `tern::context`.

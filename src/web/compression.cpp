@@ -83,7 +83,8 @@ bool is_compressible_type(std::string_view content_type) noexcept {
 }
 
 void compress_response(response& res, std::span<const header_field> request_headers,
-                       const compression_config& config, bool head, stream_coder_slots* slots) {
+                       const compression_config& config, bool head, stream_coder_slots* slots,
+                       whole_body_coders* coders) {
     if (res.file.file) return;
     if (res.source) {
         compress_stream(res, request_headers, config, head, slots);
@@ -103,7 +104,9 @@ void compress_response(response& res, std::span<const header_field> request_head
     if (head) return;
 
     std::string compressed;
-    if (!encode_whole(chosen, res.body, coding_level(chosen, config), compressed)) return;
+    if (!encode_whole(chosen, res.body, coding_level(chosen, config), compressed, coders)) {
+        return;
+    }
     if (compressed.size() >= res.body.size()) return;
     res.body.swap(compressed);
     mark_encoded(res, chosen);

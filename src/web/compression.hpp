@@ -36,10 +36,11 @@ bool is_compressible_type(std::string_view content_type) noexcept;
 /// added) as for a GET, but the coder does not run and the answer keeps the identity
 /// body's length, without Content-Encoding (RFC 9110 9.3.2 lets a HEAD omit what only
 /// generating the content decides). Bodies over `config.max_size` are left alone like
-/// those under `min_size`. A streamed body goes to compress_stream with `slots`.
+/// those under `min_size`. A streamed body goes to compress_stream with `slots`; a whole
+/// one is coded with what `coders` (the loop's) keeps.
 void compress_response(response& res, std::span<const header_field> request_headers,
                        const compression_config& config, bool head = false,
-                       stream_coder_slots* slots = nullptr);
+                       stream_coder_slots* slots = nullptr, whole_body_coders* coders = nullptr);
 
 /// For a streamed body (`res.source`): when the status, type (not text/event-stream),
 /// Content-Encoding and Accept-Encoding checks of compress_response pass (there is no size

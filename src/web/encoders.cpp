@@ -49,15 +49,13 @@ bool brotli_whole(std::string_view in, int level, std::string& out) {
 struct zstd_context_deleter {
     void operator()(ZSTD_CCtx* c) const noexcept { ZSTD_freeCCtx(c); }
 };
+using zstd_context = std::unique_ptr<ZSTD_CCtx, zstd_context_deleter>;
 
-bool zstd_whole(std::string_view in, int level, std::string& out) {
-    // One context per thread, kept: each event loop reuses its tables instead of allocating
-    // them for every response.
-    thread_local std::unique_ptr<ZSTD_CCtx, zstd_context_deleter> context(ZSTD_createCCtx());
-    if (!context) return false;
+bool zstd_whole(std::string_view in, int level, std::string& out, ZSTD_CCtx* context) {
+    if (context == nullptr) return false;
     out.resize(ZSTD_compressBound(in.size()));
     const std::size_t size =
-        ZSTD_compressCCtx(context.get(), out.data(), out.size(), in.data(), in.size(), level);
+        ZSTD_compressCCtx(context, out.data(), out.size(), in.data(), in.size(), level);
     if (ZSTD_isError(size) != 0U) return false;
     out.resize(size);
     return true;
@@ -263,14 +261,30 @@ bool gzip_compress(std::string_view in, int level, std::string& out) {
     return true;
 }
 
-bool encode_whole(coding c, std::string_view in, int level, std::string& out) {
+struct whole_body_coders::kept {
+    zstd_context zstd;  ///< made at the first zstd body
+};
+
+whole_body_coders::whole_body_coders() noexcept = default;
+whole_body_coders::~whole_body_coders() = default;
+
+bool encode_whole(coding c, std::string_view in, int level, std::string& out,
+                  whole_body_coders* coders) {
     switch (c) {
         case coding::gzip:
             return gzip_compress(in, level, out);
         case coding::br:
             return brotli_whole(in, level, out);
-        case coding::zstd:
-            return zstd_whole(in, level, out);
+        case coding::zstd: {
+            if (coders == nullptr) {
+                const zstd_context once(ZSTD_createCCtx());
+                return zstd_whole(in, level, out, once.get());
+            }
+            if (!coders->kept_) coders->kept_ = std::make_unique<whole_body_coders::kept>();
+            auto& context = coders->kept_->zstd;
+            if (!context) context.reset(ZSTD_createCCtx());
+            return zstd_whole(in, level, out, context.get());
+        }
         case coding::identity:
             break;
     }

@@ -32,9 +32,28 @@ int coding_level(coding c, const compression_config& config) noexcept;
 /// False when zlib fails (out is then unspecified).
 bool gzip_compress(std::string_view in, int level, std::string& out);
 
-/// Compresses all of `in` with `c` at `level` into `out` (replaced). False when the
-/// library fails or `c` is identity (out is then unspecified). Throws only std::bad_alloc.
-bool encode_whole(coding c, std::string_view in, int level, std::string& out);
+/// What coding whole bodies keeps from one response to the next on one thread: zstd's
+/// context, whose tables are made at its first use rather than for every response. One per
+/// event loop (its loop state), never shared between threads.
+class whole_body_coders {
+public:
+    whole_body_coders() noexcept;
+    ~whole_body_coders();
+    whole_body_coders(const whole_body_coders&) = delete;
+    whole_body_coders& operator=(const whole_body_coders&) = delete;
+
+    struct kept;  ///< encoders.cpp's
+
+private:
+    friend bool encode_whole(coding, std::string_view, int, std::string&, whole_body_coders*);
+    std::unique_ptr<kept> kept_;
+};
+
+/// Compresses all of `in` with `c` at `level` into `out` (replaced), reusing what `coders`
+/// keeps (null: made for this call and let go). False when the library fails or `c` is
+/// identity (out is then unspecified). Throws only std::bad_alloc.
+bool encode_whole(coding c, std::string_view in, int level, std::string& out,
+                  whole_body_coders* coders = nullptr);
 
 /// One compressing stream: pieces in, each flushed so that what came in so far decodes at
 /// once on the other side; `finish` ends the coded stream.
