@@ -1,0 +1,114 @@
+// The request side of the app: each loop's state (made once per worker), the way a request
+// enters the pipeline (whole on the loop, or split around a blocking handler), failures the
+// transport found, the body limit a request's route sets, and the metrics scrape.
+
+#include "app/app_impl.hpp"
+
+#include "app/blocking_job.hpp"
+
+#include <functional>
+
+namespace tern {
+
+void app::impl::settle() {
+    std::shared_ptr<detail::server> s;
+    std::unique_ptr<detail::blocking_pool> p;
+    {
+        std::lock_guard lock(server_mutex);
+        s = std::move(retired_server);
+        p = std::move(retired_pool);
+    }
+    if (s) s->join();  // each loop ends once the handlers it waits for have returned
+    p.reset();         // idle now: joins its threads
+}
+
+std::unique_ptr<detail::loop_state> app::impl::make_loop_state() {
+    auto state = std::make_unique<loop_state>();
+    auto& env = state->env;
+    env.max_upload_file_size = settings.max_upload_file_size;
+    env.max_json_size = settings.max_json_size;
+    env.max_json_depth = settings.max_json_depth;
+    env.stream_buffer_size = settings.stream_buffer_size;
+    env.max_stream_buffer = settings.max_stream_buffer;
+    env.sse_keep_alive = settings.sse_keep_alive;
+    env.settings = &settings;
+    env.pool = pool.get();
+    env.sessions = pipeline.sessions.get();
+    env.signer = pipeline.signer.get();
+    env.roots = &state->roots;
+    env.meter = metered ? state->meter.get() : nullptr;
+    env.ids = &state->ids;
+    env.coders = &state->coders;
+    if (metered) {
+        std::lock_guard lock(meters_mutex);
+        meters.push_back(state->meter);
+    }
+    return state;
+}
+
+std::string app::impl::scrape() {
+    detail::metrics_snapshot snap;
+    {
+        std::lock_guard lock(server_mutex);
+        if (server) snap.server = server->stats();
+        if (pool) snap.blocking_queue = pool->waiting();
+    }
+    {
+        std::lock_guard lock(meters_mutex);
+        for (const auto& m : meters) m->add_to(snap.requests);
+    }
+    return detail::prometheus_text(snap);
+}
+
+void app::impl::handle(detail::request& req, detail::response& res, std::string_view remote_ip,
+                       detail::answer_later& later, detail::loop_state& state) noexcept {
+    auto& own = static_cast<loop_state&>(state);
+    own.scratch.reset();
+    detail::exchange ex{req, res, remote_ip, own.scratch, own.env};
+    ex.port = &later;
+    if (!pool) {
+        detail::dispatch(pipeline, ex);  // no blocking route: the whole chain here
+        return;
+    }
+    detail::dispatch_state st;
+    detail::dispatch_begin(pipeline, ex, st);
+    if (detail::runs_blocking(st)) {
+        auto job = std::make_shared<detail::blocking_job>(pipeline, ex, st);
+        auto* p = pool.get();
+        const auto ticket = p->new_ticket();
+        // The connection takes the job back (never run) when its client leaves or the
+        // server stops before a pool thread has picked it up.
+        job->resume = later.defer(
+            [p, ticket,
+             weak = std::weak_ptr<detail::blocking_job>(job)]() -> std::function<void()> {
+                auto held = weak.lock();
+                if (!held || !p->cancel(ticket)) return {};
+                return [held] { held->answer_unavailable(); };
+            });
+        if (!p->submit(ticket, [job] { job->run(); })) job->refuse();
+        return;
+    }
+    detail::dispatch_answer(pipeline, ex, st);
+    detail::dispatch_end(pipeline, ex, st);
+}
+
+std::size_t app::impl::body_limit(const detail::request& head) const noexcept {
+    if (!has_body_limits) return settings.max_body_size;
+    std::vector<detail::path_param> params;
+    const auto found = pipeline.routes.find(head.method, head.path, params);
+    if (found.result == detail::router::outcome::found && found.body_limit != 0) {
+        return found.body_limit;
+    }
+    return settings.max_body_size;
+}
+
+void app::impl::handle_failure(detail::request& req, int status, std::string_view message,
+                               detail::response& res, std::string_view remote_ip,
+                               detail::loop_state& state) noexcept {
+    auto& own = static_cast<loop_state&>(state);
+    own.scratch.reset();
+    detail::exchange ex{req, res, remote_ip, own.scratch, own.env};
+    detail::dispatch_failure(pipeline, ex, status, message);
+}
+
+}  // namespace tern
