@@ -47,6 +47,23 @@ TERN_API bool run_on_pool(const std::shared_ptr<coroutine_loop>& loop, std::func
 struct coroutine_start;
 }  // namespace detail
 
+/// What `co_await tern::wait_readable(...)` or `wait_writable(...)` came to.
+enum class io_ready {
+    ready,      ///< the descriptor is readable (writable); or its peer's end or an error is
+                ///< there for the next read or write to report
+    timed_out,  ///< the timeout passed first
+    cancelled,  ///< the client left (or the response can no longer be sent)
+};
+
+namespace detail {
+/// On the coroutine's loop: watches `fd` for reading (writing when `write`), then resumes
+/// `h` there with the outcome in `out`. False when it did not suspend (`out` is set: the
+/// client had left); throws std::system_error when the descriptor cannot be watched.
+TERN_API bool wait_fd(const std::shared_ptr<coroutine_loop>& loop, const deferred& reply, int fd,
+                      bool write, std::chrono::nanoseconds timeout, std::coroutine_handle<> h,
+                      io_ready& out);
+}  // namespace detail
+
 /// The return type of a coroutine route handler. tern starts it, on the connection's event
 /// loop, after `ctx.defer()`: when the coroutine returns, the response is complete (the
 /// rest of the chain runs and it is sent); an exception escaping it is mapped like a
@@ -128,6 +145,55 @@ struct sleep_for {
     }
     /// Nothing to return.
     void await_resume() const noexcept {}
+};
+
+/// `co_await tern::wait_readable(fd, timeout)`: resumes the coroutine on its event loop once
+/// `fd` (a descriptor the application owns, in non-blocking mode: a database client's
+/// socket, a pipe) is readable, after `timeout` (zero: none), or when the client leaves,
+/// holding no thread meanwhile. What lets a C client with a non-blocking mode (libpq,
+/// hiredis, c-ares) run on the loop. One wait per descriptor at a time on a loop; a
+/// descriptor that cannot be polled (a regular file) throws std::system_error at the
+/// `co_await`. The descriptor stays the application's: it is never read or closed.
+///
+///     while (PQisBusy(conn)) {
+///         if (co_await tern::wait_readable(PQsocket(conn), 2s) != tern::io_ready::ready)
+///             throw tern::http_error(504, "the database did not answer");
+///         PQconsumeInput(conn);
+///     }
+struct wait_readable {
+    int fd;                            ///< the descriptor
+    std::chrono::nanoseconds timeout;  ///< zero or less: none
+    io_ready outcome = io_ready::ready;
+    /// Waits for `fd` to be readable, at most `t`.
+    explicit wait_readable(int f, std::chrono::nanoseconds t = {}) noexcept : fd(f), timeout(t) {}
+    /// Always asks the loop (it says at once when the descriptor is ready already).
+    bool await_ready() const noexcept { return false; }
+    /// Watches the descriptor.
+    bool await_suspend(std::coroutine_handle<task::promise_type> h) {
+        auto& p = h.promise();
+        return detail::wait_fd(p.loop, p.reply, fd, false, timeout, h, outcome);
+    }
+    /// How the wait ended.
+    io_ready await_resume() const noexcept { return outcome; }
+};
+
+/// `co_await tern::wait_writable(fd, timeout)`: as wait_readable, until `fd` has room to
+/// write (a non-blocking connect has completed, a full socket buffer has drained).
+struct wait_writable {
+    int fd;                            ///< the descriptor
+    std::chrono::nanoseconds timeout;  ///< zero or less: none
+    io_ready outcome = io_ready::ready;
+    /// Waits for `fd` to be writable, at most `t`.
+    explicit wait_writable(int f, std::chrono::nanoseconds t = {}) noexcept : fd(f), timeout(t) {}
+    /// Always asks the loop (it says at once when the descriptor is ready already).
+    bool await_ready() const noexcept { return false; }
+    /// Watches the descriptor.
+    bool await_suspend(std::coroutine_handle<task::promise_type> h) {
+        auto& p = h.promise();
+        return detail::wait_fd(p.loop, p.reply, fd, true, timeout, h, outcome);
+    }
+    /// How the wait ended.
+    io_ready await_resume() const noexcept { return outcome; }
 };
 
 /// Called once, from any thread, with the result of an operation a coroutine awaits

@@ -19,6 +19,21 @@ namespace tern::detail {
 
 /// The way into one event loop. Shared by everything that may outlive the loop, so that a
 /// handle kept after the server stopped posts into a closed door instead of freed memory.
+/// What a wait for a descriptor's readiness came to (loop_door::wait_fd).
+enum class fd_wait_end {
+    ready,      ///< readable (or writable), or the peer's end or an error is there to read
+    timed_out,  ///< its timeout passed first
+    cancelled,  ///< fd_wait::cancel
+};
+
+/// A descriptor wait under way (loop_door::wait_fd). Loop thread only.
+class fd_wait {
+public:
+    virtual ~fd_wait() = default;
+    /// Ends the wait with `cancelled` (nothing when it has ended).
+    virtual void cancel() noexcept = 0;
+};
+
 class loop_door {
 public:
     virtual ~loop_door() = default;
@@ -27,6 +42,14 @@ public:
     /// Loop thread only: `fn(true)` runs on the loop after `delay`; `fn(false)` instead when
     /// the timer is cancelled because the loop is ending (at once when it has ended).
     virtual void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) = 0;
+    /// Loop thread only: `fn(ready)` once `fd` (the application's, not owned) is readable,
+    /// or writable when `write`; `fn(timed_out)` after `timeout` (none when zero or less);
+    /// `fn(cancelled)` on the handle's cancel(). Called at most once, from the loop's own
+    /// callbacks. When the loop's drain ends (or it has ended) `fn` is destroyed uncalled.
+    /// Throws std::system_error when the descriptor cannot be watched (EPERM: a regular
+    /// file; EEXIST: this loop already waits on it; EBADF).
+    virtual std::shared_ptr<fd_wait> wait_fd(int fd, bool write, std::chrono::nanoseconds timeout,
+                                             std::function<void(fd_wait_end)> fn) = 0;
 };
 
 /// Told by the transport, on the loop, that a held request will never be answered: the

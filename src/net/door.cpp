@@ -1,5 +1,7 @@
 #include "net/door.hpp"
 
+#include "net/fd_waits.hpp"
+
 #include <unistd.h>
 
 #include <utility>
@@ -35,6 +37,12 @@ void worker_door::after(std::chrono::nanoseconds delay, std::function<void(bool 
     timers_->after(delay, std::move(fn));
 }
 
+std::shared_ptr<fd_wait> worker_door::wait_fd(int fd, bool write, std::chrono::nanoseconds timeout,
+                                              std::function<void(fd_wait_end)> fn) {
+    if (waits_ == nullptr) return nullptr;  // the loop has ended
+    return waits_->wait(fd, write, timeout, std::move(fn));
+}
+
 std::vector<std::function<void()>> worker_door::take() {
     std::vector<std::function<void()>> work;
     std::lock_guard lock(mutex_);
@@ -47,6 +55,7 @@ std::vector<std::function<void()>> worker_door::shut() {
     std::lock_guard lock(mutex_);
     open_ = false;
     timers_ = nullptr;
+    waits_ = nullptr;
     left.swap(inbox_);
     return left;
 }

@@ -21,6 +21,8 @@ protected:
     ~timer_service() = default;
 };
 
+class fd_waits;
+
 class worker_door final : public loop_door {
 public:
     /// `wake_fd`: the write end of the worker's wake pipe (not owned; the worker closes it
@@ -29,8 +31,15 @@ public:
 
     bool post(std::function<void()> fn) override;
     void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) override;
-    /// Loop thread: the timers `after` uses (the worker sets it; shut() forgets it).
-    void set_timers(timer_service* timers) noexcept { timers_ = timers; }
+    /// Null (and `fn` destroyed uncalled) once the loop has ended.
+    std::shared_ptr<fd_wait> wait_fd(int fd, bool write, std::chrono::nanoseconds timeout,
+                                     std::function<void(fd_wait_end)> fn) override;
+    /// Loop thread: the timers `after` uses and the waits `wait_fd` uses (the worker sets
+    /// them; shut() forgets them).
+    void set_timers(timer_service* timers, fd_waits* waits) noexcept {
+        timers_ = timers;
+        waits_ = waits;
+    }
     /// Loop thread: the functions posted so far, in order.
     std::vector<std::function<void()>> take();
     /// Loop thread, when the loop has ended: refuses every later post and returns what was
@@ -43,6 +52,7 @@ private:
     int wake_fd_;
     bool open_ = true;
     timer_service* timers_ = nullptr;  // loop thread only
+    fd_waits* waits_ = nullptr;        // loop thread only
 };
 
 }  // namespace tern::detail

@@ -59,7 +59,7 @@ worker::worker(shared_state& shared)
     read_end.release();
     wake_write_ = write_end.release();
     door_ = std::make_shared<worker_door>(wake_write_);
-    door_->set_timers(this);
+    door_->set_timers(this, &fd_waits_);
     fd_short_at_ = descriptor_limit_less_reserve();
 }
 
@@ -247,8 +247,10 @@ void worker::cancel_timers() noexcept {
 void worker::report_drained() noexcept {
     if (reported_drained_) return;
     reported_drained_ = true;
-    // A stop: what sleeps on this loop's timers (a coroutine handler) is not waited for.
+    // A stop: what sleeps on this loop's timers or waits for a descriptor (a coroutine
+    // handler) is not waited for.
     cancel_timers();
+    fd_waits_.drop_all();
     {
         std::lock_guard lock(shared_.drain_mutex);
         ++shared_.drained_workers;

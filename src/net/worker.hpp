@@ -7,6 +7,7 @@
 #include "http/parser.hpp"
 #include "http/request_handler.hpp"
 #include "net/door.hpp"
+#include "net/fd_waits.hpp"
 #include "net/socket_poller.hpp"
 #include "tls/context.hpp"
 
@@ -196,6 +197,9 @@ private:
     asio::io_context io_context_{ASIO_CONCURRENCY_HINT_UNSAFE};
     asio::posix::stream_descriptor wake_{io_context_};  // the pipe's read end
     socket_poller poller_{io_context_};
+    // Coroutines' waits for the application's own descriptors (loop_door::wait_fd), on
+    // poller_ and the timers below; dropped when the drain ends.
+    fd_waits fd_waits_{poller_, *this};
     // One buffer for every read of this loop, instead of one per connection: an idle
     // keep-alive connection then holds no read buffer at all.
     static constexpr std::size_t read_buffer_size = 16 * 1024;

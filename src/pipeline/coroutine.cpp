@@ -22,6 +22,12 @@ public:
     const std::shared_ptr<loop_door>& door_ptr() const noexcept { return door_; }
     blocking_pool* pool() const noexcept { return pool_; }
 
+    // Loop thread. The descriptor wait under way (wait_fd), which the client's departure
+    // cancels; whether that departure is watched yet, and whether it came.
+    std::shared_ptr<fd_wait> waiting;
+    bool watching_departure = false;
+    bool departed = false;
+
 private:
     std::shared_ptr<loop_door> door_;
     blocking_pool* pool_;  // the app's; it outlives the loops it serves
@@ -77,6 +83,46 @@ bool run_on_pool(const std::shared_ptr<coroutine_loop>& loop, std::function<void
         });
     if (!queued) pending->handle = {};  // not ours to destroy: the caller resumes it
     return queued;
+}
+
+bool wait_fd(const std::shared_ptr<coroutine_loop>& loop, const deferred& reply, int fd, bool write,
+             std::chrono::nanoseconds timeout, std::coroutine_handle<> h, io_ready& out) {
+    if (!loop || !loop->door_ptr()) throw std::logic_error("tern: no event loop to wait on");
+    if (!loop->watching_departure) {
+        // Watched from the first wait on: the departure cancels the wait under way. Runs on
+        // the loop (deferred::on_cancel); the coroutine_loop lives as long as the frame.
+        loop->watching_departure = true;
+        reply.on_cancel([weak = std::weak_ptr<coroutine_loop>(loop)] {
+            const auto l = weak.lock();
+            if (!l) return;
+            l->departed = true;
+            if (auto w = std::exchange(l->waiting, nullptr)) w->cancel();
+        });
+    }
+    if (loop->departed || reply.cancelled()) {
+        out = io_ready::cancelled;
+        return false;  // not suspended: the co_await goes on at once
+    }
+    // The handle is given to `pending` only once the loop has taken the wait: a refusal
+    // (the loop has ended) or a throw then leaves the frame to the caller.
+    auto pending = std::make_shared<pending_resume>(std::coroutine_handle<>{});
+    auto* raw = loop.get();
+    auto wait = loop->door().wait_fd(fd, write, timeout, [raw, pending, &out](fd_wait_end how) {
+        raw->waiting = nullptr;
+        out = how == fd_wait_end::ready       ? io_ready::ready
+              : how == fd_wait_end::timed_out ? io_ready::timed_out
+                                              : io_ready::cancelled;
+        // Resumed from the loop's inbox, never inside the poller, a timer or the
+        // connection's close: the coroutine may start another wait or answer.
+        raw->door().post([pending] { pending->resume(); });
+    });
+    if (!wait) {
+        out = io_ready::cancelled;  // the loop has ended
+        return false;
+    }
+    pending->handle = h;
+    loop->waiting = std::move(wait);
+    return true;
 }
 
 std::function<void(context&)> coroutine_route(std::function<task(context&)> f) {

@@ -1,0 +1,243 @@
+// Awaiting the readiness of the application's own descriptors from a coroutine handler
+// (tern::wait_readable, tern::wait_writable) over real sockets, with pipes standing in for a
+// database client's socket: readiness, the timeout, the client leaving mid-wait, many waits
+// on one loop without a thread each, a descriptor that cannot be polled, and a stop.
+
+#include "support/eventually.hpp"
+#include "support/test_server.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+using namespace tern_test;
+using namespace std::chrono_literals;
+
+namespace {
+
+tern::config one_thread() {
+    tern::config cfg = test_config();
+    cfg.threads = 1;
+    return cfg;
+}
+
+// A non-blocking pipe: what a client library's socket is to the loop.
+struct pipe_pair {
+    int read_end = -1;
+    int write_end = -1;
+    pipe_pair() {
+        int fds[2];
+        REQUIRE(::pipe2(fds, O_NONBLOCK | O_CLOEXEC) == 0);
+        read_end = fds[0];
+        write_end = fds[1];
+    }
+    ~pipe_pair() {
+        ::close(read_end);
+        if (write_end >= 0) ::close(write_end);
+    }
+    pipe_pair(const pipe_pair&) = delete;
+    pipe_pair& operator=(const pipe_pair&) = delete;
+    void write(const std::string& s) const {
+        REQUIRE(::write(write_end, s.data(), s.size()) == static_cast<ssize_t>(s.size()));
+    }
+    std::string read_all() const {
+        std::string out;
+        char buf[256];
+        for (;;) {
+            const auto n = ::read(read_end, buf, sizeof buf);
+            if (n <= 0) return out;
+            out.append(buf, static_cast<std::size_t>(n));
+        }
+    }
+};
+
+const char* name_of(tern::io_ready r) {
+    switch (r) {
+        case tern::io_ready::ready:
+            return "ready";
+        case tern::io_ready::timed_out:
+            return "timed_out";
+        case tern::io_ready::cancelled:
+            return "cancelled";
+    }
+    return "?";
+}
+
+struct frame_counter {
+    std::atomic<int>& ended;
+    ~frame_counter() { ++ended; }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "a coroutine waits for a descriptor to be readable without holding its loop, then "
+    "answers with what it read",
+    "[wire][coroutine][fd_wait]") {
+    pipe_pair p;
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/wait", [&](tern::context& ctx) -> tern::task {
+                const auto r = co_await tern::wait_readable(p.read_end, 5s);
+                ctx.text(std::string(name_of(r)) + ": " + p.read_all());
+            });
+        },
+        one_thread());
+    raw_client waiter = server.client();
+    waiter.send(get_request("/wait"));
+    // The only loop serves others while the coroutine waits.
+    check_still_serving(server.port());
+    std::this_thread::sleep_for(50ms);
+    p.write("row 1");
+    const auto r = waiter.read_response();
+    INFO(describe(r));
+    CHECK(r.status == 200);
+    CHECK(r.body == "ready: row 1");
+}
+
+TEST_CASE("a descriptor already readable, or writable, ends the wait at once",
+          "[wire][coroutine][fd_wait]") {
+    pipe_pair p;
+    p.write("waiting already");
+    test_server server([&](tern::app& app) {
+        app.get("/both", [&](tern::context& ctx) -> tern::task {
+            const auto w = co_await tern::wait_writable(p.write_end, 5s);
+            const auto r = co_await tern::wait_readable(p.read_end, 5s);
+            ctx.text(std::string(name_of(w)) + " " + name_of(r) + ": " + p.read_all());
+        });
+    });
+    CHECK(fetch(server, get_request("/both")).body == "ready ready: waiting already");
+}
+
+TEST_CASE("a wait past its timeout resumes with timed_out; the handler answers 504",
+          "[wire][coroutine][fd_wait]") {
+    pipe_pair p;
+    test_server server([&](tern::app& app) {
+        app.get("/slow", [&](tern::context& ctx) -> tern::task {
+            if (co_await tern::wait_readable(p.read_end, 100ms) != tern::io_ready::ready) {
+                throw tern::http_error(504, "the backend did not answer");
+            }
+            ctx.text("read: " + p.read_all());
+        });
+    });
+    const auto r = fetch(server, get_request("/slow"));
+    INFO(describe(r));
+    CHECK(r.status == 504);
+    CHECK(r.body == "the backend did not answer");
+    // The timed-out wait let go of the descriptor: it may be waited on again.
+    p.write("late");
+    CHECK(fetch(server, get_request("/slow")).body == "read: late");
+}
+
+TEST_CASE(
+    "a client that leaves mid-wait cancels the wait: the coroutine resumes with cancelled "
+    "and the server goes on",
+    "[wire][coroutine][fd_wait]") {
+    pipe_pair p;
+    std::atomic<int> cancelled{0};
+    std::atomic<int> ended{0};
+    test_server server([&](tern::app& app) {
+        app.get("/forever", [&](tern::context& ctx) -> tern::task {
+            frame_counter count{ended};
+            const auto r = co_await tern::wait_readable(p.read_end);  // no timeout
+            if (r == tern::io_ready::cancelled) ++cancelled;
+            // A later wait on a departed client does not suspend.
+            if (co_await tern::wait_readable(p.read_end) == tern::io_ready::cancelled) {
+                ++cancelled;
+            }
+            ctx.text("nobody listens");
+        });
+    });
+    {
+        raw_client c = server.client();
+        c.send(get_request("/forever"));
+        std::this_thread::sleep_for(50ms);
+    }  // closed during the wait
+    CHECK(eventually([&] { return ended == 1; }));
+    CHECK(cancelled == 2);
+    check_still_serving(server.port());
+}
+
+TEST_CASE("two hundred waits on one loop, each on its own pipe, all answer",
+          "[wire][coroutine][fd_wait]") {
+    constexpr std::size_t n = 200;
+    std::vector<std::unique_ptr<pipe_pair>> pipes;
+    for (std::size_t i = 0; i < n; ++i) pipes.push_back(std::make_unique<pipe_pair>());
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/p/{i}", [&](tern::context& ctx) -> tern::task {
+                const auto& p = *pipes.at(std::stoul(std::string(ctx.path_param("i"))));
+                const auto r = co_await tern::wait_readable(p.read_end, 10s);
+                ctx.text(std::string(name_of(r)) + " " + p.read_all());
+            });
+        },
+        one_thread());
+    auto clients = open_clients(server.port(), n);
+    for (std::size_t i = 0; i < n; ++i) clients[i].send(get_request("/p/" + std::to_string(i)));
+    std::this_thread::sleep_for(100ms);
+    for (std::size_t i = 0; i < n; ++i) pipes[i]->write(std::to_string(i));
+    std::size_t right = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        right += clients[i].read_response().body == "ready " + std::to_string(i) ? 1U : 0U;
+    }
+    CHECK(right == n);
+}
+
+TEST_CASE("a descriptor that cannot be polled throws at the co_await: 500, the loop goes on",
+          "[wire][coroutine][fd_wait]") {
+    const std::string path = "/tmp/tern-fd-wait-regular-" + std::to_string(::getpid());
+    const int file = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    REQUIRE(file >= 0);
+    ::unlink(path.c_str());
+    std::atomic<int> code{0};
+    test_server server([&](tern::app& app) {
+        app.get("/file", [&](tern::context& ctx) -> tern::task {
+            try {
+                co_await tern::wait_readable(file, 1s);
+            } catch (const std::system_error& e) {
+                code = e.code().value();
+                throw;
+            }
+            ctx.text("unexpected");
+        });
+    });
+    CHECK(fetch(server, get_request("/file")).status == 500);
+    CHECK(code == EPERM);
+    check_still_serving(server.port());
+    ::close(file);
+}
+
+TEST_CASE("stop() during a wait ends the coroutine at the drain deadline",
+          "[wire][coroutine][fd_wait]") {
+    pipe_pair p;
+    std::atomic<int> ended{0};
+    std::atomic<bool> woke{false};
+    tern::config cfg = test_config();
+    cfg.drain_timeout = 300ms;
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/long", [&](tern::context& ctx) -> tern::task {
+                frame_counter count{ended};
+                co_await tern::wait_readable(p.read_end, 60s);
+                woke = true;
+                ctx.text("never");
+            });
+        },
+        cfg);
+    raw_client c = server.client();
+    c.send(get_request("/long"));
+    std::this_thread::sleep_for(50ms);
+    server.stop();      // returns: the wait does not hold it for 60 s
+    CHECK(ended == 1);  // the frame was destroyed, its locals with it
+    CHECK_FALSE(woke);
+    CHECK(c.closed_by_peer());
+}
