@@ -4,6 +4,7 @@
 
 #include <tern/export.hpp>
 
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -11,6 +12,15 @@
 namespace tern {
 
 class context;
+
+/// What a wait for a descriptor's readiness came to (`co_await tern::wait_readable`,
+/// `deferred::when_readable`, and their writable twins).
+enum class io_ready {
+    ready,      ///< the descriptor is readable (writable); or its peer's end or an error is
+                ///< there for the next read or write to report
+    timed_out,  ///< the timeout passed first
+    cancelled,  ///< the client left (or the response can no longer be sent)
+};
 
 namespace detail {
 class held_exchange;
@@ -50,6 +60,19 @@ public:
     /// most once; at once, on this thread, when that has already happened). Not run once
     /// the response has been completed.
     void on_cancel(std::function<void()> fn) const;
+    /// Runs `fn(io_ready::ready)` on the connection's thread once `fd` (a descriptor the
+    /// application owns, in non-blocking mode: a database client's socket) is readable;
+    /// `fn(timed_out)` after `timeout` (zero: none); `fn(cancelled)` when the client leaves
+    /// meanwhile, or at once when it has left. No thread waits (docs/async.md). Any thread;
+    /// one wait per descriptor at a time on a loop. When the descriptor cannot be watched (a
+    /// regular file, a second wait on it, not open), the response fails instead (500,
+    /// mapped as a handler's exception) and `fn` does not run; what `fn` throws fails it the
+    /// same way. tern never reads, writes or closes the descriptor.
+    void when_readable(int fd, std::chrono::nanoseconds timeout,
+                       std::function<void(io_ready)> fn) const;
+    /// As when_readable, until `fd` has room to write.
+    void when_writable(int fd, std::chrono::nanoseconds timeout,
+                       std::function<void(io_ready)> fn) const;
     /// Whether this handle refers to a request.
     explicit operator bool() const noexcept { return token_ != nullptr; }
 

@@ -47,14 +47,6 @@ TERN_API bool run_on_pool(const std::shared_ptr<coroutine_loop>& loop, std::func
 struct coroutine_start;
 }  // namespace detail
 
-/// What `co_await tern::wait_readable(...)` or `wait_writable(...)` came to.
-enum class io_ready {
-    ready,      ///< the descriptor is readable (writable); or its peer's end or an error is
-                ///< there for the next read or write to report
-    timed_out,  ///< the timeout passed first
-    cancelled,  ///< the client left (or the response can no longer be sent)
-};
-
 namespace detail {
 /// On the coroutine's loop: watches `fd` for reading (writing when `write`), then resumes
 /// `h` there with the outcome in `out`. False when it did not suspend (`out` is set: the

@@ -40,4 +40,14 @@ void deferred::on_cancel(std::function<void()> fn) const {
     if (token_) token_->held->on_cancel(std::move(fn));
 }
 
+void deferred::when_readable(int fd, std::chrono::nanoseconds timeout,
+                             std::function<void(io_ready)> fn) const {
+    if (token_) token_->held->when_ready(fd, false, timeout, std::move(fn));
+}
+
+void deferred::when_writable(int fd, std::chrono::nanoseconds timeout,
+                             std::function<void(io_ready)> fn) const {
+    if (token_) token_->held->when_ready(fd, true, timeout, std::move(fn));
+}
+
 }  // namespace tern

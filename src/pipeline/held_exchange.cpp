@@ -1,5 +1,7 @@
 #include "pipeline/held_exchange.hpp"
 
+#include <system_error>
+
 #include <cstdio>
 #include <exception>
 #include <utility>
@@ -102,7 +104,48 @@ void held_exchange::abandon() noexcept {
         fn = std::move(on_cancel_);
         on_cancel_ = nullptr;
     }
+    // A descriptor wait ends with `cancelled` (its function is posted, not run here).
+    if (auto wait = std::exchange(fd_wait_, nullptr)) wait->cancel();
     run_cancel_callback(fn);
+}
+
+void held_exchange::when_ready(int fd, bool write, std::chrono::nanoseconds timeout,
+                               std::function<void(io_ready)> fn) {
+    // Refused when the loop has ended: the function goes, uncalled (no response to send).
+    door_->post([self = shared_from_this(), fd, write, timeout, fn = std::move(fn)]() mutable {
+        self->start_fd_wait(fd, write, timeout, std::move(fn));
+    });
+}
+
+void held_exchange::start_fd_wait(int fd, bool write, std::chrono::nanoseconds timeout,
+                                  std::function<void(io_ready)> fn) {
+    const auto self = shared_from_this();
+    // The user's function runs from the loop's inbox (never inside the poller, a timer or
+    // the connection's close); what it throws fails the response as a handler's would.
+    auto run = [self, fn = std::move(fn)](io_ready how) {
+        return [self, fn, how] {
+            try {
+                fn(how);
+            } catch (...) {
+                self->complete({}, std::current_exception());
+            }
+        };
+    };
+    if (cancelled()) {
+        door_->post(run(io_ready::cancelled));
+        return;
+    }
+    try {
+        auto wait = door_->wait_fd(fd, write, timeout, [self, run](fd_wait_end how) {
+            self->fd_wait_ = nullptr;
+            self->door_->post(run(how == fd_wait_end::ready       ? io_ready::ready
+                                  : how == fd_wait_end::timed_out ? io_ready::timed_out
+                                                                  : io_ready::cancelled));
+        });
+        if (wait) fd_wait_ = std::move(wait);  // null: the loop has ended
+    } catch (const std::system_error&) {
+        complete({}, std::current_exception());  // cannot be watched: the response fails
+    }
 }
 
 void held_exchange::finish_on_loop(const handler& fill, const std::exception_ptr& error,
@@ -114,6 +157,8 @@ void held_exchange::finish_on_loop(const handler& fill, const std::exception_ptr
         cancel_fn = std::move(on_cancel_);
         on_cancel_ = nullptr;
     }
+    // Completed while a descriptor wait was under way: it ends with `cancelled`.
+    if (auto wait = std::exchange(fd_wait_, nullptr)) wait->cancel();
     // The handler threw after defer(), or the client left: nothing to send.
     if (taken_back_ || port_ == nullptr || pipeline_ == nullptr) return;
     dispatch_complete(*pipeline_, ex_, st_, fill, error, dropped);

@@ -45,6 +45,9 @@ public:
     void drop() noexcept;
     bool cancelled() const noexcept { return abandoned_.load(std::memory_order_acquire); }
     void on_cancel(std::function<void()> fn);
+    /// deferred::when_readable / when_writable: any thread; the wait starts on the loop.
+    void when_ready(int fd, bool write, std::chrono::nanoseconds timeout,
+                    std::function<void(io_ready)> fn);
 
     // held_link, on the loop
     void abandon() noexcept override;
@@ -54,6 +57,8 @@ private:
     bool begin_completion(handler fill, std::exception_ptr error, bool dropped);
     void finish_on_loop(const handler& fill, const std::exception_ptr& error,
                         bool dropped) noexcept;
+    void start_fd_wait(int fd, bool write, std::chrono::nanoseconds timeout,
+                       std::function<void(io_ready)> fn);
 
     request req_;
     response res_;
@@ -74,6 +79,8 @@ private:
     stage stage_ = stage::pending;
     std::atomic<bool> abandoned_{false};
     std::function<void()> on_cancel_;
+    /// The descriptor wait under way (when_ready), cancelled by abandon(). Loop thread only.
+    std::shared_ptr<fd_wait> fd_wait_;
 };
 
 }  // namespace tern::detail

@@ -241,3 +241,66 @@ TEST_CASE("stop() during a wait ends the coroutine at the drain deadline",
     CHECK_FALSE(woke);
     CHECK(c.closed_by_peer());
 }
+
+TEST_CASE(
+    "a deferred handler waits with a callback: readiness, the timeout, and a descriptor that "
+    "cannot be polled failing the response",
+    "[wire][deferred][fd_wait]") {
+    pipe_pair p;
+    const std::string path = "/tmp/tern-fd-wait-cb-" + std::to_string(::getpid());
+    const int file = ::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    REQUIRE(file >= 0);
+    ::unlink(path.c_str());
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/cb", [&](tern::context& ctx) {
+                auto reply = ctx.defer();
+                const auto timeout = std::chrono::milliseconds(ctx.query_param<long>("ms", 5000));
+                reply.when_readable(p.read_end, timeout, [reply, &p](tern::io_ready r) {
+                    reply.complete([r, &p](tern::context& c) {
+                        c.text(std::string(name_of(r)) + ": " + p.read_all());
+                    });
+                });
+            });
+            app.get("/file", [&](tern::context& ctx) {
+                auto reply = ctx.defer();
+                reply.when_writable(file, std::chrono::seconds(1), [reply](tern::io_ready) {
+                    reply.complete([](tern::context& c) { c.text("unexpected"); });
+                });
+            });
+        },
+        one_thread());
+    raw_client waiter = server.client();
+    waiter.send(get_request("/cb"));
+    check_still_serving(server.port());
+    p.write("from the pipe");
+    CHECK(waiter.read_response().body == "ready: from the pipe");
+    CHECK(fetch(server, get_request("/cb?ms=100")).body == "timed_out: ");
+    const auto failed = fetch(server, get_request("/file"));
+    INFO(describe(failed));
+    CHECK(failed.status == 500);
+    check_still_serving(server.port());
+    ::close(file);
+}
+
+TEST_CASE("a deferred wait whose client leaves gets cancelled, and the server goes on",
+          "[wire][deferred][fd_wait]") {
+    pipe_pair p;
+    std::atomic<int> cancelled{0};
+    test_server server([&](tern::app& app) {
+        app.get("/forever", [&](tern::context& ctx) {
+            auto reply = ctx.defer();
+            reply.when_readable(p.read_end, {}, [reply, &cancelled](tern::io_ready r) {
+                if (r == tern::io_ready::cancelled) ++cancelled;
+                reply.complete();  // nobody to send it to: refused, harmless
+            });
+        });
+    });
+    {
+        raw_client c = server.client();
+        c.send(get_request("/forever"));
+        std::this_thread::sleep_for(50ms);
+    }  // closed during the wait
+    CHECK(eventually([&] { return cancelled == 1; }));
+    check_still_serving(server.port());
+}
