@@ -155,7 +155,7 @@ struct sleep_for {
 struct wait_readable {
     int fd;                            ///< the descriptor
     std::chrono::nanoseconds timeout;  ///< zero or less: none
-    io_ready outcome = io_ready::ready;
+    io_ready outcome = io_ready::ready;  ///< how the wait ended (set before resuming)
     /// Waits for `fd` to be readable, at most `t`.
     explicit wait_readable(int f, std::chrono::nanoseconds t = {}) noexcept : fd(f), timeout(t) {}
     /// Always asks the loop (it says at once when the descriptor is ready already).
@@ -174,7 +174,7 @@ struct wait_readable {
 struct wait_writable {
     int fd;                            ///< the descriptor
     std::chrono::nanoseconds timeout;  ///< zero or less: none
-    io_ready outcome = io_ready::ready;
+    io_ready outcome = io_ready::ready;  ///< how the wait ended (set before resuming)
     /// Waits for `fd` to be writable, at most `t`.
     explicit wait_writable(int f, std::chrono::nanoseconds t = {}) noexcept : fd(f), timeout(t) {}
     /// Always asks the loop (it says at once when the descriptor is ready already).
