@@ -147,10 +147,12 @@ struct sleep_for {
 /// descriptor that cannot be polled (a regular file) throws std::system_error at the
 /// `co_await`. The descriptor stays the application's: it is never read or closed.
 ///
-///     while (PQisBusy(conn)) {
-///         if (co_await tern::wait_readable(PQsocket(conn), 2s) != tern::io_ready::ready)
-///             throw tern::http_error(504, "the database did not answer");
+///     for (;;) {
 ///         PQconsumeInput(conn);
+///         if (!PQisBusy(conn)) break;
+///         if (co_await tern::wait_readable(PQsocket(conn), 2s) != tern::io_ready::ready) {
+///             throw tern::http_error(504, "the database did not answer");
+///         }
 ///     }
 struct wait_readable {
     int fd;                            ///< the descriptor
