@@ -155,8 +155,8 @@ struct sleep_for {
 ///         }
 ///     }
 struct wait_readable {
-    int fd;                            ///< the descriptor
-    std::chrono::nanoseconds timeout;  ///< zero or less: none
+    int fd;                              ///< the descriptor
+    std::chrono::nanoseconds timeout;    ///< zero or less: none
     io_ready outcome = io_ready::ready;  ///< how the wait ended (set before resuming)
     /// Waits for `fd` to be readable, at most `t`.
     explicit wait_readable(int f, std::chrono::nanoseconds t = {}) noexcept : fd(f), timeout(t) {}
@@ -174,8 +174,8 @@ struct wait_readable {
 /// `co_await tern::wait_writable(fd, timeout)`: as wait_readable, until `fd` has room to
 /// write (a non-blocking connect has completed, a full socket buffer has drained).
 struct wait_writable {
-    int fd;                            ///< the descriptor
-    std::chrono::nanoseconds timeout;  ///< zero or less: none
+    int fd;                              ///< the descriptor
+    std::chrono::nanoseconds timeout;    ///< zero or less: none
     io_ready outcome = io_ready::ready;  ///< how the wait ended (set before resuming)
     /// Waits for `fd` to be writable, at most `t`.
     explicit wait_writable(int f, std::chrono::nanoseconds t = {}) noexcept : fd(f), timeout(t) {}
