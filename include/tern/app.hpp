@@ -256,9 +256,13 @@ public:
     app& threads(unsigned n);
     /// Threads of the pool for `tern::blocking` handlers. Throws std::invalid_argument for 0.
     app& blocking_threads(unsigned n);
-    /// Requests that may wait for a blocking-pool thread (default 256); one more gets 503 +
+    /// Requests that may wait for a blocking-pool thread (default 4096); one more gets 503 +
     /// Retry-After: 1. Throws std::invalid_argument for 0.
     app& max_blocking_queue(std::size_t n);
+    /// How long a request may wait for a blocking-pool thread (default 5 s; zero: no bound);
+    /// one taken after waiting longer gets 503 + Retry-After: 1 instead of running. Throws
+    /// std::invalid_argument when negative.
+    app& max_blocking_wait(std::chrono::milliseconds wait);
     /// Limit on open connections. Throws std::invalid_argument for 0.
     app& max_concurrent_connections(std::size_t n);
     /// Limit on request body bytes. 0 refuses every non-empty body.

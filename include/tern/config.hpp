@@ -130,8 +130,14 @@ struct config {
     unsigned blocking_threads = 16;
     /// Requests waiting for a blocking-pool thread (not running yet), across all threads; one
     /// more is answered 503 + Retry-After: 1 (through app.error(503)) and the connection
-    /// stays open. Must be at least 1.
-    std::size_t max_blocking_queue = 256;
+    /// stays open. Must be at least 1. Large, so that a burst queues (what decides overload
+    /// is how long a request waits: max_blocking_wait).
+    std::size_t max_blocking_queue = 4096;
+    /// How long a request may wait for a blocking-pool thread: one a thread takes after
+    /// waiting longer is answered 503 + Retry-After: 1 instead of running (the handler, or
+    /// the work a coroutine's `co_await tern::on_blocking_pool` hands over): the pool is
+    /// overloaded, and an answer that late helps no one. Zero: no bound.
+    std::chrono::milliseconds max_blocking_wait{5000};
 
     /// Open connections across all threads; one more is answered 503 + Retry-After and closed.
     std::size_t max_concurrent_connections = 10000;

@@ -40,10 +40,11 @@ TERN_API void resume_on_loop(const std::shared_ptr<coroutine_loop>& loop,
 /// On `loop`'s thread: resumes `h` there after `delay` (destroys it if the loop ends first).
 TERN_API void resume_after(const std::shared_ptr<coroutine_loop>& loop,
                            std::chrono::nanoseconds delay, std::coroutine_handle<> h);
-/// Queues `job` on the app's blocking pool, then resumes `h` on `loop`'s thread. False when
-/// it was not queued (no pool, or `max_blocking_queue` jobs wait): the caller resumes `h`.
+/// Queues `job` on the app's blocking pool, then resumes `h` on `loop`'s thread; `late`
+/// runs instead of `job` when it waited past `max_blocking_wait`. False when it was not
+/// queued (no pool, or `max_blocking_queue` jobs wait): the caller resumes `h`.
 TERN_API bool run_on_pool(const std::shared_ptr<coroutine_loop>& loop, std::function<void()> job,
-                          std::coroutine_handle<> h);
+                          std::function<void()> late, std::coroutine_handle<> h);
 struct coroutine_start;
 }  // namespace detail
 
@@ -280,7 +281,8 @@ private:
 /// `co_await tern::on_blocking_pool(fn)`: runs `fn` on the app's blocking pool (the threads
 /// of `tern::blocking`), then resumes the coroutine on its loop with what `fn` returned; an
 /// exception `fn` throws is rethrown at the `co_await`. When `max_blocking_queue` jobs
-/// already wait, the `co_await` throws http_error 503 and `fn` does not run.
+/// already wait, or `fn` waited for a thread past `max_blocking_wait`, the `co_await` throws
+/// http_error 503 and `fn` does not run.
 ///
 ///     const auto rows = co_await tern::on_blocking_pool([&] { return db.query(sql); });
 template <class T>
@@ -310,7 +312,7 @@ public:
                     st->error = std::current_exception();
                 }
             },
-            h);
+            [st] { st->refused = true; }, h);
         if (!queued) {
             st->refused = true;
             detail::resume_on_loop(h.promise().loop, h);
@@ -318,7 +320,7 @@ public:
     }
     /// What `fn` returned.
     T await_resume() {
-        if (state_->refused) throw http_error(503, "the blocking pool's queue is full");
+        if (state_->refused) throw http_error(503, "the blocking pool is overloaded");
         if (state_->error) std::rethrow_exception(state_->error);
         if constexpr (!std::is_void_v<T>) return std::move(*state_->value);
     }

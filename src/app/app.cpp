@@ -220,6 +220,11 @@ app& app::blocking_threads(unsigned n) {
     return *this;
 }
 
+app& app::max_blocking_wait(std::chrono::milliseconds wait) {
+    impl_->update("max_blocking_wait", [&](tern::config& c) { c.max_blocking_wait = wait; });
+    return *this;
+}
+
 app& app::max_blocking_queue(std::size_t n) {
     impl_->update("max_blocking_queue", [&](tern::config& c) { c.max_blocking_queue = n; });
     return *this;

@@ -85,7 +85,10 @@ void app::impl::handle(detail::request& req, detail::response& res, std::string_
                 if (!held || !p->cancel(ticket)) return {};
                 return [held] { held->answer_unavailable(); };
             });
-        if (!p->submit(ticket, [job] { job->run(); })) job->refuse();
+        // Past max_blocking_wait in the queue, the job is answered 503 instead of running.
+        if (!p->submit(
+                ticket, [job] { job->run(); }, [job] { job->refuse(); }))
+            job->refuse();
         return;
     }
     detail::dispatch_answer(pipeline, ex, st);

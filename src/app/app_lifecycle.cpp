@@ -71,8 +71,8 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
                    ? nullptr
                    : std::make_unique<detail::cookie_signer>(cfg.cookie_secret);
     if (impl_->has_blocking_routes && !impl_->pool) {
-        impl_->pool =
-            std::make_unique<detail::blocking_pool>(cfg.blocking_threads, cfg.max_blocking_queue);
+        impl_->pool = std::make_unique<detail::blocking_pool>(
+            cfg.blocking_threads, cfg.max_blocking_queue, cfg.max_blocking_wait);
     }
     {
         std::lock_guard meters_lock(impl_->meters_mutex);

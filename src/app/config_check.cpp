@@ -50,6 +50,7 @@ std::vector<std::string> config_faults(const config& c) {
     std::vector<std::string> faults;
     at_least(faults, c.blocking_threads, 1, "blocking_threads");
     at_least(faults, c.max_blocking_queue, 1, "max_blocking_queue");
+    not_negative(faults, c.max_blocking_wait, "max_blocking_wait");
     at_least(faults, c.max_concurrent_connections, 1, "max_concurrent_connections");
     at_least(faults, c.max_header_count, 1, "max_header_count");
     at_least(faults, c.max_header_size, 1, "max_header_size");

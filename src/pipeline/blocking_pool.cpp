@@ -8,8 +8,9 @@ namespace {
 thread_local const blocking_pool* current_pool = nullptr;
 }  // namespace
 
-blocking_pool::blocking_pool(unsigned threads, std::size_t max_waiting)
-    : max_waiting_(std::max<std::size_t>(max_waiting, 1)) {
+blocking_pool::blocking_pool(unsigned threads, std::size_t max_waiting,
+                             std::chrono::nanoseconds max_wait)
+    : max_waiting_(std::max<std::size_t>(max_waiting, 1)), max_wait_(max_wait) {
     try {
         threads_.reserve(std::max(threads, 1u));
         for (unsigned i = 0; i < std::max(threads, 1u); ++i) {
@@ -32,11 +33,11 @@ void blocking_pool::join_all() noexcept {
     for (auto& t : threads_) t.join();
 }
 
-bool blocking_pool::submit(ticket id, std::function<void()> job) {
+bool blocking_pool::submit(ticket id, std::function<void()> job, std::function<void()> late) {
     {
         std::lock_guard lock(mutex_);
         if (jobs_.size() >= max_waiting_) return false;
-        jobs_.emplace_back(id, std::move(job));
+        jobs_.push_back({id, std::move(job), std::move(late), std::chrono::steady_clock::now()});
     }
     ready_.notify_one();
     return true;
@@ -49,14 +50,16 @@ std::size_t blocking_pool::waiting() {
 
 bool blocking_pool::cancel(ticket id) noexcept {
     std::function<void()> taken;  // destroyed after the lock is released
+    std::function<void()> taken_late;
     {
         std::lock_guard lock(mutex_);
         // At most max_waiting_ entries; cancelling is the rare path (a client that left, a
         // stop), so a linear search keeps the common path free of an index.
         const auto it = std::find_if(jobs_.begin(), jobs_.end(),
-                                     [id](const auto& entry) { return entry.first == id; });
+                                     [id](const auto& entry) { return entry.id == id; });
         if (it == jobs_.end()) return false;
-        taken = std::move(it->second);
+        taken = std::move(it->job);
+        taken_late = std::move(it->late);
         jobs_.erase(it);
     }
     return true;
@@ -67,15 +70,22 @@ bool blocking_pool::on_pool_thread() const noexcept { return current_pool == thi
 void blocking_pool::run() {
     current_pool = this;
     for (;;) {
-        std::function<void()> job;
+        queued next;
         {
             std::unique_lock lock(mutex_);
             ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
             if (jobs_.empty()) return;  // stopping, and nothing left to run
-            job = std::move(jobs_.front().second);
+            next = std::move(jobs_.front());
             jobs_.pop_front();
         }
-        job();
+        // Waited past max_wait_: the pool is overloaded, and an answer this late helps no
+        // one; the job's `late` answers it at once instead.
+        if (next.late && max_wait_.count() > 0 &&
+            std::chrono::steady_clock::now() - next.since > max_wait_) {
+            next.late();
+        } else {
+            next.job();
+        }
     }
 }
 

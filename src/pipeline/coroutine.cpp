@@ -71,16 +71,20 @@ void resume_after(const std::shared_ptr<coroutine_loop>& loop, std::chrono::nano
 }
 
 bool run_on_pool(const std::shared_ptr<coroutine_loop>& loop, std::function<void()> job,
-                 std::coroutine_handle<> h) {
+                 std::function<void()> late, std::coroutine_handle<> h) {
     blocking_pool* pool = loop ? loop->pool() : nullptr;
     if (pool == nullptr) return false;
     auto pending = std::make_shared<pending_resume>(h);
-    const bool queued =
-        pool->submit(pool->new_ticket(), [job = std::move(job), pending, door = loop->door_ptr()] {
-            job();  // catches what the user's function throws (task.hpp)
-            // Refused when the loop has ended: `pending` then destroys the frame here.
-            door->post([pending] { pending->resume(); });
-        });
+    // Either runs on a pool thread (`late` when the job waited past max_blocking_wait), then
+    // resumes the coroutine on its loop; refused when the loop has ended: `pending` then
+    // destroys the frame here.
+    const auto then_resume = [pending, door = loop->door_ptr()](const std::function<void()>& fn) {
+        fn();  // catches what the user's function throws (task.hpp)
+        door->post([pending] { pending->resume(); });
+    };
+    const bool queued = pool->submit(
+        pool->new_ticket(), [job = std::move(job), then_resume] { then_resume(job); },
+        [late = std::move(late), then_resume] { then_resume(late); });
     if (!queued) pending->handle = {};  // not ours to destroy: the caller resumes it
     return queued;
 }

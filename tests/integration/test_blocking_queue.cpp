@@ -208,8 +208,80 @@ TEST_CASE(
     CHECK(slow.first_finished);
 }
 
-TEST_CASE("max_blocking_queue refuses 0", "[blocking]") {
+TEST_CASE("max_blocking_queue refuses 0, max_blocking_wait a negative wait", "[blocking]") {
     tern::app app;
     CHECK_THROWS_AS(app.max_blocking_queue(0), std::invalid_argument);
-    CHECK(app.settings().max_blocking_queue == 256);
+    CHECK(app.settings().max_blocking_queue == 4096);
+    CHECK_THROWS_AS(app.max_blocking_wait(-1ms), std::invalid_argument);
+    CHECK(app.settings().max_blocking_wait == 5s);
+}
+
+TEST_CASE(
+    "a request that waited for a pool thread past max_blocking_wait is answered 503 + "
+    "Retry-After without running; those in time run",
+    "[wire][blocking][limits]") {
+    slow_route slow;
+    test_server server(
+        [&](tern::app& app) {
+            app.max_blocking_wait(200ms);
+            slow.add_to(app);
+        },
+        one_of_each());
+    raw_client holder = server.client();
+    holder.send(get_request("/slow"));
+    REQUIRE(slow.first_started.get_future().wait_for(10s) == std::future_status::ready);
+    raw_client late = server.client();
+    late.send(get_request("/slow"));
+    REQUIRE(eventually([&] { return slow.arrived == 2; }));
+    // The one pool thread is held well past the wait bound; `late` waits in the queue.
+    std::this_thread::sleep_for(400ms);
+    slow.hold.open();
+    CHECK(holder.read_response().body == "done");
+    const response r = late.read_response();
+    INFO(describe(r));
+    CHECK(r.status == 503);
+    CHECK(r.header("Retry-After") == "1");
+    CHECK(slow.calls == 1);  // its handler never ran
+    // A request that finds the thread free runs as usual.
+    late.send(get_request("/slow"));
+    CHECK(late.read_response().body == "done");
+    CHECK(slow.calls == 2);
+}
+
+TEST_CASE(
+    "a coroutine's on_blocking_pool work that waited past max_blocking_wait throws 503 at the "
+    "co_await without running",
+    "[wire][blocking][coroutine][limits]") {
+    std::promise<void> started;
+    std::atomic<bool> release{false};
+    std::atomic<int> ran{0};
+    test_server server(
+        [&](tern::app& app) {
+            app.max_blocking_wait(200ms);
+            app.get("/work", [&](tern::context& ctx) -> tern::task {
+                const bool first = ctx.query_param<int>("first", 0) == 1;
+                co_await tern::on_blocking_pool([&, first] {
+                    ++ran;
+                    if (first) {
+                        started.set_value();
+                        while (!release) std::this_thread::sleep_for(5ms);
+                    }
+                });
+                ctx.text("worked");
+            });
+        },
+        one_of_each());
+    raw_client holder = server.client();
+    holder.send(get_request("/work?first=1"));
+    REQUIRE(started.get_future().wait_for(10s) == std::future_status::ready);
+    raw_client late = server.client();
+    late.send(get_request("/work"));
+    std::this_thread::sleep_for(400ms);
+    release = true;
+    CHECK(holder.read_response().body == "worked");
+    const response r = late.read_response();
+    INFO(describe(r));
+    CHECK(r.status == 503);
+    CHECK(r.body == "the blocking pool is overloaded");
+    CHECK(ran == 1);
 }
