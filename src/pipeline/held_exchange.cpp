@@ -1,9 +1,8 @@
 #include "pipeline/held_exchange.hpp"
 
-#include <system_error>
-
 #include <cstdio>
 #include <exception>
+#include <system_error>
 #include <utility>
 
 namespace tern::detail {
