@@ -218,7 +218,7 @@ TEST_CASE("max_blocking_queue refuses 0, max_blocking_wait a negative wait", "[b
 
 TEST_CASE(
     "a request that waited for a pool thread past max_blocking_wait is answered 503 + "
-    "Retry-After without running; those in time run",
+    "Retry-After without running, and those in time run",
     "[wire][blocking][limits]") {
     slow_route slow;
     test_server server(

@@ -118,7 +118,7 @@ TEST_CASE("a descriptor already readable, or writable, ends the wait at once",
     CHECK(fetch(server, get_request("/both")).body == "ready ready: waiting already");
 }
 
-TEST_CASE("a wait past its timeout resumes with timed_out; the handler answers 504",
+TEST_CASE("a wait past its timeout resumes with timed_out and the handler answers 504",
           "[wire][coroutine][fd_wait]") {
     pipe_pair p;
     test_server server([&](tern::app& app) {

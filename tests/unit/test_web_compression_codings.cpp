@@ -238,7 +238,7 @@ response streamed_text() {
 }  // namespace
 
 TEST_CASE(
-    "codings: at most max_streams streamed bodies hold a coder at once; past it they go "
+    "codings: at most max_streams streamed bodies hold a coder at once, past it they go "
     "uncompressed, and a finished one gives its slot back",
     "[compression]") {
     const auto slots = std::make_shared<tern::detail::stream_coder_slots>(2);
