@@ -59,7 +59,7 @@ check_exports() {
     local ours leaked
     ours="$(nm -D --defined-only "$1" | awk '{ print $3 }' |
         grep -E '^_Z(T[VIST]|GV|Z)?NK?(4tern|4asio)|^llhttp' | c++filt)"
-    leaked="$(grep -vE '^tern::(app|context|group|deferred|response_stream|sse_client|sse_clients|ws_connection|ws_handlers|ws_clients|session|session_store|http_error)::~?[A-Za-z0-9_]+(\[abi:cxx11\])?\(|^tern::(version|access_log|blocking|listen_fds)\(|^tern::detail::(resume_on_loop|resume_after|run_on_pool|coroutine_route)\(' \
+    leaked="$(grep -vE '^tern::(app|context|group|deferred|response_stream|sse_client|sse_clients|ws_connection|ws_handlers|ws_clients|session|session_store|http_error)::~?[A-Za-z0-9_]+(\[abi:cxx11\])?\(|^tern::(version|access_log|blocking|listen_fds)\(|^tern::detail::(resume_on_loop|resume_after|run_on_pool|wait_fd|coroutine_route)\(' \
         <<<"$ours" | grep -vE '^(typeinfo|typeinfo name|vtable) for tern::[a-z_]+$' || true)"
     if [ -n "$leaked" ]; then
         echo "run.sh: $1 exports internals:" >&2
