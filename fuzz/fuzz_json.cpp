@@ -76,9 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     req.body = fdp.ConsumeRemainingBytesAsString();
     tern::detail::response res;
     tern::detail::exchange_scratch scratch;
-    tern::detail::exchange ex{req, res, "127.0.0.1", scratch, 0};
-    ex.max_json_size = max_size;
-    ex.max_json_depth = max_depth;
+    tern::detail::exchange ex{req, res, "127.0.0.1", scratch, {}};
+    ex.env.max_json_size = max_size;
+    ex.env.max_json_depth = max_depth;
     tern::context ctx(ex);
 
     // The pre-scan is exact for JSON the parser accepts (and never throws). nlohmann_json
