@@ -199,7 +199,7 @@ void look_up(const tern::detail::pipeline& app, const std::string& method,
     req.query = query;
     tern::detail::response res;
     scratch.reset();
-    tern::detail::exchange ex{req, res, "127.0.0.1", scratch};
+    tern::detail::exchange ex{req, res, "127.0.0.1", scratch, {}};
     tern::detail::dispatch(app, ex);  // no static directories, filters or CORS
     if (path == "*") {
         // "OPTIONS *" asks about the server (RFC 9110 9.3.7); the parser lets "*" through for
