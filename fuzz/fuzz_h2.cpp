@@ -43,6 +43,12 @@ public:
     void after(std::chrono::nanoseconds /*delay*/, std::function<void(bool)> fn) override {
         queue.push_back([fn = std::move(fn)] { fn(true); });
     }
+    // No descriptor waits here: the loop has ended, as far as a wait can tell.
+    std::shared_ptr<fd_wait> wait_fd(int /*fd*/, bool /*write*/,
+                                     std::chrono::nanoseconds /*timeout*/,
+                                     std::function<void(fd_wait_end)> /*fn*/) override {
+        return nullptr;
+    }
     void run() {
         auto work = std::exchange(queue, {});
         for (auto& fn : work) fn();
