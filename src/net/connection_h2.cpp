@@ -19,7 +19,7 @@ bool connection::h2_preface_arrived() const noexcept {
     // The preface must open the connection; a shorter first read that matches its start is
     // taken too (the session checks the rest). Not on the listener that redirects to HTTPS.
     constexpr std::size_t enough = 4;  // "PRI ": no HTTP/1 request of tern's starts so
-    if (served_ != 0 || parser_.in_progress() || redirect_port_ != 0 || tls_ ||
+    if (served_ != 0 || parser_.in_progress() || redirect_port_ != 0 || io_.secure() ||
         !owner_.settings().http2 || input_.size() < enough) {
         return false;
     }
@@ -30,7 +30,8 @@ bool connection::h2_preface_arrived() const noexcept {
 void connection::start_h2() {
     owner_.count_h2_connection();
     parser_.release();  // no HTTP/1 request follows
-    upgrade_ = make_h2_session(owner_, h2_peer{remote_ip_, tls_ != nullptr, client_subject_});
+    upgrade_ =
+        make_h2_session(owner_, h2_peer{io_.remote_ip(), io_.secure(), io_.client_subject()});
     stream_ = upgrade_;
     stream_chunked_ = false;
     close_after_write_ = true;  // the connection ends with the session

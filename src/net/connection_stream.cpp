@@ -38,8 +38,7 @@ void connection::pull_stream() {
     // is over: the write sets its own if it has to wait, and an idle stream its ping. A
     // stream whose pulls always find bytes and whose writes always complete at once must
     // not be closed by one of them (the timer moves on lazily when it fires).
-    deadline_ = clock::time_point::max();
-    deadline_kind_ = deadline_kind::none;
+    io_.clear_deadline();
     const std::size_t at = stream_chunked_ ? begin_chunk(out_) : out_.size();
     const pull_status got = stream_->pull(out_, stream_pull_bytes);
     if (stream_chunked_) end_chunk(out_, at);
@@ -69,10 +68,9 @@ void connection::wait_for_stream() {
     phase_ = phase::streaming;
     const auto idle = stream_->idle_interval();
     if (idle.count() > 0) {
-        set_deadline(idle, deadline_kind::stream_idle);
+        io_.set_deadline(idle, deadline_kind::stream_idle);
     } else {
-        deadline_ = clock::time_point::max();
-        deadline_kind_ = deadline_kind::none;
+        io_.clear_deadline();
     }
 }
 

@@ -45,7 +45,7 @@ void connection::on_upgraded_read(std::error_code ec, std::size_t n) {
         close();  // the peer left (without a closing handshake: the protocol hears of it)
         return;
     }
-    const bool more = upgrade_->receive(std::string_view(owner_.read_buffer().data(), n));
+    const bool more = upgrade_->receive(std::string_view(io_.read_buffer().data(), n));
     if (!upgrade_) return;
     if (more) read();
     // What the bytes produced (a pong, an answer, a close) goes out now, unless a write is

@@ -6,11 +6,6 @@
 
 #include "net/worker.hpp"
 
-#include <asio/post.hpp>
-
-#include <sys/socket.h>
-
-#include <cerrno>
 #include <utility>
 
 namespace tern::detail {
@@ -32,8 +27,7 @@ answer_later::resume_fn connection::defer(withdraw_fn withdraw) {
 
 void connection::wait_for_resume() {
     phase_ = phase::waiting;
-    deadline_ = clock::time_point::max();
-    deadline_kind_ = deadline_kind::none;
+    io_.clear_deadline();
     // During a stop, work that has not started is not started any more: 503 now.
     if (owner_.stopping() && take_back(true)) return;
     watch_for_departure();
@@ -53,7 +47,7 @@ bool connection::take_back(bool answer_now) noexcept {
         owner_.unexpect_posted();  // its resume never comes
         if (answer_now) resume(std::move(instead));
     }
-    asio::post(timer_.get_executor(), [self = std::move(self)] {});
+    io_.post([self = std::move(self)] {});
     return taken;
 }
 
@@ -62,13 +56,8 @@ bool connection::take_back(bool answer_now) noexcept {
 // counted: a peek at the socket (without taking its bytes) tells. The client's FIN may have
 // come with the request, so look once before waiting for readability.
 void connection::watch_for_departure() {
-    char byte = 0;
-    ssize_t n = 0;
-    do {
-        n = ::recv(socket_.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        can_read_ = ended_;
+    const int n = io_.peek();
+    if (n < 0) {
         wait_for_departure();
         return;
     }
@@ -104,10 +93,10 @@ void connection::finish(response&& res) {
 // Waits for the socket to become readable (bytes or the client's close), then looks again.
 void connection::wait_for_departure() {
     watching_ = true;
-    when_ready(ready::read, &connection::departure_ready);
+    io_.wait_readable();
 }
 
-void connection::departure_ready() {
+void connection::on_readable() {
     if (!watching_ || !watch_applies()) return;  // stale: the request resumed meanwhile
     watching_ = false;
     watch_for_departure();
@@ -116,7 +105,7 @@ void connection::departure_ready() {
 void connection::stop_watching() noexcept {
     if (!watching_) return;
     watching_ = false;
-    cancel_ready(ready::read);  // the only read waited for while a request waits is the watch
+    io_.cancel_readable();  // the only read waited for while a request waits is the watch
 }
 
 void connection::resume(std::function<void()> on_connection) noexcept {

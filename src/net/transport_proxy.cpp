@@ -1,8 +1,9 @@
 // The PROXY protocol header (config::proxy_protocol) before a connection's first request or
 // TLS hello: read without ever consuming a byte of the client's own data, so what follows
 // (HTTP, or a TLS hello) is read as on any connection.
+
 #include "http/proxy_header.hpp"
-#include "net/connection.hpp"
+#include "net/transport.hpp"
 #include "net/worker.hpp"
 
 #include <sys/socket.h>
@@ -13,14 +14,10 @@
 
 namespace tern::detail {
 
-void connection::read_proxy_header(std::shared_ptr<const tls_context> tls) {
-    proxy_tls_ = std::move(tls);
-    phase_ = phase::handshaking;  // closed at once by a stop, as a TLS handshake is
-    when_ready(ready::read, &connection::on_proxy_bytes);
-}
+void transport::read_proxy_header() { when_ready(ready::read, &transport::on_proxy_bytes); }
 
-void connection::on_proxy_bytes() {
-    if (phase_ != phase::handshaking) return;
+void transport::on_proxy_bytes() {
+    if (!opening_ || closed_) return;
     // The whole header has the header deadline, counted from the accept.
     set_deadline_at(accepted_at_ + owner_.settings().header_timeout, deadline_kind::handshake);
     std::array<char, max_proxy_header> peeked;
@@ -28,11 +25,11 @@ void connection::on_proxy_bytes() {
     const auto n = ::recv(socket_.get(), peeked.data(), room, MSG_PEEK);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
         can_read_ = ended_;
-        read_proxy_header(std::move(proxy_tls_));
+        read_proxy_header();
         return;
     }
     if (n <= 0) {
-        close();  // the balancer left, or an error
+        user_.on_open_failed(false);  // the balancer left, or an error
         return;
     }
     std::string candidate = proxy_bytes_;
@@ -41,7 +38,7 @@ void connection::on_proxy_bytes() {
     if (header.result == proxy_header::state::invalid) {
         // Not from the balancer this listener trusts (or a broken one): nothing to answer,
         // since whoever sent it does not speak the protocol expected here.
-        close();
+        user_.on_open_failed(false);
         return;
     }
     // Incomplete: every byte seen is header. Done: only the header's bytes are taken.
@@ -49,24 +46,25 @@ void connection::on_proxy_bytes() {
                                                                  : static_cast<std::size_t>(n);
     const auto consumed = ::recv(socket_.get(), peeked.data(), take, 0);
     if (consumed != static_cast<ssize_t>(take)) {
-        close();  // the peeked bytes are in the socket's buffer: anything else is an error
+        // The peeked bytes are in the socket's buffer: anything else is an error.
+        user_.on_open_failed(false);
         return;
     }
     if (header.result == proxy_header::state::incomplete) {
         proxy_bytes_ = std::move(candidate);
         can_read_ = ended_;  // every byte there was is taken: the rest is a new arrival
-        read_proxy_header(std::move(proxy_tls_));
+        read_proxy_header();
         return;
     }
     if (!header.source.empty()) remote_ip_ = header.source;
     std::string().swap(proxy_bytes_);
-    phase_ = phase::reading;
-    set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
-    if (auto tls = std::move(proxy_tls_)) {
-        start_handshake(tls);
+    if (tls_context_) {
+        // The first-byte deadline again, for the hello (as on a connection without PROXY).
+        set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+        start_handshake();
         return;
     }
-    read();
+    opened({});
 }
 
 }  // namespace tern::detail

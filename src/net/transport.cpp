@@ -1,0 +1,385 @@
+#include "net/transport.hpp"
+
+#include "http/buffers.hpp"
+#include "net/cancel_waits.hpp"
+#include "net/worker.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/sendfile.h>
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+namespace tern::detail {
+
+transport::transport(asio::ip::tcp::socket socket, worker& owner, transport_user& user)
+    : timer_(socket.get_executor()),
+      owner_(owner),
+      user_(user),
+      write_timeout_(owner.settings().write_timeout) {
+    std::error_code ec;
+    socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    const auto peer = socket.remote_endpoint(ec);
+    if (!ec && peer.data()->sa_family == AF_UNIX) {
+        remote_ip_ = "unix";  // a Unix domain socket's peer (app::start_unix) has no address
+    } else if (!ec) {
+        // On a dual-stack listener an IPv4 client arrives as ::ffff:a.b.c.d: say a.b.c.d.
+        const auto address = peer.address();
+        remote_ip_ =
+            address.is_v6() && address.to_v6().is_v4_mapped()
+                ? asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).to_string()
+                : address.to_string();
+    }
+    // From here the socket is tern's: asio's reactor forgets it, the worker's poller watches
+    // it. Reads, writes and file pieces are tried directly and wait only when the socket is
+    // empty or full: all need a socket that never blocks.
+    socket_ = file_handle(socket.release(ec));
+    if (socket_ &&
+        ::fcntl(socket_.get(), F_SETFL, ::fcntl(socket_.get(), F_GETFL) | O_NONBLOCK) == 0) {
+        polled_ = owner_.poller().watch(socket_.get(), *this);
+    }
+}
+
+transport::~transport() = default;
+
+void transport::start(std::shared_ptr<const tls_context> tls) {
+    // A client that connects and sends nothing is closed without an answer.
+    accepted_at_ = clock::now();
+    set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+    tls_context_ = std::move(tls);
+    if (owner_.settings().proxy_protocol) {
+        opening_ = true;
+        read_proxy_header();
+        return;
+    }
+    if (tls_context_) {
+        start_handshake();
+        return;
+    }
+    user_.on_open({});
+}
+
+void transport::opened(std::string_view alpn) {
+    opening_ = false;
+    // The first request has a new connection's deadlines, from here.
+    set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+    user_.on_open(alpn);
+}
+
+void transport::close() noexcept {
+    if (closed_) return;
+    closed_ = true;
+    if (handshake_counted_) end_handshake(false, nullptr);  // the client left, or timed out
+    if (tls_) tls_->shutdown();  // close_notify, if the session can still send one
+    cancel_waits(timer_);
+    if (polled_) {
+        owner_.poller().forget(socket_.get(), *this);
+        polled_ = false;
+    }
+    stop_reading();
+    cancel_ready(ready::write);
+    socket_.reset();
+}
+
+// ---- readiness ---------------------------------------------------------------------------
+
+void transport::waiters::add(ready_fn fn) noexcept {
+    if (first == nullptr || first == fn) {
+        first = fn;
+    } else {
+        second = fn;
+    }
+}
+
+void transport::waiters::run(transport& t) {
+    const auto one = std::exchange(first, nullptr);
+    const auto two = std::exchange(second, nullptr);
+    if (one != nullptr) (t.*one)();
+    if (two != nullptr && !t.closed_) (t.*two)();
+}
+
+void transport::when_ready(ready what, ready_fn fn) {
+    (what == ready::read ? on_readable_ : on_writable_).add(fn);
+    if (!ready_hold_) ready_hold_ = user_.keep_alive();
+    if (what == ready::read ? can_read_ : can_write_) {
+        post([this, keep = ready_hold_] { run_ready(); });
+    }
+}
+
+void transport::cancel_ready(ready what) noexcept {
+    (what == ready::read ? on_readable_ : on_writable_) = waiters{};
+    // Let go on a later turn of the loop: the caller may know this connection by a plain
+    // pointer only (the worker's list at a stop).
+    if (on_readable_.empty() && on_writable_.empty() && ready_hold_) {
+        post([keep = std::move(ready_hold_)] {});
+    }
+}
+
+void transport::on_ready(bool readable, bool writable, bool ended) {
+    can_read_ = can_read_ || readable;
+    can_write_ = can_write_ || writable;
+    ended_ = ended_ || ended;
+    run_ready();
+}
+
+void transport::run_ready() {
+    auto keep = ready_hold_;  // alive through the calls, whatever they do
+    if (can_read_ && !on_readable_.empty()) on_readable_.run(*this);
+    if (can_write_ && !on_writable_.empty() && !closed_) on_writable_.run(*this);
+    if (on_readable_.empty() && on_writable_.empty()) ready_hold_.reset();
+}
+
+int transport::peek() noexcept {
+    char byte = 0;
+    ssize_t n = 0;
+    do {
+        n = ::recv(socket_.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) return 1;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        can_read_ = ended_;  // found empty: the next arrival is told
+        return -1;
+    }
+    return 0;
+}
+
+void transport::wait_readable() { when_ready(ready::read, &transport::user_readable); }
+
+void transport::user_readable() { user_.on_readable(); }
+
+void transport::cancel_readable() noexcept {
+    reading_ = false;
+    cancel_ready(ready::read);
+}
+
+// ---- reading -----------------------------------------------------------------------------
+
+std::span<char> transport::read_buffer() const noexcept { return owner_.read_buffer(); }
+
+void transport::read() {
+    if (reading_) return;
+    reading_ = true;
+    if (tls_) {
+        // OpenSSL may hold decrypted bytes already, whatever the socket has: they are read
+        // in a handler of their own, so that a read never completes inside its own call.
+        post([this, keep = user_.keep_alive()] {
+            if (reading_ && !closed_) tls_read();
+        });
+        return;
+    }
+    when_ready(ready::read, &transport::read_now);
+}
+
+void transport::read_now() {
+    reading_ = false;
+    const auto buffer = owner_.read_buffer();
+    ssize_t n = 0;
+    do {
+        n = ::recv(socket_.get(), buffer.data(), buffer.size(), 0);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        can_read_ = ended_;
+        reading_ = true;
+        when_ready(ready::read, &transport::read_now);
+        return;
+    }
+    // A short read emptied the socket: the next arrival is told again. The peer's end is no
+    // arrival: once told, every later read finds it.
+    if (n >= 0 && static_cast<std::size_t>(n) < buffer.size()) can_read_ = ended_;
+    std::error_code ec;
+    if (n < 0) {
+        ec.assign(errno, std::system_category());
+    } else if (n == 0) {
+        ec = asio::error::eof;
+    }
+    owner_.count_received(n > 0 ? static_cast<std::size_t>(n) : 0);
+    user_.on_read(ec, n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
+void transport::stop_reading() noexcept {
+    reading_ = false;
+    cancel_ready(ready::read);
+}
+
+// ---- writing -----------------------------------------------------------------------------
+
+void transport::shorten_write_timeout(std::chrono::milliseconds t) noexcept {
+    write_timeout_ = std::min(write_timeout_, t);
+}
+
+void transport::write() {
+    writing_ = true;
+    owner_.count_write();
+    written_ = 0;
+    if (out_.empty()) {
+        send_file();
+        return;
+    }
+    write_some();
+}
+
+void transport::write_some() {
+    if (tls_) {
+        tls_write_some();
+        return;
+    }
+    // A plain non-blocking send: the socket buffer almost always takes a batch of responses
+    // whole, and then nothing waits at all.
+    ssize_t n = 0;
+    while (written_ < out_.size()) {
+        n = ::send(socket_.get(), out_.data() + written_, out_.size() - written_, MSG_NOSIGNAL);
+        if (n >= 0) {
+            written_ += static_cast<std::size_t>(n);
+        } else if (errno != EINTR) {
+            break;
+        }
+    }
+    if (written_ == out_.size()) {
+        written({});
+        return;
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        written(std::error_code(errno, std::system_category()));  // the connection failed
+        return;
+    }
+    // The client is not reading fast enough: wait for room. The write deadline is on
+    // progress, not on the whole response: each completed piece moves it on, so a slow
+    // reader of a large response is served and a stalled one is not.
+    can_write_ = false;
+    set_deadline(write_timeout_, deadline_kind::write);
+    when_ready(ready::write, &transport::write_some);
+}
+
+void transport::written(std::error_code ec) {
+    owner_.count_sent(written_);  // what went out of out_, all of it unless the write failed
+    if (closed_) return;
+    if (ec) {
+        writing_ = false;
+        user_.on_written(ec);
+        return;
+    }
+    clear_buffer(out_);
+    if (file_.file) {
+        send_file();
+        return;
+    }
+    writing_ = false;
+    user_.on_written({});
+}
+
+void transport::send_file() {
+    // sendfile(2) moves the file to the socket in the kernel: memory stays flat however large
+    // the file. A turn sends at most file_turn_bytes before yielding, so one fast reader of a
+    // large file cannot starve the other connections of this thread.
+    constexpr std::uint64_t file_turn_bytes = 1 << 20;
+    auto& f = file_;
+    std::uint64_t this_turn = 0;
+    while (f.length > 0) {
+        if (this_turn >= file_turn_bytes) {
+            post([this, keep = user_.keep_alive()] { file_ready(); });
+            return;
+        }
+        const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(f.length, 1 << 20));
+        const ssize_t n = send_file_chunk(chunk);
+        if (n > 0) {
+            const auto sent = static_cast<std::uint64_t>(n);
+            owner_.count_sent(static_cast<std::size_t>(n));
+            f.offset += sent;
+            f.length -= sent;
+            this_turn += sent;
+            set_deadline(write_timeout_, deadline_kind::write);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            set_deadline(write_timeout_, deadline_kind::write);
+            if (tls_) {
+                tls_wait(tls_write_wants_, &transport::file_ready);
+            } else {
+                can_write_ = false;
+                when_ready(ready::write, &transport::file_ready);
+            }
+            return;
+        }
+        // The file shrank under us or the socket failed: the promised Content-Length can no
+        // longer be kept, so the connection ends here.
+        file_ = file_body{};
+        writing_ = false;
+        user_.on_written(std::make_error_code(std::errc::io_error));
+        return;
+    }
+    file_ = file_body{};
+    writing_ = false;
+    user_.on_written({});
+}
+
+void transport::file_ready() {
+    if (writing_ && !closed_) send_file();
+}
+
+ssize_t transport::send_file_chunk(std::size_t n) {
+    if (tls_) return tls_send_file_chunk(n);  // the bytes go through OpenSSL: no sendfile
+#if defined(__linux__)
+    if (owner_.settings().sendfile && !sendfile_unsupported_) {
+        auto offset = static_cast<off_t>(file_.offset);
+        const ssize_t sent = ::sendfile(socket_.get(), file_.file.get(), &offset, n);
+        if (sent >= 0 || (errno != EINVAL && errno != ENOSYS)) return sent;
+        sendfile_unsupported_ = true;  // e.g. a file system without sendfile support
+    }
+#endif
+    // A piece through the loop's buffer: what the socket does not take now is read again
+    // from its offset next time.
+    const ssize_t got = read_file_piece(n);
+    if (got < 0) return -1;
+    return ::send(socket_.get(), owner_.file_buffer().data(), static_cast<std::size_t>(got),
+                  MSG_NOSIGNAL);
+}
+
+ssize_t transport::read_file_piece(std::size_t n) {
+    const auto buffer = owner_.file_buffer();
+    const ssize_t got = ::pread(file_.file.get(), buffer.data(), std::min(n, buffer.size()),
+                                static_cast<off_t>(file_.offset));
+    if (got <= 0) {
+        if (got == 0) errno = EIO;  // the file shrank under us
+        return -1;
+    }
+    return got;
+}
+
+void transport::shutdown_sending() noexcept {
+    if (tls_) tls_->shutdown();  // close_notify before the TCP FIN
+    ::shutdown(socket_.get(), SHUT_WR);
+}
+
+// ---- deadlines ---------------------------------------------------------------------------
+
+void transport::set_deadline(clock::duration after, deadline_kind kind) {
+    set_deadline_at(clock::now() + after, kind);
+}
+
+void transport::set_deadline_at(clock::time_point when, deadline_kind kind) {
+    deadline_ = when;
+    deadline_kind_ = kind;
+    if (timer_armed_ && timer_at_ <= when) return;  // on_timer moves it on when it fires
+    timer_armed_ = true;
+    timer_at_ = when;
+    timer_.expires_at(when);
+    timer_.async_wait([this, keep = user_.keep_alive()](std::error_code ec) { on_timer(ec); });
+}
+
+void transport::on_timer(std::error_code ec) {
+    if (ec == asio::error::operation_aborted || closed_) return;
+    timer_armed_ = false;
+    if (clock::now() < deadline_) {
+        set_deadline_at(deadline_, deadline_kind_);
+        return;
+    }
+    if (deadline_kind_ != deadline_kind::none) user_.on_deadline(deadline_kind_);
+}
+
+}  // namespace tern::detail
