@@ -107,22 +107,19 @@ private:
     fake_loop& loop_;
 };
 
-class host final : public h2_host {
+class host final : public protocol_host {
 public:
-    explicit host(fake_loop& loop) : handler_(loop), loop_(loop) {
+    explicit host(fake_loop& loop) : handler_(loop), fake_(loop) {
         settings_.max_header_count = 20;
         settings_.max_header_size = 1024;
         settings_.max_line_size = 512;
         settings_.h2_max_concurrent_streams = 8;
         settings_.spool_body_above = 0;
         limits_.max_body_size = 4096;
+        loop_ = loop_view{&handler_, &state_,   &settings_, &limits_, &no_,
+                          &no_,      &counted_, &counted_,  &counted_};
     }
-    request_handler& handler() noexcept override { return handler_; }
-    loop_state& app_state() noexcept override { return state_; }
-    const tern::config& settings() const noexcept override { return settings_; }
-    const parser_limits& limits() const noexcept override { return limits_; }
-    bool stopping() const noexcept override { return false; }
-    void count_h2_request() noexcept override {}
+    std::shared_ptr<loop_door> door() override { return nullptr; }
     void expect_posted() override {}
     void unexpect_posted() noexcept override {}
     void post(std::function<void()> fn) override { loop_.post(std::move(fn)); }
@@ -132,6 +129,8 @@ private:
     empty_state state_;
     tern::config settings_;
     parser_limits limits_;
+    std::atomic<bool> no_{false};
+    std::atomic<std::uint64_t> counted_{0};
     fake_loop& loop_;
 };
 

@@ -3,7 +3,7 @@
 // An input is one connection's bytes; where it holds "\n--MARK--\n" (the convention of the
 // h2o corpus and of fuzz/corpus/parser), the parts are the client's separate writes and the
 // markers are not part of the stream. Each input is parsed five times, always with the
-// feed/next loop of src/net/connection.cpp:
+// feed/next loop of src/http1/connection.cpp:
 //   1. the whole stream in one read, default limits;
 //   2. the same bytes one byte per read, default limits;
 //   3. one read per marked part, default limits;
@@ -108,7 +108,7 @@ struct outcome {
     bool closed = false;    ///< stopped after a request that does not keep the connection
 };
 
-// Parses `stream` as src/net/connection.cpp does, one read of `next_read()` bytes (at least
+// Parses `stream` as src/http1/connection.cpp does, one read of `next_read()` bytes (at least
 // one) at a time.
 outcome parse(std::string_view stream, const parser_limits& limits,
               const std::function<std::size_t()>& next_read) {

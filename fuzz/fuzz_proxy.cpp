@@ -1,6 +1,6 @@
 // libFuzzer harness for the PROXY protocol header parser (src/http/proxy_header.hpp).
 //
-// The connection (src/net/connection_proxy.cpp) peeks at what has arrived, consumes all of
+// The connection (src/net/transport_proxy.cpp) peeks at what has arrived, consumes all of
 // it while the parser says "incomplete", and exactly `size` bytes once it says "done". That
 // is only safe if the parser never claims a client byte, so for every input this checks:
 //   - done: 0 < size <= input size and <= max_proxy_header; the same header is found in

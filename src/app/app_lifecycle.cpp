@@ -3,6 +3,7 @@
 // it to the next start, setter or destructor.
 
 #include "app/app_impl.hpp"
+#include "http1/open.hpp"
 #include "static/static_files.hpp"
 #include "web/cookie_signer.hpp"
 #include "web/cors.hpp"
@@ -78,7 +79,7 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
         std::lock_guard meters_lock(impl_->meters_mutex);
         impl_->meters.clear();  // this server's loops register theirs as it makes them
     }
-    auto s = std::make_shared<detail::server>(impl_->settings, *impl_);
+    auto s = std::make_shared<detail::server>(impl_->settings, *impl_, &detail::open_protocol);
     impl_->stop_begun.store(false, std::memory_order_relaxed);
     try {
         bind(*s);

@@ -210,7 +210,7 @@ struct callback_table {
 
 }  // namespace
 
-h2_session::h2_session(h2_host& host, h2_peer peer)
+h2_session::h2_session(protocol_host& host, h2_peer peer)
     : host_(host),
       peer_(std::move(peer)),
       guard_(host.settings().h2_max_concurrent_streams),
@@ -246,7 +246,7 @@ h2_session::~h2_session() {
     nghttp2_session_del(session_);
 }
 
-std::shared_ptr<upgraded_protocol> make_h2_session(h2_host& host, h2_peer peer) {
+std::shared_ptr<upgraded_protocol> make_h2_session(protocol_host& host, h2_peer peer) {
     return std::make_shared<h2_session>(host, std::move(peer));
 }
 

@@ -24,7 +24,7 @@ class h2_session final : public upgraded_protocol {
 public:
     using clock = std::chrono::steady_clock;
 
-    h2_session(h2_host& host, h2_peer peer);
+    h2_session(protocol_host& host, h2_peer peer);
     ~h2_session() override;
     h2_session(const h2_session&) = delete;
     h2_session& operator=(const h2_session&) = delete;
@@ -41,7 +41,7 @@ public:
 
     // For the streams, on the loop.
     nghttp2_session* raw() const noexcept { return session_; }
-    h2_host& host() const noexcept { return host_; }
+    protocol_host& host() const noexcept { return host_; }
     const h2_peer& peer() const noexcept { return peer_; }
     const std::shared_ptr<loop_door>& loop() const noexcept { return door_; }
     /// A stream has frames to send: the connection is woken to pull them (unless it pulls
@@ -75,7 +75,7 @@ private:
     void finish_shutdown() noexcept;
     void bury(std::int32_t id) noexcept;
 
-    h2_host& host_;
+    protocol_host& host_;
     h2_peer peer_;
     nghttp2_session* session_ = nullptr;
     std::shared_ptr<loop_door> door_;

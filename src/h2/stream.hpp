@@ -106,7 +106,7 @@ private:
     void reset(std::uint32_t error_code) noexcept;
 
     h2_session* session_;  // null once the session is gone
-    h2_host* host_;        // the worker: outlives the stream's posted resumes
+    protocol_host* host_;  // the worker: outlives the stream's posted resumes
     std::shared_ptr<loop_door> door_;
     std::int32_t id_;
     request_head head_;

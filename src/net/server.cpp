@@ -200,15 +200,15 @@ struct server::impl {
     bool waiting = false;
     bool stop_requested = false;
 
-    impl(const config& settings, request_handler& handler)
-        : shared{settings, limits_of(settings, handler), handler} {
+    impl(const config& settings, request_handler& handler, protocol_opener open)
+        : shared{settings, limits_of(settings, handler), handler, open} {
         shared.spool_space = std::make_shared<spool_quota>(settings.max_spooled_bytes);
         shared.limits.spool_space = shared.spool_space.get();
     }
 };
 
-server::server(const config& settings, request_handler& handler)
-    : impl_(std::make_unique<impl>(settings, handler)) {}
+server::server(const config& settings, request_handler& handler, protocol_opener open)
+    : impl_(std::make_unique<impl>(settings, handler, open)) {}
 
 server::~server() {
     cut_grace();

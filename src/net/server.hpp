@@ -1,6 +1,7 @@
 #pragma once
 // The network side of an app: worker threads, binding, signals and the graceful stop.
 
+#include "http/byte_transport.hpp"
 #include "http/request_handler.hpp"
 
 #include <tern/config.hpp>
@@ -12,10 +13,11 @@
 
 namespace tern::detail {
 
-/// Runs `config.threads` workers (one event loop each) serving `handler` on one port.
+/// Runs `config.threads` workers (one event loop each) serving `handler` on one port, each
+/// connection with the protocol `open` makes for it.
 class server {
 public:
-    server(const config& settings, request_handler& handler);
+    server(const config& settings, request_handler& handler, protocol_opener open);
     ~server();
     server(const server&) = delete;
     server& operator=(const server&) = delete;

@@ -4,6 +4,8 @@
 #include "net/cancel_waits.hpp"
 #include "net/worker.hpp"
 
+#include <asio/post.hpp>
+
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,11 +19,9 @@
 
 namespace tern::detail {
 
-transport::transport(asio::ip::tcp::socket socket, worker& owner, transport_user& user)
-    : timer_(socket.get_executor()),
-      owner_(owner),
-      user_(user),
-      write_timeout_(owner.settings().write_timeout) {
+transport::transport(asio::ip::tcp::socket socket, worker& owner)
+    : timer_(socket.get_executor()), owner_(owner), write_timeout_(owner.settings().write_timeout) {
+    read_buffer_ = owner.read_buffer();
     std::error_code ec;
     socket.set_option(asio::ip::tcp::no_delay(true), ec);
     const auto peer = socket.remote_endpoint(ec);
@@ -47,13 +47,18 @@ transport::transport(asio::ip::tcp::socket socket, worker& owner, transport_user
 
 transport::~transport() = default;
 
-void transport::start(std::shared_ptr<const tls_context> tls) {
+void transport::start(std::shared_ptr<const tls_context> tls, std::uint16_t redirect_port) {
+    redirect_port_ = redirect_port;
+    if (!polled_) {
+        close();  // out of descriptors or memory for the poller: nothing can be served
+        return;
+    }
     // A client that connects and sends nothing is closed without an answer.
     accepted_at_ = clock::now();
     set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
     tls_context_ = std::move(tls);
+    opening_ = true;
     if (owner_.settings().proxy_protocol) {
-        opening_ = true;
         read_proxy_header();
         return;
     }
@@ -61,19 +66,62 @@ void transport::start(std::shared_ptr<const tls_context> tls) {
         start_handshake();
         return;
     }
-    user_.on_open({});
+    opened({});
+}
+
+void transport::refuse() {
+    if (!polled_) {
+        close();
+        return;
+    }
+    open_protocol(opening::mode::refuse_busy, {});
 }
 
 void transport::opened(std::string_view alpn) {
     opening_ = false;
     // The first request has a new connection's deadlines, from here.
     set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
-    user_.on_open(alpn);
+    open_protocol(opening::mode::serve, alpn);
+}
+
+void transport::open_failed(bool plain_http) {
+    opening_ = false;
+    if (plain_http) {
+        open_protocol(opening::mode::refuse_plain_http, {});
+        return;
+    }
+    close();
+}
+
+void transport::open_protocol(opening::mode what, std::string_view alpn) {
+    user_ = owner_.open_protocol(shared_from_this(), opening{what, alpn, redirect_port_});
+    user_->start();
+}
+
+void transport::hand_over(std::shared_ptr<transport_user> next) {
+    // The protocol that hands over is let go on a later turn: this call comes from inside it.
+    asio::post(timer_.get_executor(), [old = std::exchange(user_, std::move(next))] {});
+    user_->start();
+}
+
+void transport::stop_when_idle() {
+    if (user_) {
+        user_->stop_when_idle();
+    } else {
+        close();  // still reading the PROXY header or in the TLS handshake
+    }
+}
+
+void transport::begin_closing() {
+    if (user_) user_->begin_closing();
 }
 
 void transport::close() noexcept {
     if (closed_) return;
     closed_ = true;
+    // The protocol lets go of what waits for the peer (deferred work, held responses,
+    // streams) before the socket closes.
+    if (user_) user_->on_close();
     if (handshake_counted_) end_handshake(false, nullptr);  // the client left, or timed out
     if (tls_) tls_->shutdown();  // close_notify, if the session can still send one
     cancel_waits(timer_);
@@ -84,7 +132,13 @@ void transport::close() noexcept {
     stop_reading();
     cancel_ready(ready::write);
     socket_.reset();
+    owner_.forget(this);
+    // The protocol holds this transport and is held by it: the cycle ends here, on a later
+    // turn of the loop (the caller may be the protocol itself).
+    if (user_) asio::post(timer_.get_executor(), [keep = std::move(user_)] {});
 }
+
+void transport::post(std::function<void()> fn) { asio::post(timer_.get_executor(), std::move(fn)); }
 
 // ---- readiness ---------------------------------------------------------------------------
 
@@ -105,9 +159,9 @@ void transport::waiters::run(transport& t) {
 
 void transport::when_ready(ready what, ready_fn fn) {
     (what == ready::read ? on_readable_ : on_writable_).add(fn);
-    if (!ready_hold_) ready_hold_ = user_.keep_alive();
+    if (!ready_hold_) ready_hold_ = shared_from_this();
     if (what == ready::read ? can_read_ : can_write_) {
-        post([this, keep = ready_hold_] { run_ready(); });
+        asio::post(timer_.get_executor(), [keep = ready_hold_] { keep->run_ready(); });
     }
 }
 
@@ -116,7 +170,7 @@ void transport::cancel_ready(ready what) noexcept {
     // Let go on a later turn of the loop: the caller may know this connection by a plain
     // pointer only (the worker's list at a stop).
     if (on_readable_.empty() && on_writable_.empty() && ready_hold_) {
-        post([keep = std::move(ready_hold_)] {});
+        asio::post(timer_.get_executor(), [keep = std::move(ready_hold_)] {});
     }
 }
 
@@ -150,16 +204,11 @@ int transport::peek() noexcept {
 
 void transport::wait_readable() { when_ready(ready::read, &transport::user_readable); }
 
-void transport::user_readable() { user_.on_readable(); }
-
-void transport::cancel_readable() noexcept {
-    reading_ = false;
-    cancel_ready(ready::read);
+void transport::user_readable() {
+    if (user_) user_->on_readable();
 }
 
 // ---- reading -----------------------------------------------------------------------------
-
-std::span<char> transport::read_buffer() const noexcept { return owner_.read_buffer(); }
 
 void transport::read() {
     if (reading_) return;
@@ -167,8 +216,8 @@ void transport::read() {
     if (tls_) {
         // OpenSSL may hold decrypted bytes already, whatever the socket has: they are read
         // in a handler of their own, so that a read never completes inside its own call.
-        post([this, keep = user_.keep_alive()] {
-            if (reading_ && !closed_) tls_read();
+        asio::post(timer_.get_executor(), [self = shared_from_this()] {
+            if (self->reading_ && !self->closed_) self->tls_read();
         });
         return;
     }
@@ -177,7 +226,7 @@ void transport::read() {
 
 void transport::read_now() {
     reading_ = false;
-    const auto buffer = owner_.read_buffer();
+    const auto buffer = read_buffer_;
     ssize_t n = 0;
     do {
         n = ::recv(socket_.get(), buffer.data(), buffer.size(), 0);
@@ -198,7 +247,7 @@ void transport::read_now() {
         ec = asio::error::eof;
     }
     owner_.count_received(n > 0 ? static_cast<std::size_t>(n) : 0);
-    user_.on_read(ec, n > 0 ? static_cast<std::size_t>(n) : 0);
+    if (user_) user_->on_read(ec, n > 0 ? static_cast<std::size_t>(n) : 0);
 }
 
 void transport::stop_reading() noexcept {
@@ -257,10 +306,10 @@ void transport::write_some() {
 
 void transport::written(std::error_code ec) {
     owner_.count_sent(written_);  // what went out of out_, all of it unless the write failed
-    if (closed_) return;
+    if (closed_ || !user_) return;
     if (ec) {
         writing_ = false;
-        user_.on_written(ec);
+        user_->on_written(ec);
         return;
     }
     clear_buffer(out_);
@@ -269,7 +318,7 @@ void transport::written(std::error_code ec) {
         return;
     }
     writing_ = false;
-    user_.on_written({});
+    user_->on_written({});
 }
 
 void transport::send_file() {
@@ -281,7 +330,7 @@ void transport::send_file() {
     std::uint64_t this_turn = 0;
     while (f.length > 0) {
         if (this_turn >= file_turn_bytes) {
-            post([this, keep = user_.keep_alive()] { file_ready(); });
+            asio::post(timer_.get_executor(), [self = shared_from_this()] { self->file_ready(); });
             return;
         }
         const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(f.length, 1 << 20));
@@ -310,12 +359,12 @@ void transport::send_file() {
         // longer be kept, so the connection ends here.
         file_ = file_body{};
         writing_ = false;
-        user_.on_written(std::make_error_code(std::errc::io_error));
+        user_->on_written(std::make_error_code(std::errc::io_error));
         return;
     }
     file_ = file_body{};
     writing_ = false;
-    user_.on_written({});
+    user_->on_written({});
 }
 
 void transport::file_ready() {
@@ -369,7 +418,7 @@ void transport::set_deadline_at(clock::time_point when, deadline_kind kind) {
     timer_armed_ = true;
     timer_at_ = when;
     timer_.expires_at(when);
-    timer_.async_wait([this, keep = user_.keep_alive()](std::error_code ec) { on_timer(ec); });
+    timer_.async_wait([self = shared_from_this()](std::error_code ec) { self->on_timer(ec); });
 }
 
 void transport::on_timer(std::error_code ec) {
@@ -379,7 +428,12 @@ void transport::on_timer(std::error_code ec) {
         set_deadline_at(deadline_, deadline_kind_);
         return;
     }
-    if (deadline_kind_ != deadline_kind::none) user_.on_deadline(deadline_kind_);
+    if (deadline_kind_ == deadline_kind::none) return;
+    if (user_) {
+        user_->on_deadline(deadline_kind_);
+    } else {
+        close();  // the first byte's deadline, or the handshake's
+    }
 }
 
 }  // namespace tern::detail

@@ -29,7 +29,7 @@ void transport::on_proxy_bytes() {
         return;
     }
     if (n <= 0) {
-        user_.on_open_failed(false);  // the balancer left, or an error
+        open_failed(false);  // the balancer left, or an error
         return;
     }
     std::string candidate = proxy_bytes_;
@@ -38,7 +38,7 @@ void transport::on_proxy_bytes() {
     if (header.result == proxy_header::state::invalid) {
         // Not from the balancer this listener trusts (or a broken one): nothing to answer,
         // since whoever sent it does not speak the protocol expected here.
-        user_.on_open_failed(false);
+        open_failed(false);
         return;
     }
     // Incomplete: every byte seen is header. Done: only the header's bytes are taken.
@@ -47,7 +47,7 @@ void transport::on_proxy_bytes() {
     const auto consumed = ::recv(socket_.get(), peeked.data(), take, 0);
     if (consumed != static_cast<ssize_t>(take)) {
         // The peeked bytes are in the socket's buffer: anything else is an error.
-        user_.on_open_failed(false);
+        open_failed(false);
         return;
     }
     if (header.result == proxy_header::state::incomplete) {

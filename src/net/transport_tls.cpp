@@ -24,6 +24,7 @@ void transport::tls_wait(tls_session::status want, ready_fn fn) {
 
 void transport::start_handshake() {
     tls_ = std::make_unique<tls_session>(tls_context_, socket_.get());
+    secure_ = true;
     tls_context_.reset();
     opening_ = true;
     // A slot of max_handshakes is taken when the hello's first bytes arrive: a client that
@@ -38,7 +39,7 @@ void transport::hello_arrived() {
     // trickled hello ends there).
     set_deadline_at(accepted_at_ + owner_.settings().header_timeout, deadline_kind::handshake);
     if (!owner_.take_handshake_slot()) {
-        user_.on_open_failed(false);  // over max_handshakes: counted as refused
+        open_failed(false);  // over max_handshakes: counted as refused
         return;
     }
     handshake_counted_ = true;
@@ -59,18 +60,18 @@ void transport::continue_handshake() {
             tls_wait(r.what, &transport::continue_handshake);
             return;
         case tls_session::status::closed:
-            user_.on_open_failed(false);  // the client left mid-handshake
+            open_failed(false);  // the client left mid-handshake
             return;
         case tls_session::status::failed:
             end_handshake(false, tls_->failure());
             if (tls_->plain_http()) {
-                // Answered in plain text by the user, as nginx does: no TLS from here.
+                // Answered in plain text by the protocol, as nginx does: no TLS from here.
                 tls_.reset();
-                opening_ = false;
-                user_.on_open_failed(true);
+                secure_ = false;
+                open_failed(true);
                 return;
             }
-            user_.on_open_failed(false);
+            open_failed(false);
             return;
     }
 }
@@ -86,7 +87,7 @@ void transport::end_handshake(bool completed, const char* failure) noexcept {
 // handler of its own: read() posts the first try).
 void transport::tls_read() {
     reading_ = false;
-    const auto buffer = owner_.read_buffer();
+    const auto buffer = read_buffer_;
     const auto r = tls_->read(buffer.data(), buffer.size());
     std::error_code ec;
     switch (r.what) {
@@ -105,7 +106,7 @@ void transport::tls_read() {
             break;
     }
     owner_.count_received(r.n);
-    user_.on_read(ec, r.n);
+    if (user_) user_->on_read(ec, r.n);
 }
 
 // The TLS form of write_some: everything OpenSSL takes now, then a wait for the readiness

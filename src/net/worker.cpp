@@ -2,7 +2,7 @@
 
 #include "http/file_handle.hpp"
 #include "net/cancel_waits.hpp"
-#include "net/connection.hpp"
+#include "net/transport.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -45,6 +45,10 @@ constexpr std::chrono::milliseconds fd_look_interval(5);
 
 worker::worker(shared_state& shared)
     : shared_(shared), app_state_(shared.handler.make_loop_state()), tls_(shared.tls) {
+    // What the protocols read per request (protocol_host), pointed at once.
+    loop_ = loop_view{&shared_.handler, app_state_.get(),  &shared_.settings,
+                      &shared_.limits,  &shared_.stopping, &shared_.closing_connections,
+                      &requests_,       &h2_requests_,     &h2_connections_};
     int fds[2];
     if (::pipe(fds) != 0) throw std::system_error(errno, std::system_category(), "tern: pipe");
     file_handle read_end(fds[0]);
@@ -192,7 +196,7 @@ void worker::on_messages() {
     // when there is none), then the stop.
     if (closing_connections() && !closing_told_) {
         closing_told_ = true;
-        const std::vector<connection*> open(connections_.begin(), connections_.end());
+        const std::vector<transport*> open(connections_.begin(), connections_.end());
         for (auto* c : open) c->begin_closing();
     }
     if (stop_posted_.load(std::memory_order_acquire)) stop();
@@ -203,7 +207,7 @@ void worker::on_messages() {
     if (!draining_ || expected_posts_ > 0 || !connections_.empty()) wait_for_messages();
 }
 
-void worker::forget(connection* c) noexcept {
+void worker::forget(transport* c) noexcept {
     if (connections_.erase(c) != 0) {
         shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
     }
@@ -321,7 +325,7 @@ void worker::handshake_ended(bool completed, const char* failure,
 void worker::accepted(listener& l, asio::ip::tcp::socket socket) {
     bump(accepted_);
     const int fd = socket.native_handle();
-    auto conn = std::make_shared<connection>(std::move(socket), *this);
+    auto conn = std::make_shared<transport>(std::move(socket), *this);
     const std::shared_ptr<const tls_context> tls = l.plain ? nullptr : tls_;
     const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
     // Over the connection cap, or holding one of the last descriptors (the reserve left
@@ -331,7 +335,7 @@ void worker::accepted(listener& l, asio::ip::tcp::socket socket) {
         bump(refused_);
         // A 503 in plain text means nothing to a TLS client, and a handshake to say it
         // costs what the refusal saves: an HTTPS connection just closes.
-        if (!tls) conn->reject();
+        if (!tls) conn->refuse();
         return;
     }
     connections_.insert(conn.get());
@@ -389,7 +393,7 @@ void worker::stop() {
         cancel_waits(l->retry);
     }
     // Copy: closing a connection removes it from the list.
-    const std::vector<connection*> open(connections_.begin(), connections_.end());
+    const std::vector<transport*> open(connections_.begin(), connections_.end());
     for (auto* c : open) c->stop_when_idle();
     if (connections_.empty() && expected_posts_ == 0) {
         report_drained();
@@ -397,7 +401,7 @@ void worker::stop() {
     }
     drain_timer_.expires_after(shared_.settings.drain_timeout);
     drain_timer_.async_wait([this](std::error_code) {
-        const std::vector<connection*> left(connections_.begin(), connections_.end());
+        const std::vector<transport*> left(connections_.begin(), connections_.end());
         for (auto* c : left) c->close();
         // A blocking handler still running now is not waited for: it cannot be
         // interrupted, and this loop runs on until its answer has come back (into nothing).

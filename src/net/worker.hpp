@@ -3,8 +3,9 @@
 // and the connections it accepted. Nothing here is shared with other workers except the
 // server's read-only settings and its atomic connection count.
 
-#include "h2/session.hpp"
+#include "http/byte_transport.hpp"
 #include "http/parser.hpp"
+#include "http/protocol_host.hpp"
 #include "http/request_handler.hpp"
 #include "net/door.hpp"
 #include "net/fd_waits.hpp"
@@ -31,7 +32,7 @@
 
 namespace tern::detail {
 
-class connection;
+class transport;
 
 /// State the workers of one server share: settings (read-only while running), the handler,
 /// and counters that are touched once per connection, never per request.
@@ -39,6 +40,9 @@ struct shared_state {
     const config& settings;
     parser_limits limits;
     request_handler& handler;
+    // Makes the protocol of each connection once its transport is open (src/http1's
+    // open_protocol, given by the app): net knows no protocol.
+    protocol_opener open_protocol;
     // HTTPS: the certificates new connections start with; null for plain HTTP. Each worker
     // keeps its own copy, replaced on its thread by a reload (server::reload_tls).
     std::shared_ptr<const tls_context> tls{};
@@ -60,7 +64,7 @@ struct shared_state {
 };
 
 /// An event loop with its acceptor and connections.
-class worker final : private timer_service, public h2_host {
+class worker final : private timer_service, public protocol_host {
 public:
     explicit worker(shared_state& shared);
     ~worker();
@@ -99,21 +103,10 @@ public:
     void unexpect_posted() noexcept override;
     /// The door into this loop, for work that may outlive the worker (held responses,
     /// streamed bodies): posts through it are not waited for at stop.
-    const std::shared_ptr<worker_door>& door() const noexcept { return door_; }
+    std::shared_ptr<loop_door> door() override { return door_; }
 
-    // For connections, on the worker's thread.
-    const config& settings() const noexcept override { return shared_.settings; }
-    const parser_limits& limits() const noexcept override { return shared_.limits; }
-    request_handler& handler() noexcept override { return shared_.handler; }
-    /// The application's state for this loop, given back with each request.
-    loop_state& app_state() noexcept override { return *app_state_; }
-    bool stopping() const noexcept override {
-        return shared_.stopping.load(std::memory_order_relaxed);
-    }
-    /// A stop has begun (its grace period included): responses close their connections.
-    bool closing_connections() const noexcept {
-        return shared_.closing_connections.load(std::memory_order_relaxed);
-    }
+    // For connections, on the worker's thread: settings(), limits(), handler(), app_state(),
+    // stopping(), closing_connections() and the request counters are protocol_host's.
     /// The readiness of this loop's connection sockets.
     socket_poller& poller() noexcept { return poller_; }
     /// The loop's read buffer: what a connection reads into it is its own until the handler
@@ -123,16 +116,12 @@ public:
     /// a piece the socket did not take whole is read again from its offset next time).
     std::span<char> file_buffer();
     /// Removes a closed connection from this worker's list.
-    void forget(connection* c) noexcept;
-    /// Counts an answered request (on the worker's thread).
-    void count_request() noexcept { bump(requests_); }
-    /// An HTTP/2 stream answered (counted in requests too).
-    void count_h2_request() noexcept override {
-        bump(requests_);
-        bump(h2_requests_);
+    void forget(transport* c) noexcept;
+    /// Makes the protocol of a connection whose transport is open.
+    std::shared_ptr<transport_user> open_protocol(std::shared_ptr<byte_transport> io,
+                                                  const opening& how) {
+        return shared_.open_protocol(std::move(io), *this, how);
     }
-    /// A connection switched to HTTP/2.
-    void count_h2_connection() noexcept { bump(h2_connections_); }
     /// Fewer than the reserve of descriptors (fd_reserve) are left under RLIMIT_NOFILE: new
     /// HTTP/2 streams are refused. Looked up at most every few milliseconds.
     bool short_of_descriptors() noexcept override;
@@ -189,7 +178,7 @@ private:
     // The application's per-loop state (request_handler::make_loop_state): outlives every
     // connection and the loop (declared early, destroyed late).
     const std::unique_ptr<loop_state> app_state_;
-    std::unordered_set<connection*> connections_;  // outlives io_context_ (declared first)
+    std::unordered_set<transport*> connections_;  // outlives io_context_ (declared first)
     // One thread runs this loop, and every socket, timer and handler queue on it is touched
     // only from that thread: so neither the scheduler nor the reactor needs locks. Messages
     // from other threads (stop, and the completions of deferred requests) come through a

@@ -47,7 +47,7 @@ struct cached_file {
 bool read_cacheable(const opened_file& opened, bool siblings, cached_file& out);
 
 /// The largest file (or sibling) a cache entry holds: the size the connection would read
-/// into its output buffer anyway (src/net/connection.cpp, inline_file_bytes).
+/// into its output buffer anyway (src/http1/connection.cpp, inline_file_bytes).
 inline constexpr std::uint64_t max_cached_file_bytes = std::uint64_t{16} * 1024;
 
 class file_cache {

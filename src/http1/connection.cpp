@@ -1,10 +1,12 @@
-#include "net/connection.hpp"
+#include "http1/connection.hpp"
 
 #include "http/buffers.hpp"
 #include "http/error.hpp"
 #include "http/status.hpp"
 #include "http/writer.hpp"
-#include "net/worker.hpp"
+
+#include <tern/config.hpp>
+#include "http/protocol_host.hpp"
 
 #include <unistd.h>
 
@@ -30,67 +32,51 @@ constexpr std::size_t batch_budget_bytes = retained_buffer_capacity;
 
 }  // namespace
 
-connection::connection(asio::ip::tcp::socket socket, worker& owner)
-    : owner_(owner),
-      io_(std::move(socket), owner, *this),
-      out_(io_.out()),
-      parser_(owner.limits()) {}
+http1_connection::http1_connection(std::shared_ptr<byte_transport> io, protocol_host& host,
+                                   opening::mode mode, std::uint16_t redirect_port)
+    : host_(host),
+      io_(std::move(io)),
+      out_(io_->out()),
+      mode_(mode),
+      parser_(host.limits()),
+      redirect_port_(redirect_port) {}
 
-connection::~connection() = default;
+http1_connection::~http1_connection() = default;
 
-void connection::start(const std::shared_ptr<const tls_context>& tls, std::uint16_t redirect_port) {
-    redirect_port_ = redirect_port;
-    if (!io_.usable()) {
-        close();  // out of descriptors or memory for the poller: nothing can be served
-        return;
+void http1_connection::start() {
+    switch (mode_) {
+        case opening::mode::serve:
+            first_read_ = true;
+            read();
+            return;
+        case opening::mode::refuse_busy:
+            reject();
+            return;
+        case opening::mode::refuse_plain_http:
+            refuse_plain_http();
+            return;
     }
-    phase_ = phase::opening;
-    io_.start(tls);
 }
 
-void connection::on_open(std::string_view alpn) {
-    phase_ = phase::reading;
-    if (alpn == "h2") {
-        start_h2();
-        return;
-    }
-    first_read_ = true;
-    read();
-}
-
-void connection::on_open_failed(bool plain_http) {
-    if (plain_http) {
-        refuse_plain_http();
-        return;
-    }
-    close();
-}
-
-void connection::reject() {
-    if (!io_.usable()) {
-        close();
-        return;
-    }
+void http1_connection::reject() {
     write_error_response(out_, 503, "Retry-After: 1\r\n");
     close_after_write_ = true;
-    io_.shorten_write_timeout(reject_write_timeout);
+    io_->shorten_write_timeout(reject_write_timeout);
     write();
 }
 
-void connection::stop_when_idle() {
+void http1_connection::stop_when_idle() {
     // Between requests, a connection whose next request has already arrived (unread in the
     // socket) is not idle: closing it would lose a request the client has sent (a proxy
     // cannot retry a POST). It is read and answered with Connection: close. So is a
     // connection just opened, whose first request is on its way: it gets a short wait.
-    if (phase_ == phase::opening) {
-        close();
-    } else if (phase_ == phase::reading && !parser_.in_progress() && !request_waiting()) {
-        if (served_ != 0 || io_.secure()) {
+    if (phase_ == phase::reading && !parser_.in_progress() && !request_waiting()) {
+        if (served_ != 0 || io_->secure()) {
             close();
         } else {
-            io_.set_deadline(std::min<clock::duration>(owner_.settings().first_byte_timeout,
-                                                       first_request_wait_at_stop),
-                             deadline_kind::idle);
+            io_->set_deadline(std::min<clock::duration>(host_.settings().first_byte_timeout,
+                                                        first_request_wait_at_stop),
+                              deadline_kind::idle);
         }
     }
     // A request waiting for a blocking handler that has not started is answered now (503);
@@ -103,9 +89,9 @@ void connection::stop_when_idle() {
     // the worker stopping) and the connection closes after that write.
 }
 
-bool connection::request_waiting() noexcept { return !input_.empty() || io_.peek() > 0; }
+bool http1_connection::request_waiting() noexcept { return !input_.empty() || io_->peek() > 0; }
 
-void connection::close() noexcept {
+void http1_connection::on_close() noexcept {
     if (phase_ == phase::closed) return;
     phase_ = phase::closed;
     // Work not started for a request that can no longer be answered never runs. Taken back
@@ -114,29 +100,27 @@ void connection::close() noexcept {
     // A held response or a streamed body is told that nothing more reaches the client.
     if (auto link = std::exchange(held_, nullptr)) link->abandon();
     end_stream();
-    io_.close();
-    owner_.forget(this);
 }
 
 // ---- reading -----------------------------------------------------------------------------
 
-void connection::end_request() noexcept {
+void http1_connection::end_request() noexcept {
     // After a 101 no HTTP follows: the head's buffers go back.
-    if (upgrade_) {
+    if (phase_ == phase::handed_over) {
         parser_.release();
     } else {
         parser_.next();
     }
 }
 
-void connection::read() {
+void http1_connection::read() {
     if (input_.empty() && spill_.capacity() != 0) std::string().swap(spill_);
-    io_.read();
+    io_->read();
 }
 
-void connection::keep_unparsed() {
+void http1_connection::keep_unparsed() {
     if (input_.empty()) return;
-    const auto buffer = io_.read_buffer();
+    const auto buffer = io_->read_buffer();
     const std::less<const char*> before;
     if (before(input_.data(), buffer.data()) ||
         !before(input_.data(), buffer.data() + buffer.size())) {
@@ -146,19 +130,13 @@ void connection::keep_unparsed() {
     input_ = spill_;
 }
 
-void connection::on_read(std::error_code ec, std::size_t n) {
+void http1_connection::on_read(std::error_code ec, std::size_t n) {
     read_input(ec, n);
     keep_unparsed();
 }
 
-void connection::read_input(std::error_code ec, std::size_t n) {
-    if (upgrade_ && phase_ != phase::closed) {
-        on_upgraded_read(ec, n);
-        return;
-    }
+void http1_connection::read_input(std::error_code ec, std::size_t n) {
     switch (phase_) {
-        case phase::opening:
-            return;
         case phase::reading:
             if (ec) {
                 close();  // the peer went away (or reset); there is nobody to answer
@@ -168,8 +146,7 @@ void connection::read_input(std::error_code ec, std::size_t n) {
             return;
         case phase::lingering:
             // Discard what the client still sends until it closes or the linger time ends.
-            // An aborted read is the one a 408 cancelled; keep lingering after it.
-            if (ec && ec != asio::error::operation_aborted) {
+            if (ec) {
                 close();
             } else {
                 read();
@@ -178,13 +155,14 @@ void connection::read_input(std::error_code ec, std::size_t n) {
         case phase::writing:
         case phase::waiting:
         case phase::streaming:
+        case phase::handed_over:
         case phase::closed:
             return;
     }
 }
 
-void connection::process(std::size_t n) {
-    input_ = std::string_view(io_.read_buffer().data(), n);
+void http1_connection::process(std::size_t n) {
+    input_ = std::string_view(io_->read_buffer().data(), n);
     if (std::exchange(first_read_, false) && h2_preface_arrived()) {
         start_h2();  // h2c with prior knowledge
         return;
@@ -192,14 +170,14 @@ void connection::process(std::size_t n) {
     consume_input();
 }
 
-void connection::consume_input() {
+void http1_connection::consume_input() {
     const auto now = clock::now();
     // A file body goes out before any later response, and responses are written once they
     // pass the batch budget (a few bytes of requests can ask for many large responses): the
     // rest of the input waits (in spill_ once this handler returns; no read happens until
     // it is consumed) and is parsed after the write. Nothing after a closing request is
     // processed.
-    while (!input_.empty() && !close_after_write_ && !io_.file().file && !stream_ &&
+    while (!input_.empty() && !close_after_write_ && !io_->file().file && !stream_ &&
            out_.size() <= batch_budget_bytes) {
         const bool was_idle = !parser_.in_progress();
         const auto r = parser_.feed(input_);
@@ -219,6 +197,7 @@ void connection::consume_input() {
                 return;
             }
             end_request();
+            if (phase_ == phase::handed_over) return;  // a 101: the bytes left are not HTTP
         } else if (r.what == request_parser::event::error) {
             fail(parser_.error());
             break;
@@ -228,7 +207,7 @@ void connection::consume_input() {
         write_continue(out_);
         parser_.continue_sent();
     }
-    if (!out_.empty() || io_.file().file || stream_) {
+    if (!out_.empty() || io_->file().file || stream_) {
         write();
         return;
     }
@@ -237,22 +216,22 @@ void connection::consume_input() {
     read();
 }
 
-void connection::set_read_deadline() {
+void http1_connection::set_read_deadline() {
     // The deadline follows the request in progress, whatever ran before this read (a
     // write of earlier responses or of 100 Continue, a deferred handler): its body's idle
     // timeout once the headers are complete, else the header deadline from its first byte.
     // Between requests the current deadline stands (keep-alive idle or first byte).
-    const auto& cfg = owner_.settings();
+    const auto& cfg = host_.settings();
     if (parser_.reading_body()) {
-        io_.set_deadline(cfg.body_idle_timeout, deadline_kind::body);
+        io_->set_deadline(cfg.body_idle_timeout, deadline_kind::body);
     } else if (parser_.in_progress()) {
-        io_.set_deadline_at(head_started_ + cfg.header_timeout, deadline_kind::header);
+        io_->set_deadline_at(head_started_ + cfg.header_timeout, deadline_kind::header);
     }
 }
 
-void connection::answer(request& req) {
+void http1_connection::answer(request& req) {
     ++served_;
-    owner_.count_request();
+    host_.count_request();
     deferred_ = false;
     mark_transport(req);
     if (redirect_port_ != 0) {
@@ -260,13 +239,13 @@ void connection::answer(request& req) {
         finish_answer(req);
         return;
     }
-    owner_.handler().handle(req, response_, io_.remote_ip(), *this, owner_.app_state());
+    host_.handler().handle(req, response_, io_->remote_ip(), *this, host_.app_state());
     if (!deferred_) finish_answer(req);
 }
 
-void connection::finish_answer(request& req) {
-    const auto limit = owner_.settings().max_requests_per_connection;
-    const bool close = !req.keep_alive || response_.close || owner_.closing_connections() ||
+void http1_connection::finish_answer(request& req) {
+    const auto limit = host_.settings().max_requests_per_connection;
+    const bool close = !req.keep_alive || response_.close || host_.closing_connections() ||
                        (limit != 0 && served_ >= limit);
     if (response_.upgrade && response_.status == 101) {
         start_upgrade();
@@ -301,7 +280,7 @@ void connection::finish_answer(request& req) {
     if (response_.file.file && !req.is_head && response_.file.length != 0) {
         if (response_.file.length > inline_file_bytes ||
             out_.size() + response_.file.length > batch_budget_bytes) {
-            io_.file() = std::move(response_.file);
+            io_->file() = std::move(response_.file);
         } else if (!append_file(response_.file)) {
             // The file could not be read whole (an I/O error, or it shrank since fstat): a
             // clean 500 instead of a body shorter than its Content-Length.
@@ -314,7 +293,7 @@ void connection::finish_answer(request& req) {
     if (close) close_after_write_ = true;
 }
 
-bool connection::append_file(const file_body& f) {
+bool http1_connection::append_file(const file_body& f) {
     const std::size_t at = out_.size();
     const auto length = static_cast<std::size_t>(f.length);
     out_.resize(at + length);
@@ -334,16 +313,16 @@ bool connection::append_file(const file_body& f) {
     return true;
 }
 
-void connection::fail(std::error_code why) {
-    owner_.count_request();
+void http1_connection::fail(std::error_code why) {
+    host_.count_request();
     // The application may shape the error (app.error(status)) and the request logger sees
     // it: both get what of the request was parsed (the request line once it arrived
     // whole, and the header fields complete by then).
     request& req = parser_.parsed_so_far();
     mark_transport(req);
     const auto kind = static_cast<error>(why.value());
-    owner_.handler().handle_failure(req, status_of(kind), failure_message(kind), response_,
-                                    io_.remote_ip(), owner_.app_state());
+    host_.handler().handle_failure(req, status_of(kind), failure_message(kind), response_,
+                                   io_->remote_ip(), host_.app_state());
     framing how;
     how.omit_body = req.is_head;
     how.close = true;
@@ -354,7 +333,7 @@ void connection::fail(std::error_code why) {
 
 // ---- deadlines ---------------------------------------------------------------------------
 
-void connection::on_deadline(deadline_kind kind) {
+void http1_connection::on_deadline(deadline_kind kind) {
     switch (kind) {
         case deadline_kind::none:
             return;
@@ -363,7 +342,7 @@ void connection::on_deadline(deadline_kind kind) {
             if (phase_ != phase::reading) return;
             // RFC 9110 15.5.9: 408 tells the client the server gave up waiting.
             fail(kind == deadline_kind::header ? error::header_timeout : error::body_timeout);
-            io_.stop_reading();  // the outstanding read
+            io_->stop_reading();  // the outstanding read
             write();
             return;
         case deadline_kind::idle:

@@ -2,7 +2,7 @@
 // redirect to HTTPS, and the plain-text answer to plain HTTP on the HTTPS port. The TLS
 // itself (handshake, reads, writes) is the transport's (net/transport_tls.cpp).
 
-#include "net/connection.hpp"
+#include "http1/connection.hpp"
 
 #include <string>
 #include <string_view>
@@ -11,9 +11,9 @@
 namespace tern::detail {
 
 // What a request learns of its transport: HTTPS, and a client certificate's subject.
-void connection::mark_transport(request& req) const {
-    req.secure = io_.secure();
-    if (!io_.client_subject().empty()) req.client_subject.assign(io_.client_subject());
+void http1_connection::mark_transport(request& req) const {
+    req.secure = io_->secure();
+    if (!io_->client_subject().empty()) req.client_subject.assign(io_->client_subject());
 }
 
 // The plain listener beside HTTPS in redirect mode: the same host and target over HTTPS,
@@ -21,7 +21,7 @@ void connection::mark_transport(request& req) const {
 // so that a POST is not silently turned into a GET. The Host's own port gives way to the
 // HTTPS port, left out when it is 443. A request without a Host (HTTP/1.0) gets 400: there
 // is no name to send it to.
-void connection::redirect_to_https(const request& req) {
+void http1_connection::redirect_to_https(const request& req) {
     std::string_view host = req.header("Host").value_or(std::string_view{});
     // Strip a port: after the last ':' unless that ':' is inside a bracketed IP literal.
     const auto colon = host.rfind(':');
@@ -50,7 +50,7 @@ void connection::redirect_to_https(const request& req) {
 
 // A plain HTTP request on the HTTPS port: answered in plain text, as nginx does, so that
 // someone who typed http:// sees why instead of a reset. Then the connection closes.
-void connection::refuse_plain_http() {
+void http1_connection::refuse_plain_http() {
     static constexpr std::string_view answer =
         "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
         "Content-Length: 55\r\nConnection: close\r\n\r\n"

@@ -4,10 +4,10 @@
 // pull: a client that reads nothing is sent nothing, so nothing more is taken from the
 // producer (docs/architecture.md, "Responses that outlive the handler").
 
-#include "net/connection.hpp"
+#include "http1/connection.hpp"
 
+#include "http/protocol_host.hpp"
 #include "http/writer.hpp"
-#include "net/worker.hpp"
 
 #include <utility>
 
@@ -20,25 +20,25 @@ constexpr std::size_t stream_pull_bytes = std::size_t{64} * 1024;
 
 }  // namespace
 
-std::shared_ptr<loop_door> connection::door() { return owner_.door(); }
+std::shared_ptr<loop_door> http1_connection::door() { return host_.door(); }
 
-void connection::start_stream(bool chunked) {
+void http1_connection::start_stream(bool chunked) {
     stream_chunked_ = chunked;
     const std::shared_ptr<exchange_port> port(shared_from_this(), this);
-    stream_->attach(owner_.door(), port);
+    stream_->attach(host_.door(), port);
     // A client that leaves while the producer is silent is noticed (and the producer told)
     // without waiting for a write to fail. Only the wait here: a look now could close the
     // connection in the middle of answering (the head is not even written yet).
     wait_for_departure();
 }
 
-void connection::pull_stream() {
+void http1_connection::pull_stream() {
     // Everything before is written (out_ is empty), or the stream waits idle. Whatever
     // deadline ran before (the first byte's, keep-alive's, a write's that has completed)
     // is over: the write sets its own if it has to wait, and an idle stream its ping. A
     // stream whose pulls always find bytes and whose writes always complete at once must
     // not be closed by one of them (the timer moves on lazily when it fires).
-    io_.clear_deadline();
+    io_->clear_deadline();
     const std::size_t at = stream_chunked_ ? begin_chunk(out_) : out_.size();
     const pull_status got = stream_->pull(out_, stream_pull_bytes);
     if (stream_chunked_) end_chunk(out_, at);
@@ -64,17 +64,17 @@ void connection::pull_stream() {
     }
 }
 
-void connection::wait_for_stream() {
+void http1_connection::wait_for_stream() {
     phase_ = phase::streaming;
     const auto idle = stream_->idle_interval();
     if (idle.count() > 0) {
-        io_.set_deadline(idle, deadline_kind::stream_idle);
+        io_->set_deadline(idle, deadline_kind::stream_idle);
     } else {
-        io_.clear_deadline();
+        io_->clear_deadline();
     }
 }
 
-void connection::wake() {
+void http1_connection::wake() {
     if (!stream_ || phase_ == phase::closed) return;
     // Cut off: now, even while a write waits for a client that does not read.
     if (stream_->cut_off()) {
@@ -85,9 +85,8 @@ void connection::wake() {
     if (phase_ == phase::streaming) pull_stream();
 }
 
-void connection::end_stream() noexcept {
+void http1_connection::end_stream() noexcept {
     auto source = std::exchange(stream_, nullptr);
-    upgrade_ = nullptr;
     if (!source) return;
     // The departure watch belongs to the stream: a stale wake-up of it is ignored.
     watching_ = false;

@@ -1,14 +1,15 @@
 #pragma once
 // One client connection's HTTP/1: read → parse → answer → write, with a single deadline
 // that follows the connection's phase (header deadline, body idle, keep-alive idle, write,
-// linger), over its byte transport (net/transport.hpp: the socket, TLS, the PROXY header).
-// After an upgrade (WebSocket's 101, HTTP/2 by ALPN or preface) it carries that protocol.
+// linger), over its byte transport (http/byte_transport.hpp: the socket, TLS, the PROXY
+// header are the transport's, src/net/transport.cpp).
 
+#include "http/byte_transport.hpp"
 #include "http/exchange_port.hpp"
 #include "http/parser.hpp"
+#include "http/protocol_host.hpp"
 #include "http/request_handler.hpp"
 #include "http/response.hpp"
-#include "net/transport.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -19,59 +20,51 @@
 
 namespace tern::detail {
 
-class worker;
-
-/// A connection owned by the completion handlers that hold it (shared_ptr) and listed by
-/// its worker for stop and limits. It never leaves its worker's thread; only while a request
-/// is deferred (answer_later) does another thread use that request and its response, and
-/// the connection touches neither until the request resumes. A held response (`hold`) and a
-/// streamed body (`response::source`) reach it only through its worker's door, on its
-/// thread (docs/architecture.md, "Responses that outlive the handler").
-class connection final : public std::enable_shared_from_this<connection>,
-                         private answer_later,
-                         private transport_user {
+/// HTTP/1 over one connection's byte transport. Owned by its transport (until it closes or
+/// is handed over) and by the completion handlers that hold it. It never leaves its worker's
+/// thread; only while a request is deferred (answer_later) does another thread use that
+/// request and its response, and the connection touches neither until the request resumes.
+/// A held response (`hold`) and a streamed body (`response::source`) reach it only through
+/// its loop's door, on its thread (docs/architecture.md, "Responses that outlive the
+/// handler"). After a 101 or the h2c preface it hands the transport to an
+/// upgraded_connection (upgraded.hpp) and hears nothing more.
+class http1_connection final : public std::enable_shared_from_this<http1_connection>,
+                               public transport_user,
+                               private answer_later {
 public:
     using clock = std::chrono::steady_clock;
 
-    /// Takes the socket out of asio's hands into the worker's poller (net/transport.hpp).
-    connection(asio::ip::tcp::socket socket, worker& owner);
-    ~connection();
-    connection(const connection&) = delete;
-    connection& operator=(const connection&) = delete;
-
-    /// Starts serving requests: over TLS with `tls` (null for plain HTTP); with a
-    /// `redirect_port`, every request is answered with a redirect to HTTPS on that port.
-    void start(const std::shared_ptr<const tls_context>& tls, std::uint16_t redirect_port);
-    /// Answers 503 (over max_concurrent_connections) and closes; serves no request.
-    void reject();
-    /// Server stop: closes the connection now if it is between requests; otherwise lets the
-    /// current request finish and answers it with `Connection: close`.
-    void stop_when_idle();
-    /// The server has begun to stop (before its grace period): an upgraded protocol may
-    /// warn its peer (HTTP/2's shutdown notice).
-    void begin_closing();
-    /// Closes the socket now; pending operations end.
-    void close() noexcept;
-
-private:
-    // waiting: a request was deferred (a blocking handler runs elsewhere, or the response
-    // is held); nothing is read or answered until it resumes. streaming: a streamed body's
-    // source has nothing to send now; wake() or the idle deadline goes on.
-    // opening: the transport reads the PROXY header or does the TLS handshake.
-    enum class phase { opening, reading, writing, waiting, streaming, lingering, closed };
-
-    // How long a stop waits for the first request of a connection accepted just before it.
-    static constexpr std::chrono::milliseconds first_request_wait_at_stop{500};
+    /// Serves requests on `io` (with `redirect_port`, every request is answered with a
+    /// redirect to HTTPS on that port), or answers the refusal `mode` says and closes.
+    http1_connection(std::shared_ptr<byte_transport> io, protocol_host& host, opening::mode mode,
+                     std::uint16_t redirect_port);
+    ~http1_connection() override;
+    http1_connection(const http1_connection&) = delete;
+    http1_connection& operator=(const http1_connection&) = delete;
 
     // transport_user
-    std::shared_ptr<void> keep_alive() override { return shared_from_this(); }
-    void on_open(std::string_view alpn) override;
-    void on_open_failed(bool plain_http) override;
+    void start() override;
     void on_read(std::error_code ec, std::size_t n) override;
     void on_written(std::error_code ec) override;
     void on_readable() override;
     void on_deadline(deadline_kind kind) override;
+    /// Server stop: closes the connection now if it is between requests; otherwise lets the
+    /// current request finish and answers it with `Connection: close`.
+    void stop_when_idle() override;
+    void on_close() noexcept override;
 
+private:
+    // waiting: a request was deferred (a blocking handler runs elsewhere, or the response
+    // is held); nothing is read or answered until it resumes. streaming: a streamed body's
+    // source has nothing to send now; wake() or the idle deadline goes on. handed_over: the
+    // transport carries another protocol now (a 101, the h2c preface).
+    enum class phase { reading, writing, waiting, streaming, lingering, handed_over, closed };
+
+    // How long a stop waits for the first request of a connection accepted just before it.
+    static constexpr std::chrono::milliseconds first_request_wait_at_stop{500};
+
+    void close() noexcept { io_->close(); }
+    void reject();
     void read();
     // What of the read buffer is not consumed by the time the read's handler returns is
     // kept in spill_.
@@ -100,12 +93,10 @@ private:
     void pull_stream();
     void end_stream() noexcept;
     void wait_for_stream();
-    // After a 101: the upgraded protocol (connection_upgrade.cpp).
+    // The transport to another protocol (upgraded.cpp): after a 101, or the h2c preface.
     void start_upgrade();
-    // HTTP/2 (connection_h2.cpp): after ALPN h2, or a plain connection's preface.
     bool h2_preface_arrived() const noexcept;
     void start_h2();
-    void on_upgraded_read(std::error_code ec, std::size_t n);
     void resume(std::function<void()> on_connection) noexcept;
     void wait_for_resume();
     bool take_back(bool answer_now) noexcept;
@@ -120,9 +111,10 @@ private:
     void linger();
     void set_read_deadline();
 
-    worker& owner_;
-    transport io_;
+    protocol_host& host_;
+    std::shared_ptr<byte_transport> io_;
     std::string& out_;  // io_'s: responses waiting for the next write, in request order
+    opening::mode mode_;
     request_parser parser_;
     response response_;
     // Bytes read and not parsed yet (waiting behind a file, a deferred request, a large
@@ -135,7 +127,7 @@ private:
     // (h2c with prior knowledge); later reads are HTTP/1's without asking.
     bool first_read_ = false;
 
-    phase phase_ = phase::opening;
+    phase phase_ = phase::reading;
     bool close_after_write_ = false;
     bool deferred_ = false;  // the request being answered was deferred (answer_later)
     // A resume that arrived while earlier responses were still being written: after_write
@@ -150,9 +142,6 @@ private:
     // The streamed body being sent, and how: chunks (HTTP/1.1) or up to the close.
     std::shared_ptr<body_source> stream_;
     bool stream_chunked_ = false;
-    // After a 101 (WebSocket) or for HTTP/2: the protocol that takes what is read and is
-    // pulled for what is sent (it is also stream_, unchunked). Reads go on while it writes.
-    std::shared_ptr<upgraded_protocol> upgrade_;
     std::size_t served_ = 0;
     std::chrono::steady_clock::time_point head_started_{};
 };

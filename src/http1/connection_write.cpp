@@ -2,9 +2,11 @@
 // streamed body's next piece, the close), and the linger after an error response. The
 // transport (net/transport.cpp) does the writing itself; the read side is in connection.cpp.
 
-#include "net/connection.hpp"
+#include "http1/connection.hpp"
 
-#include "net/worker.hpp"
+#include "http/protocol_host.hpp"
+
+#include <tern/config.hpp>
 
 #include <utility>
 
@@ -18,12 +20,12 @@ constexpr auto linger_time = std::chrono::seconds(2);
 
 }  // namespace
 
-void connection::write() {
+void http1_connection::write() {
     phase_ = phase::writing;
-    io_.write();
+    io_->write();
 }
 
-void connection::on_written(std::error_code ec) {
+void http1_connection::on_written(std::error_code ec) {
     if (phase_ == phase::closed) return;
     if (ec) {
         // The client went away, or a file shrank under us: the promised Content-Length can
@@ -34,7 +36,7 @@ void connection::on_written(std::error_code ec) {
     if (stream_) {
         // The next piece of a streamed body. Posted, not called: writes complete
         // synchronously, and a producer that keeps up must not nest pull -> write -> pull.
-        io_.post([self = shared_from_this()] {
+        io_->post([self = shared_from_this()] {
             if (self->phase_ == phase::writing && self->stream_) self->pull_stream();
         });
         return;
@@ -42,7 +44,7 @@ void connection::on_written(std::error_code ec) {
     after_write();
 }
 
-void connection::after_write() {
+void http1_connection::after_write() {
     if (close_after_write_) {
         linger();
         return;
@@ -53,7 +55,7 @@ void connection::after_write() {
         if (parked_resume_) resume(std::exchange(parked_resume_, nullptr));
         return;
     }
-    if (owner_.stopping()) {
+    if (host_.stopping()) {
         close();  // answered everything that had arrived; the server is going away
         return;
     }
@@ -61,22 +63,22 @@ void connection::after_write() {
         // Pipelined requests that waited behind a file body. Posted, not called: writes
         // complete synchronously, and a pipeline of many file requests must not nest
         // consume_input -> write -> after_write calls one inside the other.
-        io_.post([self = shared_from_this()] {
+        io_->post([self = shared_from_this()] {
             if (self->phase_ == phase::writing) self->consume_input();
         });
         return;
     }
     // A request may be in progress: one whose headers were followed by 100 Continue, or a
     // pipelined one that began in the last read. Its own deadline runs, not keep-alive.
-    io_.set_deadline(owner_.settings().keep_alive_timeout, deadline_kind::idle);
+    io_->set_deadline(host_.settings().keep_alive_timeout, deadline_kind::idle);
     set_read_deadline();
     phase_ = phase::reading;
     read();
 }
 
-void connection::linger() {
-    io_.shutdown_sending();
-    io_.set_deadline(linger_time, deadline_kind::linger);
+void http1_connection::linger() {
+    io_->shutdown_sending();
+    io_->set_deadline(linger_time, deadline_kind::linger);
     phase_ = phase::lingering;
     read();
 }
