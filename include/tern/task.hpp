@@ -140,6 +140,27 @@ struct sleep_for {
     void await_resume() const noexcept {}
 };
 
+namespace detail {
+/// What wait_readable and wait_writable share: the wait for one direction of a descriptor.
+template <bool Write>
+struct fd_awaiter {
+    int fd;                              ///< the descriptor
+    std::chrono::nanoseconds timeout;    ///< zero or less: none
+    io_ready outcome = io_ready::ready;  ///< how the wait ended (set before resuming)
+    /// Waits for `f`, at most `t`.
+    explicit fd_awaiter(int f, std::chrono::nanoseconds t) noexcept : fd(f), timeout(t) {}
+    /// Always asks the loop (it says at once when the descriptor is ready already).
+    bool await_ready() const noexcept { return false; }
+    /// Watches the descriptor.
+    bool await_suspend(std::coroutine_handle<task::promise_type> h) {
+        auto& p = h.promise();
+        return wait_fd(p.loop, p.reply, fd, Write, timeout, h, outcome);
+    }
+    /// How the wait ended.
+    io_ready await_resume() const noexcept { return outcome; }
+};
+}  // namespace detail
+
 /// `co_await tern::wait_readable(fd, timeout)`: resumes the coroutine on its event loop once
 /// `fd` (a descriptor the application owns, in non-blocking mode: a database client's
 /// socket, a pipe) is readable, after `timeout` (zero: none), or when the client leaves,
@@ -155,40 +176,16 @@ struct sleep_for {
 ///             throw tern::http_error(504, "the database did not answer");
 ///         }
 ///     }
-struct wait_readable {
-    int fd;                              ///< the descriptor
-    std::chrono::nanoseconds timeout;    ///< zero or less: none
-    io_ready outcome = io_ready::ready;  ///< how the wait ended (set before resuming)
+struct wait_readable : detail::fd_awaiter<false> {
     /// Waits for `fd` to be readable, at most `t`.
-    explicit wait_readable(int f, std::chrono::nanoseconds t = {}) noexcept : fd(f), timeout(t) {}
-    /// Always asks the loop (it says at once when the descriptor is ready already).
-    bool await_ready() const noexcept { return false; }
-    /// Watches the descriptor.
-    bool await_suspend(std::coroutine_handle<task::promise_type> h) {
-        auto& p = h.promise();
-        return detail::wait_fd(p.loop, p.reply, fd, false, timeout, h, outcome);
-    }
-    /// How the wait ended.
-    io_ready await_resume() const noexcept { return outcome; }
+    explicit wait_readable(int f, std::chrono::nanoseconds t = {}) noexcept : fd_awaiter(f, t) {}
 };
 
 /// `co_await tern::wait_writable(fd, timeout)`: as wait_readable, until `fd` has room to
 /// write (a non-blocking connect has completed, a full socket buffer has drained).
-struct wait_writable {
-    int fd;                              ///< the descriptor
-    std::chrono::nanoseconds timeout;    ///< zero or less: none
-    io_ready outcome = io_ready::ready;  ///< how the wait ended (set before resuming)
+struct wait_writable : detail::fd_awaiter<true> {
     /// Waits for `fd` to be writable, at most `t`.
-    explicit wait_writable(int f, std::chrono::nanoseconds t = {}) noexcept : fd(f), timeout(t) {}
-    /// Always asks the loop (it says at once when the descriptor is ready already).
-    bool await_ready() const noexcept { return false; }
-    /// Watches the descriptor.
-    bool await_suspend(std::coroutine_handle<task::promise_type> h) {
-        auto& p = h.promise();
-        return detail::wait_fd(p.loop, p.reply, fd, true, timeout, h, outcome);
-    }
-    /// How the wait ended.
-    io_ready await_resume() const noexcept { return outcome; }
+    explicit wait_writable(int f, std::chrono::nanoseconds t = {}) noexcept : fd_awaiter(f, t) {}
 };
 
 /// Called once, from any thread, with the result of an operation a coroutine awaits

@@ -3,6 +3,7 @@
 // config's switches, and streamed bodies flushed piece by piece.
 
 #include "support/decoders.hpp"
+#include "support/gate.hpp"
 #include "support/raw_client.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
@@ -10,8 +11,6 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -176,18 +175,15 @@ TEST_CASE("a streamed body is br- or zstd-compressed piece by piece, each piece 
           "[wire][compression][stream]") {
     for (const std::string coding : {"br", "zstd"}) {
         INFO(coding);
-        std::mutex m;
-        std::condition_variable cv;
-        bool may_end = false;
+        gate may_end;
         test_server server([&](tern::app& app) {
             app.compression();
             app.get("/stream", [&](tern::context& ctx) {
                 ctx.content_type("text/plain");
                 auto out = ctx.stream();
                 out.write(std::string(2000, 'a') + "first piece;");
-                std::thread([out, &m, &cv, &may_end] {
-                    std::unique_lock lock(m);
-                    cv.wait_for(lock, std::chrono::seconds(5), [&] { return may_end; });
+                std::thread([out, &may_end] {
+                    may_end.wait();
                     out.write("second piece");
                     out.end();
                 }).detach();
@@ -217,11 +213,7 @@ TEST_CASE("a streamed body is br- or zstd-compressed piece by piece, each piece 
             decoded = coding == "br" ? decode_br_prefix(data) : decode_zstd_prefix(data);
         }
         CHECK(decoded == std::string(2000, 'a') + "first piece;");
-        {
-            std::lock_guard lock(m);
-            may_end = true;
-        }
-        cv.notify_all();
+        may_end.open();
         const auto r = c.read_response();
         INFO(describe(r));
         CHECK(r.header("Content-Encoding") == coding);
@@ -234,9 +226,7 @@ TEST_CASE(
     "compressed streams are bounded by max_streams: one held open, the next is sent "
     "uncompressed, and once it ends the slot serves another",
     "[wire][compression][stream][hostile]") {
-    std::mutex m;
-    std::condition_variable cv;
-    bool may_end = false;
+    gate may_end;
     test_server server([&](tern::app& app) {
         tern::compression_config settings;
         settings.max_streams = 1;
@@ -245,9 +235,8 @@ TEST_CASE(
             ctx.content_type("text/plain");
             auto out = ctx.stream();
             out.write(std::string(2000, 'a') + "first piece;");
-            std::thread([out, &m, &cv, &may_end] {
-                std::unique_lock lock(m);
-                cv.wait_for(lock, std::chrono::seconds(5), [&] { return may_end; });
+            std::thread([out, &may_end] {
+                may_end.wait();
                 out.end();
             }).detach();
         });
@@ -273,11 +262,7 @@ TEST_CASE(
     CHECK(plain.header("Vary") == "Accept-Encoding");
     CHECK(plain.body == std::string(2000, 'b'));
 
-    {
-        std::lock_guard lock(m);
-        may_end = true;
-    }
-    cv.notify_all();
+    may_end.open();
     const auto held = holder.read_response();
     CHECK(decode_as("zstd", held.body) == std::string(2000, 'a') + "first piece;");
     // The slot comes back once the held stream's coder is gone.

@@ -6,16 +6,15 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "support/decoders.hpp"
+#include "support/gate.hpp"
 #include "support/raw_client.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
@@ -423,18 +422,15 @@ TEST_CASE("compression is off unless app.compression() is called", "[wire][compr
 
 TEST_CASE("a streamed body is gzip-compressed piece by piece, each piece flushed",
           "[wire][compression][stream]") {
-    std::mutex m;
-    std::condition_variable cv;
-    bool may_end = false;
+    gate may_end;
     test_server server([&](tern::app& app) {
         app.compression();
         app.get("/stream", [&](tern::context& ctx) {
             ctx.content_type("text/plain");
             auto out = ctx.stream();
             out.write(std::string(2000, 'a') + "first piece;");
-            std::thread([out, &m, &cv, &may_end] {
-                std::unique_lock lock(m);
-                cv.wait_for(lock, std::chrono::seconds(5), [&] { return may_end; });
+            std::thread([out, &may_end] {
+                may_end.wait();
                 out.write("second piece");
                 out.end();
             }).detach();
@@ -454,11 +450,7 @@ TEST_CASE("a streamed body is gzip-compressed piece by piece, each piece flushed
         decoded = inflate_prefix(dechunk_prefix(c.buffered()));
     }
     CHECK(decoded == std::string(2000, 'a') + "first piece;");
-    {
-        std::lock_guard lock(m);
-        may_end = true;
-    }
-    cv.notify_all();
+    may_end.open();
     const auto r = c.read_response();
     INFO(describe(r));
     CHECK(r.header("Content-Encoding") == "gzip");

@@ -2,6 +2,7 @@
 // another thread, holding no thread while suspended; exceptions mapped as a handler's; the
 // rest of the chain applied at the end; a client that leaves and a stop during a sleep.
 
+#include "support/coroutine_support.hpp"
 #include "support/eventually.hpp"
 #include "support/test_server.hpp"
 
@@ -15,23 +16,6 @@
 
 using namespace tern_test;
 using namespace std::chrono_literals;
-
-namespace {
-
-tern::config one_thread() {
-    tern::config cfg = test_config();
-    cfg.threads = 1;
-    return cfg;
-}
-
-// Counts the frames that ended, however they ended (returned, threw, or were destroyed at
-// a stop), through a local whose destructor runs with the frame.
-struct frame_counter {
-    std::atomic<int>& ended;
-    ~frame_counter() { ++ended; }
-};
-
-}  // namespace
 
 TEST_CASE("a coroutine handler sleeps without holding its loop and answers after",
           "[wire][coroutine]") {

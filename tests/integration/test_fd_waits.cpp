@@ -3,6 +3,7 @@
 // database client's socket: readiness, the timeout, the client leaving mid-wait, many waits
 // on one loop without a thread each, a descriptor that cannot be polled, and a stop.
 
+#include "support/coroutine_support.hpp"
 #include "support/eventually.hpp"
 #include "support/test_server.hpp"
 
@@ -23,12 +24,6 @@ using namespace tern_test;
 using namespace std::chrono_literals;
 
 namespace {
-
-tern::config one_thread() {
-    tern::config cfg = test_config();
-    cfg.threads = 1;
-    return cfg;
-}
 
 // A non-blocking pipe: what a client library's socket is to the loop.
 struct pipe_pair {
@@ -71,11 +66,6 @@ const char* name_of(tern::io_ready r) {
     }
     return "?";
 }
-
-struct frame_counter {
-    std::atomic<int>& ended;
-    ~frame_counter() { ++ended; }
-};
 
 }  // namespace
 
