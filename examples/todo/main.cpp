@@ -1,7 +1,9 @@
 // A to-do list kept in a real database: SQLite by default, PostgreSQL with --pg. Handlers
-// are coroutines: they read and check the request on the event loop, then run each database
-// call on tern's blocking pool (co_await tern::on_blocking_pool), where every pool thread
-// holds its own connection, so a slow query never stalls an event loop.
+// are coroutines that read and check the request on the event loop. SQLite calls run on
+// tern's blocking pool (co_await tern::on_blocking_pool), where every pool thread holds its
+// own connection; PostgreSQL runs on the loop itself, through libpq's non-blocking API and
+// tern::wait_readable / wait_writable, on a few connections per loop (pg_async.hpp). Either
+// way a slow query never stalls an event loop.
 //
 //   todo [port] [--db FILE | --pg CONNINFO]
 //
@@ -12,7 +14,7 @@
 //   curl -d '{"title":"write docs","done":false}' localhost:8080/todos
 //   curl 'localhost:8080/todos?limit=10&offset=0'
 
-#include "pg_store.hpp"
+#include "pg_async.hpp"
 #include "sqlite_store.hpp"
 #include "store.hpp"
 
@@ -20,6 +22,7 @@
 #include <tern/tern.hpp>
 
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -53,8 +56,14 @@ constexpr std::size_t max_title_code_points = 200;
 // A title is at most 200 code points, up to 2,400 bytes of JSON escapes: 16 KiB leaves room
 // for any valid body and answers 413 to anything much bigger.
 constexpr std::size_t max_body_bytes = 16 * 1024;
-// At most this many database calls run at once, so at most this many connections are open.
+// SQLite: at most this many database calls run at once, so at most this many connections
+// are open.
 constexpr unsigned pool_threads = 8;
+// PostgreSQL: connections per event loop, requests of a loop that may wait for one, and how
+// long a statement may take.
+constexpr std::size_t pg_connections_per_loop = 4;
+constexpr std::size_t pg_max_waiting_per_loop = 4096;
+constexpr std::chrono::milliseconds pg_timeout{5000};
 
 // A request value that is missing or wrong; answered 400 with the field's name.
 struct invalid_field : std::runtime_error {
@@ -200,6 +209,84 @@ tern::task health(tern::context& ctx, todo_store& store) {
         .json(ordered{{"status", answered ? "ok" : "unavailable"}, {"db", store.name()}});
 }
 
+// The same API on PostgreSQL, each route one statement run on the loop (pg_async::run).
+
+constexpr const char* list_sql =
+    "SELECT id, title, done FROM todos ORDER BY id DESC LIMIT $1::bigint OFFSET $2::bigint";
+constexpr const char* get_sql = "SELECT id, title, done FROM todos WHERE id = $1::bigint";
+constexpr const char* add_sql =
+    "INSERT INTO todos (title, done) VALUES ($1::text, $2::boolean) RETURNING id, title, done";
+constexpr const char* replace_sql =
+    "UPDATE todos SET title = $2::text, done = $3::boolean WHERE id = $1::bigint "
+    "RETURNING id, title, done";
+constexpr const char* remove_sql = "DELETE FROM todos WHERE id = $1::bigint RETURNING id";
+constexpr const char* ping_sql = "SELECT EXISTS (SELECT 1 FROM todos)";
+
+const char* as_sql_bool(bool b) { return b ? "true" : "false"; }
+
+void pg_routes(tern::app& app, pg_async& pg) {
+    app.get("/todos", [&pg](tern::context& ctx) {
+        const std::int64_t limit = query_int(ctx, "limit", default_limit, 1, max_limit);
+        const std::int64_t offset =
+            query_int(ctx, "offset", 0, 0, std::numeric_limits<std::int64_t>::max());
+        return pg.run(ctx, {list_sql, {std::to_string(limit), std::to_string(offset)}},
+                      [](tern::context& c, const PGresult* r) { c.json(as_json(todos_of(r))); });
+    });
+    app.post("/todos", [&pg](tern::context& ctx) {
+        // The title goes as a text parameter: it has no NUL byte (fields_of refuses U+0000,
+        // which PostgreSQL's text cannot hold either).
+        const todo_fields fields = fields_of(ctx);
+        return pg.run(ctx, {add_sql, {fields.title, as_sql_bool(fields.done)}},
+                      [](tern::context& c, const PGresult* r) {
+                          const auto stored = todos_of(r);
+                          if (stored.size() != 1)
+                              throw db_error("postgresql: insert returned no row");
+                          c.status(201)
+                              .header("Location", "/todos/" + std::to_string(stored.front().id))
+                              .json(as_json(stored.front()));
+                      });
+    });
+    app.get("/todos/{id}", [&pg](tern::context& ctx) {
+        const std::int64_t id = id_of(ctx);
+        return pg.run(ctx, {get_sql, {std::to_string(id)}},
+                      [id](tern::context& c, const PGresult* r) {
+                          const auto found = todos_of(r);
+                          if (found.empty()) throw no_such_todo(id);
+                          c.json(as_json(found.front()));
+                      });
+    });
+    app.put("/todos/{id}", [&pg](tern::context& ctx) {
+        const std::int64_t id = id_of(ctx);
+        const todo_fields fields = fields_of(ctx);
+        return pg.run(ctx,
+                      {replace_sql, {std::to_string(id), fields.title, as_sql_bool(fields.done)}},
+                      [id](tern::context& c, const PGresult* r) {
+                          const auto stored = todos_of(r);
+                          if (stored.empty()) throw no_such_todo(id);
+                          c.json(as_json(stored.front()));
+                      });
+    });
+    app.del("/todos/{id}", [&pg](tern::context& ctx) {
+        const std::int64_t id = id_of(ctx);
+        return pg.run(ctx, {remove_sql, {std::to_string(id)}},
+                      [id](tern::context& c, const PGresult* r) {
+                          if (PQntuples(r) == 0) throw no_such_todo(id);
+                          c.status(204);
+                      });
+    });
+    app.get("/health", [&pg](tern::context& ctx) {
+        return pg.run(
+            ctx, {ping_sql, {}},
+            [](tern::context& c, const PGresult* /*r*/) {
+                c.status(200).json(ordered{{"status", "ok"}, {"db", "postgresql"}});
+            },
+            [](tern::context& c, const std::exception& e) {
+                std::fprintf(stderr, "todo: /health: %s\n", e.what());
+                c.status(503).json(ordered{{"status", "unavailable"}, {"db", "postgresql"}});
+            });
+    });
+}
+
 struct settings {
     std::uint16_t port = 8080;
     std::string db_file = "todo.db";
@@ -230,22 +317,28 @@ int run(int argc, char** argv) {
 
     // Opening the database creates the table when missing; failing here ends the program.
     std::unique_ptr<todo_store> store;
+    std::unique_ptr<pg_async> pg;
     if (s.pg_conninfo) {
-        store = std::make_unique<pg_store>(*s.pg_conninfo);
+        pg = std::make_unique<pg_async>(*s.pg_conninfo, pg_connections_per_loop,
+                                        pg_max_waiting_per_loop, pg_timeout);
     } else {
         store = std::make_unique<sqlite_store>(s.db_file);
     }
-    todo_store& db = *store;
 
     tern::app app;
     app.max_body_size(max_body_bytes).blocking_threads(pool_threads);
 
-    app.get("/todos", [&db](tern::context& ctx) { return list_todos(ctx, db); });
-    app.post("/todos", [&db](tern::context& ctx) { return create_todo(ctx, db); });
-    app.get("/todos/{id}", [&db](tern::context& ctx) { return get_todo(ctx, db); });
-    app.put("/todos/{id}", [&db](tern::context& ctx) { return replace_todo(ctx, db); });
-    app.del("/todos/{id}", [&db](tern::context& ctx) { return delete_todo(ctx, db); });
-    app.get("/health", [&db](tern::context& ctx) { return health(ctx, db); });
+    if (pg) {
+        pg_routes(app, *pg);
+    } else {
+        todo_store& db = *store;
+        app.get("/todos", [&db](tern::context& ctx) { return list_todos(ctx, db); });
+        app.post("/todos", [&db](tern::context& ctx) { return create_todo(ctx, db); });
+        app.get("/todos/{id}", [&db](tern::context& ctx) { return get_todo(ctx, db); });
+        app.put("/todos/{id}", [&db](tern::context& ctx) { return replace_todo(ctx, db); });
+        app.del("/todos/{id}", [&db](tern::context& ctx) { return delete_todo(ctx, db); });
+        app.get("/health", [&db](tern::context& ctx) { return health(ctx, db); });
+    }
 
     app.exception<invalid_field>([](invalid_field& e, tern::context& ctx) {
         // The message may quote the bytes of a body that is not UTF-8 (from body_as): those
@@ -264,7 +357,8 @@ int run(int argc, char** argv) {
     });
 
     std::printf("todo: listening on http://0.0.0.0:%u/ with %s (%s; Ctrl-C stops)\n", s.port,
-                std::string(db.name()).c_str(), s.pg_conninfo ? "--pg" : s.db_file.c_str());
+                pg ? "postgresql" : std::string(store->name()).c_str(),
+                s.pg_conninfo ? "--pg" : s.db_file.c_str());
     std::fflush(stdout);
     app.listen(s.port);
     return 0;

@@ -1,4 +1,5 @@
-// What the routes ask of a database, and the two that answer it (SQLite, PostgreSQL).
+// What the routes ask of a synchronous database (SQLite; PostgreSQL runs on the event loop
+// instead, pg_async.hpp), and the types both use.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +29,9 @@ struct db_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// A table of to-dos. Every call may run on any blocking-pool thread, several at once; each
-/// implementation keeps one connection per calling thread. Failures throw db_error.
+/// A table of to-dos behind a synchronous driver. Every call may run on any blocking-pool
+/// thread, several at once; the implementation keeps one connection per calling thread.
+/// Failures throw db_error.
 class todo_store {
 public:
     virtual ~todo_store() = default;

@@ -584,8 +584,8 @@ def postgres_part(binary, workdir):
         n = pg.example_connections()
         if n is not None:
             if not 1 <= n <= 8:
-                fail(f"the example has {n} sessions open, not 1 to 8 (one per pool thread)")
-            ok(f"the example has {n} sessions open (at most one per pool thread, 8)")
+                fail(f"the example has {n} sessions open, not 1 to 8 (at most 4 per event loop)")
+            ok(f"the example has {n} sessions open (at most 4 per event loop, 2 loops)")
 
         # The database goes away under the running example, then comes back.
         pg.stop()
@@ -595,7 +595,7 @@ def postgres_part(binary, workdir):
         health(srv, "postgresql")
         if {t["id"]: t for t in listing(srv, "?limit=100")} != kept:
             fail("after PostgreSQL came back the to-dos differ")
-        ok("PostgreSQL stopped: 503; started again: each pool thread connects again, same data")
+        ok("PostgreSQL stopped: 503; started again: each loop opens its connections again, same data")
         srv.stop()
 
         srv = server(binary, ["--pg", pg.conninfo()], workdir)
