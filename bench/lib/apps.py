@@ -201,7 +201,7 @@ class Apps:
             apps = [App("tern-sqlite", "tern", "tern examples/todo `--db FILE` (SQLite, WAL)",
                         [str(todo), "{port}", "--db", str(self.work / "todo.db")], health)]
             pg_apps = [
-                App("tern-pg", "tern", "tern examples/todo `--pg URL` (libpq, 8 pool threads)",
+                App("tern-pg", "tern", "tern examples/todo `--pg URL` (libpq non-blocking, 4 connections per loop)",
                     [str(todo), "{port}", "--pg", "{db_url}"], health),
                 App("go-pg", "go", "Go net/http + lib/pq (8 connections)",
                     [str(go), "{port}", "--pg", "{db_url}"], health, env_jwt),

@@ -2,7 +2,7 @@
 /// @file config.hpp
 /// Every setting of a tern server, as plain data with its default beside it.
 
-#include <tern/session.hpp>
+#include <tern/session_config.hpp>
 #include <tern/tls.hpp>
 
 #include <chrono>
@@ -124,9 +124,9 @@ struct static_files_config {
 struct config {
     /// Worker threads, each with its own event loop and acceptor. 0: one per hardware thread.
     unsigned threads = 0;
-    /// Threads of the pool that runs blocking handlers (`tern::blocking`), started with the
-    /// server when some route has one. At most this many such handlers run at once; the
-    /// others wait in order (up to max_blocking_queue).
+    /// Threads of the pool that runs blocking handlers (`tern::blocking`) and coroutines'
+    /// `on_blocking_pool` work, started as that work needs them (none until then). At most
+    /// this many such jobs run at once; the others wait in order (up to max_blocking_queue).
     unsigned blocking_threads = 16;
     /// Requests waiting for a blocking-pool thread (not running yet), across all threads; one
     /// more is answered 503 + Retry-After: 1 (through app.error(503)) and the connection

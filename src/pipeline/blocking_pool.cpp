@@ -1,6 +1,7 @@
 #include "pipeline/blocking_pool.hpp"
 
 #include <algorithm>
+#include <system_error>
 
 namespace tern::detail {
 
@@ -10,34 +11,40 @@ thread_local const blocking_pool* current_pool = nullptr;
 
 blocking_pool::blocking_pool(unsigned threads, std::size_t max_waiting,
                              std::chrono::nanoseconds max_wait)
-    : max_waiting_(std::max<std::size_t>(max_waiting, 1)), max_wait_(max_wait) {
-    try {
-        threads_.reserve(std::max(threads, 1u));
-        for (unsigned i = 0; i < std::max(threads, 1u); ++i) {
-            threads_.emplace_back([this] { run(); });
-        }
-    } catch (...) {
-        join_all();  // the threads already started; then the error goes to start()
-        throw;
-    }
-}
+    : max_waiting_(std::max<std::size_t>(max_waiting, 1)),
+      max_wait_(max_wait),
+      max_threads_(std::max(threads, 1u)) {}
 
 blocking_pool::~blocking_pool() { join_all(); }
 
 void blocking_pool::join_all() noexcept {
+    std::vector<std::thread> all;
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
+        all = std::move(threads_);
     }
     ready_.notify_all();
-    for (auto& t : threads_) t.join();
+    for (auto& t : all) t.join();
 }
 
 bool blocking_pool::submit(ticket id, std::function<void()> job, std::function<void()> late) {
     {
         std::lock_guard lock(mutex_);
-        if (jobs_.size() >= max_waiting_) return false;
+        if (stopping_ || jobs_.size() >= max_waiting_) return false;
         jobs_.push_back({id, std::move(job), std::move(late), std::chrono::steady_clock::now()});
+        // More jobs than idle threads to take them: one more thread, up to the limit.
+        if (jobs_.size() > idle_ && threads_.size() < max_threads_) {
+            try {
+                threads_.emplace_back([this] { run(); });
+            } catch (const std::system_error&) {
+                // Out of threads: the ones running take the job; with none, it is refused.
+                if (threads_.empty()) {
+                    jobs_.pop_back();
+                    return false;
+                }
+            }
+        }
     }
     ready_.notify_one();
     return true;
@@ -73,7 +80,9 @@ void blocking_pool::run() {
         queued next;
         {
             std::unique_lock lock(mutex_);
+            ++idle_;
             ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+            --idle_;
             if (jobs_.empty()) return;  // stopping, and nothing left to run
             next = std::move(jobs_.front());
             jobs_.pop_front();

@@ -22,9 +22,11 @@ public:
     /// Identifies a queued job (never 0).
     using ticket = std::uint64_t;
 
-    /// Starts `threads` threads (at least one); at most `max_waiting` jobs (at least one)
-    /// wait for a thread at a time. A job taken after waiting longer than `max_wait` (zero:
-    /// no bound) runs its `late` function instead, when it has one.
+    /// Up to `threads` threads (at least one), started as jobs need them: a job that finds
+    /// no idle thread starts one, so an app whose handlers never reach the pool has no pool
+    /// thread. At most `max_waiting` jobs (at least one) wait for a thread at a time. A job
+    /// taken after waiting longer than `max_wait` (zero: no bound) runs its `late` function
+    /// instead, when it has one.
     blocking_pool(unsigned threads, std::size_t max_waiting,
                   std::chrono::nanoseconds max_wait = {});
     /// Runs every job already queued, then joins the threads.
@@ -35,8 +37,9 @@ public:
     /// A new ticket for `submit` (any thread).
     ticket new_ticket() noexcept { return next_ticket_.fetch_add(1, std::memory_order_relaxed); }
     /// Queues `job` under `id` (from any thread). False, and `job` is not queued, when
-    /// `max_waiting` jobs already wait. When a thread takes it after `max_wait`, `late`
-    /// (when given) runs there instead of `job`. Neither may throw.
+    /// `max_waiting` jobs already wait, or when no thread runs and none can be started.
+    /// When a thread takes it after `max_wait`, `late` (when given) runs there instead of
+    /// `job`. Neither may throw.
     bool submit(ticket id, std::function<void()> job, std::function<void()> late = {});
     /// Takes the job `id` back out of the queue (from any thread): true when it was still
     /// waiting, and then it never runs (it is destroyed on the calling thread); false when a
@@ -64,6 +67,8 @@ private:
     std::chrono::nanoseconds max_wait_;
     std::atomic<ticket> next_ticket_{1};
     bool stopping_ = false;
+    unsigned max_threads_;
+    std::size_t idle_ = 0;  // threads waiting for a job (not yet handed one)
     std::vector<std::thread> threads_;
 };
 
