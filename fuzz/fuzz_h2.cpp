@@ -122,7 +122,7 @@ public:
     std::shared_ptr<loop_door> door() override { return nullptr; }
     void expect_posted() override {}
     void unexpect_posted() noexcept override {}
-    void post(std::function<void()> fn) override { loop_.post(std::move(fn)); }
+    void post(std::function<void()> fn) override { fake_.post(std::move(fn)); }
 
 private:
     router handler_;
@@ -131,7 +131,7 @@ private:
     parser_limits limits_;
     std::atomic<bool> no_{false};
     std::atomic<std::uint64_t> counted_{0};
-    fake_loop& loop_;
+    fake_loop& fake_;
 };
 
 // The connection's side of the port: nothing to do (the harness pulls after every turn).
