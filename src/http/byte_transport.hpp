@@ -97,6 +97,11 @@ public:
     virtual void shorten_write_timeout(std::chrono::milliseconds t) noexcept = 0;
     /// Sends nothing more: close_notify under TLS, then the TCP FIN; reads go on.
     virtual void shutdown_sending() noexcept = 0;
+    /// After a last answer the peer may still be sending (an error response before the whole
+    /// request was read): sends nothing more, discards what arrives until the peer closes or
+    /// two seconds pass, then closes. The protocol hears nothing more but `on_close`. Closing
+    /// at once instead would reset the connection and could destroy the answer in flight.
+    virtual void linger() = 0;
 
     /// The one deadline: `on_deadline(kind)` when it passes.
     virtual void set_deadline(clock::duration after, deadline_kind kind) = 0;

@@ -144,14 +144,7 @@ void http1_connection::read_input(std::error_code ec, std::size_t n) {
                 process(n);
             }
             return;
-        case phase::lingering:
-            // Discard what the client still sends until it closes or the linger time ends.
-            if (ec) {
-                close();
-            } else {
-                read();
-            }
-            return;
+        case phase::lingering:  // the transport discards the reads while lingering
         case phase::writing:
         case phase::waiting:
         case phase::streaming:

@@ -1,5 +1,5 @@
 // The write side of a connection: what follows a write (the next read, a resumed request, a
-// streamed body's next piece, the close), and the linger after an error response. The
+// streamed body's next piece, the close, the linger after an error response). The
 // transport (net/transport.cpp) does the writing itself; the read side is in connection.cpp.
 
 #include "http1/connection.hpp"
@@ -11,14 +11,6 @@
 #include <utility>
 
 namespace tern::detail {
-
-namespace {
-
-// How long a closing connection keeps reading (and discarding) after its last response, so
-// the client reads that response instead of a reset (RFC 9112 9.6).
-constexpr auto linger_time = std::chrono::seconds(2);
-
-}  // namespace
 
 void http1_connection::write() {
     phase_ = phase::writing;
@@ -77,10 +69,9 @@ void http1_connection::after_write() {
 }
 
 void http1_connection::linger() {
-    io_->shutdown_sending();
-    io_->set_deadline(linger_time, deadline_kind::linger);
+    // The client reads the last response instead of a reset (RFC 9112 9.6).
     phase_ = phase::lingering;
-    read();
+    io_->linger();
 }
 
 }  // namespace tern::detail

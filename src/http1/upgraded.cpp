@@ -11,9 +11,6 @@ namespace {
 
 // How much one pull takes: about what one write hands the socket.
 constexpr std::size_t pull_bytes = std::size_t{64} * 1024;
-// How long a closing connection keeps reading (and discarding) after the protocol ended, so
-// the peer reads its last bytes instead of a reset.
-constexpr auto linger_time = std::chrono::seconds(2);
 
 }  // namespace
 
@@ -48,18 +45,9 @@ void upgraded_connection::start() {
 }
 
 void upgraded_connection::on_read(std::error_code ec, std::size_t n) {
-    if (!protocol_) {
-        // It ended: its last bytes are being written (nothing is read meanwhile), or the
-        // connection lingers, discarding what the peer still sends until it closes or the
-        // time ends.
-        if (phase_ != phase::lingering) return;
-        if (ec) {
-            io_->close();
-        } else {
-            io_->read();
-        }
-        return;
-    }
+    // Ended: its last bytes are being written, then the transport lingers (nothing is read
+    // meanwhile).
+    if (!protocol_) return;
     if (ec) {
         io_->close();  // the peer left (without a closing handshake: the protocol hears of it)
         return;
@@ -137,7 +125,7 @@ void upgraded_connection::on_deadline(deadline_kind kind) {
         pull();
         return;
     }
-    io_->close();  // a write that made no progress, the linger's end
+    io_->close();  // a write that made no progress
 }
 
 void upgraded_connection::stop_when_idle() {
@@ -160,10 +148,9 @@ void upgraded_connection::end() noexcept {
 }
 
 void upgraded_connection::linger() {
-    io_->shutdown_sending();
-    io_->set_deadline(linger_time, deadline_kind::linger);
+    // The peer reads the protocol's last bytes instead of a reset.
     phase_ = phase::lingering;
-    io_->read();
+    io_->linger();
 }
 
 }  // namespace tern::detail

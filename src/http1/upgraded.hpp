@@ -36,7 +36,7 @@ public:
 
 private:
     // streaming: the protocol had nothing to send at the last pull; wake() or the idle
-    // deadline goes on. lingering: it ended; what the peer still sends is discarded.
+    // deadline goes on. lingering: it ended; the transport discards what the peer still sends.
     enum class phase { writing, streaming, lingering, closed };
 
     // exchange_port: the protocol wakes the connection when it has bytes after a pull found

@@ -247,7 +247,26 @@ void transport::read_now() {
         ec = asio::error::eof;
     }
     owner_.count_received(n > 0 ? static_cast<std::size_t>(n) : 0);
-    if (user_) user_->on_read(ec, n > 0 ? static_cast<std::size_t>(n) : 0);
+    deliver_read(ec, n > 0 ? static_cast<std::size_t>(n) : 0);
+}
+
+void transport::deliver_read(std::error_code ec, std::size_t n) {
+    if (!lingering_) {
+        if (user_) user_->on_read(ec, n);
+        return;
+    }
+    if (ec) {
+        close();  // the peer's end (or an error): the linger is over
+    } else {
+        read();
+    }
+}
+
+void transport::linger() {
+    shutdown_sending();
+    lingering_ = true;
+    set_deadline(std::chrono::seconds(2), deadline_kind::linger);
+    read();
 }
 
 void transport::stop_reading() noexcept {
@@ -429,7 +448,7 @@ void transport::on_timer(std::error_code ec) {
         return;
     }
     if (deadline_kind_ == deadline_kind::none) return;
-    if (user_) {
+    if (user_ && !lingering_) {
         user_->on_deadline(deadline_kind_);
     } else {
         close();  // the first byte's deadline, or the handshake's

@@ -63,6 +63,7 @@ public:
     void write() override;
     void shorten_write_timeout(std::chrono::milliseconds t) noexcept override;
     void shutdown_sending() noexcept override;
+    void linger() override;
     void set_deadline(clock::duration after, deadline_kind kind) override;
     void set_deadline_at(clock::time_point when, deadline_kind kind) override;
     void clear_deadline() noexcept override {
@@ -100,6 +101,8 @@ private:
     void opened(std::string_view alpn);
     void open_failed(bool plain_http);
     void read_now();
+    // A read's end: to the protocol, or discarded while lingering.
+    void deliver_read(std::error_code ec, std::size_t n);
     void write_some();
     void written(std::error_code ec);
     void send_file();
@@ -134,6 +137,7 @@ private:
     bool opening_ = false;
     bool reading_ = false;  // a read is outstanding
     bool writing_ = false;
+    bool lingering_ = false;  // linger(): reads are discarded until the peer's end
     std::uint16_t redirect_port_ = 0;
     // HTTPS: the TLS session (null on plain HTTP), and the context to start it with once the
     // PROXY header is read. The handshake holds one of the worker's handshake slots until it

@@ -106,7 +106,7 @@ void transport::tls_read() {
             break;
     }
     owner_.count_received(r.n);
-    if (user_) user_->on_read(ec, r.n);
+    deliver_read(ec, r.n);
 }
 
 // The TLS form of write_some: everything OpenSSL takes now, then a wait for the readiness
