@@ -334,8 +334,13 @@ void worker::accepted(listener& l, asio::ip::tcp::socket socket) {
         shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
         bump(refused_);
         // A 503 in plain text means nothing to a TLS client, and a handshake to say it
-        // costs what the refusal saves: an HTTPS connection just closes.
-        if (!tls) conn->refuse();
+        // costs what the refusal saves: an HTTPS connection just closes (which also takes
+        // its socket out of the poller: one left there kept the loop from ever ending).
+        if (tls) {
+            conn->close();
+        } else {
+            conn->refuse();
+        }
         return;
     }
     connections_.insert(conn.get());

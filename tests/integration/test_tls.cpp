@@ -610,3 +610,33 @@ TEST_CASE("tls: the plain listener beside HTTPS may serve the app instead", "[tl
     tls.send(tern_test::get_request("/scheme"));
     CHECK(tls.read_response().body == "https");
 }
+
+TEST_CASE(
+    "tls: a connection over max_concurrent_connections is closed without a handshake and "
+    "the server stops cleanly",
+    "[tls][limits][connections]") {
+    auto cfg = localhost_tls();
+    cfg.max_concurrent_connections = 1;
+    cfg.drain_timeout = std::chrono::seconds(5);
+    auto server = std::make_unique<test_server>(
+        [](tern::app& app) { app.get("/", [](tern::context& ctx) { ctx.text("ok"); }); }, cfg);
+    auto held = tls_client(server->port());
+    held.send(tern_test::get_request("/"));
+    REQUIRE(held.read_response().status == 200);
+    // A plain 503 means nothing to a TLS client: the refused ones are closed before any byte.
+    for (int i = 0; i < 20; ++i) {
+        raw_client over(server->port());
+        CHECK_FALSE(over.start_tls(verified()));
+        CHECK(over.closed_by_peer());
+    }
+    CHECK(server->app().stats().connections_refused >= 20);
+    held.send(tern_test::get_request("/"));
+    CHECK(held.read_response().status == 200);
+    held.close();
+    // The refused connections left nothing on the loop: the stop ends at once, well inside
+    // the drain deadline, with no connection open.
+    CHECK(tern_test::eventually([&] { return server->app().stats().open_connections == 0; }));
+    server->app().stop();
+    CHECK(server->app().stats().open_connections == 0);
+    server.reset();
+}
