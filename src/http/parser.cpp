@@ -4,12 +4,11 @@
 #include "http/error.hpp"
 #include "http/header_values.hpp"
 #include "http/host.hpp"
+#include "http/message_head.hpp"
 #include "http/spooled_body.hpp"
 #include "http/token.hpp"
 
 #include <llhttp.h>
-
-#include <vector>
 
 namespace tern::detail {
 
@@ -17,15 +16,9 @@ namespace {
 
 enum class phase { idle, head, body, complete };
 
-// Chunk extensions carry nothing tern uses; a request may send this many bytes of them in
-// all (names and values) before it is refused with 400, so they cannot be used to make the
-// server parse without bound while the body count stays small.
-constexpr std::size_t max_chunk_extension_bytes = 4096;
-
-/// Offsets of one header field in `request::storage` while the head is still growing.
-struct field_span {
-    std::size_t name_at = 0, name_len = 0, value_at = 0, value_len = 0;
-};
+head_limits head_limits_of(const parser_limits& l) noexcept {
+    return {l.max_line_size, l.max_header_size, l.max_header_count};
+}
 
 }  // namespace
 
@@ -33,26 +26,16 @@ struct request_parser::state {
     llhttp_t parser{};
     parser_limits limits;
     request req;
+    // The request line's and header block's bytes, collected into req.storage and counted
+    // against the limits as they arrive.
+    message_head head{head_limits_of(limits)};
     phase stage = phase::idle;
     std::error_code failure;
     llhttp_errno_t paused = HPE_OK;  // how llhttp last paused, to resume it the same way
 
-    // Raw-byte accounting of the message head (request line + header block).
-    const char* chunk_begin = nullptr;  // where the current llhttp_execute started
-    std::size_t head_base = 0;          // head bytes consumed by earlier llhttp_execute calls
-    std::size_t line_end = 0;           // head offset where the request line ended
-    bool line_done = false;
     bool line_ok = false;  // the request line arrived whole and is a valid HTTP/1.x line
     std::size_t empty_lines = 0;
-
     std::size_t method_len = 0, target_len = 0;
-    std::vector<field_span> fields;
-    std::size_t fields_done = 0;  // fields whose value is complete (a refusal keeps these)
-    // Trailer fields (after a chunked body) are counted against the header limits and
-    // dropped: the views built at the end of the head must not move.
-    std::size_t trailer_bytes = 0, trailer_count = 0;
-    std::size_t extension_bytes = 0;
-    bool in_value = false;
     // Fields that framing rules look at, noted as each field completes so the head is not
     // scanned again: how many Host fields and where the first is; whether Transfer-Encoding
     // or Expect appeared; how many Content-Type fields.
@@ -77,39 +60,33 @@ struct request_parser::state {
         return -1;
     }
 
-    // Head offset just past `at + len`, for limits counted in raw bytes.
-    std::size_t head_pos(const char* at, std::size_t len) const {
-        return head_base + static_cast<std::size_t>(at - chunk_begin) + len;
+    // 0 when the head is within its limits, else the failure (-1) for the limit it broke.
+    int check(head_limit l) {
+        return l == head_limit::none ? 0 : fail(limit_error(l));
     }
 
-    // Header bytes run from the end of the version to the end of the last field value:
-    // names, values, separators and the line ends between them. The CRLF closing the last
-    // field and the empty line are not counted, so the count is the same whether the head
-    // arrives in one read or byte by byte. `unjudged` is how many bytes at the end of `pos`
-    // may still turn out to be those final line ends (a read that ends mid-head).
-    int check_head(std::size_t pos, std::size_t unjudged = 0) {
-        if (!line_done) {
-            if (pos > limits.max_line_size) return fail(detail::error::line_too_long);
-        } else if (pos - line_end > limits.max_header_size + unjudged) {
-            return fail(detail::error::header_too_large);
+    static detail::error limit_error(head_limit l) noexcept {
+        switch (l) {
+            case head_limit::line_too_long:
+                return detail::error::line_too_long;
+            case head_limit::header_too_large:
+                return detail::error::header_too_large;
+            case head_limit::too_many_headers:
+                return detail::error::too_many_headers;
+            case head_limit::none:  // not a failure; check() does not ask
+            case head_limit::chunk_extension_too_long:
+                break;
         }
-        return 0;
+        return detail::error::chunk_extension_too_long;
     }
 
     void reset_message() {
         req.clear();
+        head.clear();
         stage = phase::idle;
-        head_base = 0;
-        line_end = 0;
-        line_done = false;
         line_ok = false;
         empty_lines = 0;
         method_len = target_len = 0;
-        fields.clear();
-        fields_done = 0;
-        trailer_bytes = trailer_count = 0;
-        extension_bytes = 0;
-        in_value = false;
         host_count = host_field = content_type_count = 0;
         has_transfer_encoding = false;
         has_expect = false;
@@ -126,31 +103,28 @@ struct request_parser::state {
 
     static int on_method(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
-        s.req.storage.append(at, len);
         s.method_len += len;
-        return s.check_head(s.head_pos(at, len));
+        return s.check(s.head.line_part(s.req.storage, at, len));
     }
 
     static int on_url(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
-        s.req.storage.append(at, len);
         s.target_len += len;
-        return s.check_head(s.head_pos(at, len));
+        return s.check(s.head.line_part(s.req.storage, at, len));
     }
 
     static int on_version(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
         // Header bytes are counted from the end of the version (the line's CRLF included).
-        s.line_end = s.head_pos(at, len);
-        return s.check_head(s.line_end);
+        return s.check(s.head.end_line_at(s.head.pos(at, len)));
     }
 
     static int on_version_complete(llhttp_t* p) {
         auto& s = of(p);
-        s.line_done = true;
+        s.head.line_complete();
         // RFC 9112 3: the parts are separated by exactly one SP. llhttp tolerates more; a
         // line longer than its parts plus two spaces and "HTTP/x.y" had extra whitespace.
-        if (s.line_end != s.method_len + s.target_len + 10) {
+        if (s.head.line_end() != s.method_len + s.target_len + 10) {
             return s.fail(detail::error::bad_request);
         }
         if (p->http_major != 1) return s.fail(detail::error::version_not_supported);
@@ -158,62 +132,29 @@ struct request_parser::state {
         return 0;
     }
 
-    int count_trailer(std::size_t len, bool new_field) {
-        if (new_field && fields.size() + ++trailer_count > limits.max_header_count) {
-            return fail(detail::error::too_many_headers);
-        }
-        trailer_bytes += len;
-        if (trailer_bytes > limits.max_header_size) return fail(detail::error::header_too_large);
-        return 0;
-    }
-
+    // Fields after a chunked body are trailers: counted, not kept.
     static int on_header_field(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
-        if (s.stage == phase::body) {
-            const bool new_field = s.in_value || s.trailer_count == 0;
-            s.in_value = false;
-            // ": " and CRLF are not handed to callbacks; count them once per field.
-            return s.count_trailer(len + (new_field ? 4 : 0), new_field);
-        }
-        if (s.fields.empty() || s.in_value) {
-            if (s.fields.size() == s.limits.max_header_count) {
-                return s.fail(detail::error::too_many_headers);
-            }
-            s.fields.push_back({s.req.storage.size(), 0, 0, 0});
-            s.in_value = false;
-        }
-        s.req.storage.append(at, len);
-        s.fields.back().name_len += len;
-        return s.check_head(s.head_pos(at, len));
+        return s.check(s.head.field_name(s.req.storage, at, len, s.stage == phase::body));
     }
 
     static int on_header_value(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
-        if (s.stage == phase::body) {
-            s.in_value = true;
-            return s.count_trailer(len, false);
-        }
-        auto& f = s.fields.back();
-        if (!s.in_value) {
-            f.value_at = s.req.storage.size();
-            s.in_value = true;
-        }
-        s.req.storage.append(at, len);
-        f.value_len += len;
-        return s.check_head(s.head_pos(at, len));
+        return s.check(s.head.field_value(s.req.storage, at, len, s.stage == phase::body));
     }
 
     static int on_header_value_complete(llhttp_t* p) {
         auto& s = of(p);
-        s.in_value = true;
-        if (s.stage == phase::body) return 0;  // an empty value gets no on_header_value call
-        auto& f = s.fields.back();
-        if (f.value_len == 0) f.value_at = s.req.storage.size();
-        s.fields_done = s.fields.size();
-        const std::string_view name(s.req.storage.data() + f.name_at, f.name_len);
+        if (s.stage == phase::body) {
+            s.head.trailer_complete();
+            return 0;
+        }
+        const std::string_view name = s.head.field_complete(s.req.storage);
         switch (name.size()) {
             case 4:
-                if (iequals(name, "host") && s.host_count++ == 0) s.host_field = s.fields.size();
+                if (iequals(name, "host") && s.host_count++ == 0) {
+                    s.host_field = s.head.field_count();
+                }
                 break;
             case 6:
                 if (iequals(name, "expect")) s.has_expect = true;
@@ -233,7 +174,7 @@ struct request_parser::state {
     static int on_headers_complete(llhttp_t* p) {
         auto& s = of(p);
         s.stage = phase::body;
-        s.build_views(s.fields.size());
+        s.build_views(s.head.field_count());
         // llhttp takes "GET /" without a version as HTTP/0.9; tern speaks 1.x only.
         if (p->http_major == 0) return s.fail(detail::error::bad_request);
         // RFC 9112 3.2: no form of request-target carries a fragment; "*" is for OPTIONS.
@@ -324,11 +265,7 @@ struct request_parser::state {
 
     static int on_chunk_extension(llhttp_t* p, const char*, std::size_t len) {
         auto& s = of(p);
-        s.extension_bytes += len;
-        if (s.extension_bytes > max_chunk_extension_bytes) {
-            return s.fail(detail::error::chunk_extension_too_long);
-        }
-        return 0;
+        return s.check(s.head.chunk_extension(len));
     }
 
     static int on_message_complete(llhttp_t* p) {
@@ -377,12 +314,7 @@ struct request_parser::state {
         req.version_major = parser.http_major;
         req.version_minor = parser.http_minor;
         req.is_head = parser.method == HTTP_HEAD;
-        req.headers.clear();
-        for (std::size_t i = 0; i < field_count; ++i) {
-            const auto& f = fields[i];
-            req.headers.push_back(
-                {{base + f.name_at, f.name_len}, trim_ows({base + f.value_at, f.value_len})});
-        }
+        head.build_fields(req.storage, req.headers, field_count);
     }
 
     // RFC 9112 3.2.2: a server must accept the absolute form (`http://host/path`) and route
@@ -469,7 +401,7 @@ struct request_parser::state {
                 // RFC 9110 9.1: an unrecognised method is 501. Only a line shaped like a
                 // request line (token SP target SP "HTTP/") read in one piece counts as one;
                 // anything else where a method should be is garbage (400).
-                return head_base == 0 && looks_like_request_line(begin, end)
+                return head.bytes_before_chunk() == 0 && looks_like_request_line(begin, end)
                            ? detail::error::unknown_method
                            : detail::error::bad_request;
             default:
@@ -536,7 +468,7 @@ request_parser::result request_parser::feed(std::string_view data) {
 
     const char* begin = data.data() + off;
     std::size_t len = data.size() - off;
-    s.chunk_begin = begin;
+    s.head.start_chunk(begin);
     llhttp_errno_t rc = llhttp_execute(&s.parser, begin, len);
     if (rc == HPE_PAUSED_UPGRADE && s.stage != phase::complete) {
         // After a request with Upgrade (served as plain HTTP/1.1), llhttp pauses once more
@@ -544,15 +476,12 @@ request_parser::result request_parser::feed(std::string_view data) {
         llhttp_resume_after_upgrade(&s.parser);
         begin = llhttp_get_error_pos(&s.parser);
         len = static_cast<std::size_t>(data.data() + data.size() - begin);
-        s.chunk_begin = begin;
+        s.head.start_chunk(begin);
         rc = llhttp_execute(&s.parser, begin, len);
     }
     if (rc == HPE_OK) {
-        if (s.stage == phase::head) {
-            s.head_base += len;
-            // Bytes no callback reported (whitespace runs, line ends) are judged here; up to
-            // "\r\n\r\n" of them may be the head's final line ends.
-            if (s.check_head(s.head_base, 4) != 0) return {event::error, data.size()};
+        if (s.stage == phase::head && s.check(s.head.chunk_ended_in_head(len)) != 0) {
+            return {event::error, data.size()};
         }
         return {event::need_more, data.size()};
     }
@@ -571,7 +500,7 @@ request& request_parser::parsed_so_far() {
     auto& s = *state_;
     if (s.stage == phase::head) {
         if (s.line_ok) {
-            s.build_views(s.fields_done);
+            s.build_views(s.head.fields_done());
         } else {
             s.req.method = s.req.target = s.req.path = s.req.query = {};
         }
@@ -584,7 +513,7 @@ void request_parser::next() noexcept { state_->reset_message(); }
 void request_parser::release() noexcept {
     state_->reset_message();
     state_->req = request{};
-    std::vector<field_span>().swap(state_->fields);
+    state_->head.release();
 }
 
 std::error_code request_parser::error() const noexcept { return state_->failure; }
