@@ -20,13 +20,14 @@ namespace tern::detail {
 /// Why a response could not be read.
 enum class response_error {
     none = 0,
-    malformed,           ///< not HTTP/1.x, or llhttp refused the bytes
-    line_too_long,       ///< status line over max_line_size
-    header_too_large,    ///< header (or trailer) bytes over max_header_size
-    too_many_headers,    ///< header (or trailer) fields over max_header_count
-    body_too_large,      ///< body bytes over max_body_size (Content-Length or as they arrive)
-    bad_framing,         ///< Transfer-Encoding not ending in one chunked, or with Content-Length
-    truncated,           ///< the connection ended inside a head or a framed body
+    malformed,         ///< not HTTP/1.x, status 101 or under 100, or llhttp refused it
+    line_too_long,     ///< status line over max_line_size
+    header_too_large,  ///< header (or trailer) bytes over max_header_size
+    too_many_headers,  ///< header (or trailer) fields over max_header_count
+    body_too_large,    ///< body bytes over max_body_size (Content-Length or as they arrive)
+    bad_framing,       ///< Transfer-Encoding not ending in one chunked (or in HTTP/1.0), or with
+                       ///< Content-Length; two Content-Length fields, or one that is not a number
+    truncated,         ///< the connection ended inside a head or a framed body
     chunk_extension_too_long,  ///< over 4 KiB of chunk extensions in one response
 };
 
@@ -41,7 +42,8 @@ struct response_limits {
     std::uint64_t max_body_size = std::uint64_t{64} * 1024 * 1024;
 };
 
-/// One response head. Views stay valid until the next `expect()`.
+/// One response head. Views stay valid until the next `expect()`; those of an interim (1xx)
+/// head, until the next head begins.
 struct response_head {
     int status = 0;
     std::uint8_t version_major = 1;
@@ -71,14 +73,20 @@ public:
     response_parser& operator=(const response_parser&) = delete;
 
     /// Before each request's response: `head_request` says the request was HEAD (no body
-    /// follows, whatever the head says). Forgets the previous response.
+    /// follows, whatever the head says). Forgets the previous response. For the start of a
+    /// connection and after `complete`; in the middle of a response it fails the parser
+    /// (`malformed`), since the bytes that follow do not start a response.
     void expect(bool head_request) noexcept;
     /// Parses from `data`. Stops after every head (1xx ones too: their `complete` is not
-    /// reported; feeding on parses the next head) and after the final response's end.
+    /// reported; feeding on parses the next head) and after the final response's end. After
+    /// a final head, feed the bytes that follow it even when there are none (an empty
+    /// `data`): a response without a body (HEAD, 204, 304, Content-Length: 0) completes on
+    /// that call. After `complete`, feeding again without `expect()` reports `complete` with
+    /// nothing consumed.
     result feed(std::string_view data);
     /// The peer closed the connection: `complete` when the body was delimited by the close
-    /// (no Content-Length, not chunked), else `error` with `truncated` (or the earlier
-    /// error).
+    /// (no Content-Length, not chunked) or the response had ended (a final head without a
+    /// body counts), else `error` with `truncated` (or the earlier error). Consumes nothing.
     result finish();
 
     /// The last head parsed (after `event::head`).
@@ -88,7 +96,7 @@ public:
     /// Body bytes of this response so far, taken or not.
     std::uint64_t body_bytes() const noexcept;
     /// After `complete`: the connection may carry another request (HTTP/1.1 without
-    /// `Connection: close`, a framed body).
+    /// `Connection: close`, a framed body, and no interim head that said close).
     bool keep_alive() const noexcept;
     response_error error() const noexcept;
 
