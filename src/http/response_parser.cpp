@@ -83,9 +83,7 @@ struct response_parser::state {
     }
 
     // 0 when the head is within its limits, else the failure (-1) for the limit it broke.
-    int check(head_limit l) {
-        return l == head_limit::none ? 0 : fail(limit_error(l));
-    }
+    int check(head_limit l) { return l == head_limit::none ? 0 : fail(limit_error(l)); }
 
     static response_error limit_error(head_limit l) noexcept {
         switch (l) {

@@ -82,10 +82,12 @@
     X(SSL_CTX_get_ex_data)                  \
     X(SSL_CTX_load_verify_locations)        \
     X(SSL_CTX_new)                          \
+    X(SSL_CTX_set_alpn_protos)              \
     X(SSL_CTX_set_alpn_select_cb)           \
     X(SSL_CTX_set_cipher_list)              \
     X(SSL_CTX_set_ciphersuites)             \
     X(SSL_CTX_set_client_CA_list)           \
+    X(SSL_CTX_set_default_verify_paths)     \
     X(SSL_CTX_set_ex_data)                  \
     X(SSL_CTX_set_options)                  \
     X(SSL_CTX_set_session_id_context)       \
@@ -97,6 +99,7 @@
     X(SSL_do_handshake)                     \
     X(SSL_free)                             \
     X(SSL_get0_alpn_selected)               \
+    X(SSL_get0_param)                       \
     X(SSL_get0_peer_certificate)            \
     X(SSL_get_SSL_CTX)                      \
     X(SSL_get_error)                        \
@@ -107,17 +110,22 @@
     X(SSL_load_client_CA_file)              \
     X(SSL_new)                              \
     X(SSL_read_ex)                          \
+    X(SSL_set1_host)                        \
     X(SSL_set_SSL_CTX)                      \
     X(SSL_set_accept_state)                 \
+    X(SSL_set_connect_state)                \
     X(SSL_set_fd)                           \
     X(SSL_shutdown)                         \
     X(SSL_version)                          \
     X(SSL_write_ex)                         \
+    X(TLS_client_method)                    \
     X(TLS_server_method)                    \
     X(X509_NAME_print_ex)                   \
+    X(X509_VERIFY_PARAM_set1_ip_asc)        \
     X(X509_free)                            \
     X(X509_get_ext_d2i)                     \
     X(X509_get_subject_name)                \
+    X(X509_verify_cert_error_string)        \
     X(d2i_OCSP_RESPONSE)                    \
     /* end */
 

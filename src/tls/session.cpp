@@ -27,7 +27,37 @@ tls_session::tls_session(std::shared_ptr<const tls_context> context, int fd)
     SSL_set_accept_state(ssl_);
 }
 
+tls_session::tls_session(std::shared_ptr<const tls_client_context> context, int fd,
+                         const std::string& host)
+    : client_context_(std::move(context)), ssl_(SSL_new(client_context_->get())) {
+    if (ssl_ == nullptr || SSL_set_fd(ssl_, fd) != 1) {
+        SSL_free(ssl_);
+        ERR_clear_error();
+        throw std::bad_alloc();
+    }
+    SSL_set_connect_state(ssl_);
+    // An address is never sent as SNI (RFC 6066 3) and is matched against the certificate's
+    // IP entries; a name is both.
+    const bool is_address = host.find(':') != std::string::npos ||
+                            host.find_first_not_of("0123456789.") == std::string::npos;
+    if (!is_address) SSL_set_tlsext_host_name(ssl_, host.c_str());
+    if (client_context_->verifies()) {
+        if (is_address) {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), host.c_str());
+        } else {
+            SSL_set1_host(ssl_, host.c_str());
+        }
+    }
+    ERR_clear_error();
+}
+
 tls_session::~tls_session() { SSL_free(ssl_); }
+
+const char* tls_session::verify_failure() const noexcept {
+    if (!client_context_ || !client_context_->verifies()) return nullptr;
+    const long verified = SSL_get_verify_result(ssl_);
+    return verified == X509_V_OK ? nullptr : X509_verify_cert_error_string(verified);
+}
 
 // OpenSSL's error queue is per thread and shared by every connection of the loop: each call
 // starts with it empty and leaves it empty, so one connection's failure is never read as

@@ -4,6 +4,7 @@
 /// Each call does what the socket allows now and says what to wait for when it cannot go
 /// on (readable or writable); the connection does the waiting (docs/tls.md). No asio here.
 
+#include "tls/client_context.hpp"
 #include "tls/context.hpp"
 
 #include <cstddef>
@@ -33,6 +34,10 @@ public:
     /// A server-side session on socket `fd` (not owned), using `context`'s certificates.
     /// Throws std::bad_alloc when OpenSSL cannot allocate.
     tls_session(std::shared_ptr<const tls_context> context, int fd);
+    /// A client-side session on socket `fd` (not owned) to `host`: sent as SNI when it is a
+    /// name, and checked against the certificate (a name, or an IP address) when the context
+    /// verifies. Throws std::bad_alloc when OpenSSL cannot allocate.
+    tls_session(std::shared_ptr<const tls_client_context> context, int fd, const std::string& host);
     ~tls_session();
     tls_session(const tls_session&) = delete;
     tls_session& operator=(const tls_session&) = delete;
@@ -55,6 +60,9 @@ public:
     const char* failure() const noexcept { return failure_; }
     /// True when the handshake failed because the client spoke plain HTTP.
     bool plain_http() const noexcept { return plain_http_; }
+    /// Why the server's certificate did not verify (a client's failed handshake), e.g.
+    /// "certificate has expired"; null when it did or was not checked (static text).
+    const char* verify_failure() const noexcept;
     /// The protocol version, e.g. "TLSv1.3" (static text).
     const char* version() const noexcept;
     /// The ALPN protocol chosen, empty when the client offered none.
@@ -69,6 +77,7 @@ private:
     result outcome(int rc) noexcept;
 
     std::shared_ptr<const tls_context> context_;  // its callbacks run during the handshake
+    std::shared_ptr<const tls_client_context> client_context_;  // a client's (tern::client)
     SSL* ssl_ = nullptr;
     const char* failure_ = nullptr;
     bool established_ = false;

@@ -2,6 +2,7 @@
 // drift from the API (tests/docs/check_snippets.py checks that the docs' text is here or in
 // examples/). Each function holds the snippets of one page; none is called.
 // clang-format off
+#include <tern/client.hpp>
 #include <tern/json.hpp>
 #include <tern/tern.hpp>
 
@@ -408,4 +409,49 @@ app.get("/page", [](tern::context& ctx) {
 });
 }
 }  // namespace docs_sessions
+namespace docs_client {
+void snippets(tern::app& app) {
+tern::client upstream;  // copies share its connections; keep one per app
+app.get("/weather", [upstream](tern::context& ctx) -> tern::task {
+    auto res = co_await upstream.get("http://127.0.0.1:9000/today");
+    ctx.status(res.status).text(res.body);
+});
+app.get("/weather-callback", [upstream](tern::context& ctx) {
+    auto reply = ctx.defer();
+    upstream.fetch(reply, {.url = "http://127.0.0.1:9000/today"}, [reply](tern::client_result r) {
+        reply.complete([r = std::move(r)](tern::context& c) {
+            if (r) {
+                c.text(r.response.body);
+            } else {
+                c.status(502).text(r.message);
+            }
+        });
+    });
+});
+app.get("/weather-blocking", tern::blocking([upstream](tern::context& ctx) {
+    ctx.text(upstream.fetch_blocking({.url = "http://127.0.0.1:9000/today"}).body);
+}));
+app.post("/orders", [upstream](tern::context& ctx) -> tern::task {
+    tern::client_request order{.method = "POST",
+                               .url = "https://orders.internal/v1/orders",
+                               .headers = {{"Content-Type", "application/json"}},
+                               .body = std::string(ctx.body())};
+    try {
+        auto res = co_await upstream.fetch(order);
+        ctx.status(res.status).text(res.body);
+    } catch (const tern::client_error& e) {
+        ctx.status(e.why() == tern::client_failure::timed_out ? 504 : 502).text(e.what());
+    }
+});
+}
+void options() {
+tern::client_options o;
+o.connect_timeout = std::chrono::seconds(2);
+o.response_timeout = std::chrono::seconds(10);
+o.max_response_body = 1024 * 1024;
+o.ca_file = "/etc/myorg/internal-ca.pem";  // HTTPS to services signed by your own CA
+o.max_redirects = 3;                       // off (0) by default
+tern::client upstream(o);
+}
+}  // namespace docs_client
 // clang-format on

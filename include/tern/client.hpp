@@ -1,0 +1,197 @@
+#pragma once
+/// @file client.hpp
+/// An HTTP/1.1 client for handlers that call other services (docs/client.md): from a
+/// coroutine handler with `co_await`, from a deferred response with a callback, or from the
+/// blocking pool (or any thread that is not an event loop) as a plain call. On an event loop
+/// it holds no thread while it waits: its sockets are watched by the handler's own loop.
+/// Connections are kept alive and reused per origin; HTTPS verifies the server's certificate
+/// and name by default.
+///
+///     tern::client upstream;
+///     app.get("/weather", [&](tern::context& ctx) -> tern::task {
+///         auto res = co_await upstream.get("http://127.0.0.1:9000/today");
+///         ctx.status(res.status).text(res.body);
+///     });
+
+#include <tern/deferred.hpp>
+#include <tern/export.hpp>
+#include <tern/task.hpp>
+
+#include <chrono>
+#include <coroutine>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tern {
+
+/// Why a call failed.
+enum class client_failure {
+    none,
+    bad_request,         ///< the URL or a header cannot be sent (nothing was sent)
+    resolve_failed,      ///< the host name has no address
+    connect_failed,      ///< no address accepted the connection
+    tls_failed,          ///< the TLS handshake failed: verification, protocol
+    timed_out,           ///< a phase's timeout passed (message says which)
+    bad_response,        ///< the response broke HTTP/1.1's rules
+    response_too_large,  ///< the head or the body passed its limit
+    closed_early,        ///< the server closed the connection before the response ended
+    aborted,             ///< the body's sink returned false
+    cancelled,           ///< the client of the handler left, or the server is stopping
+};
+
+/// What a failed call throws (`co_await`, `fetch_blocking`); the callback form hands it over
+/// in `client_result`.
+class TERN_API client_error : public std::runtime_error {
+public:
+    client_error(client_failure why, const std::string& message)
+        : std::runtime_error(message), why_(why) {}
+    client_failure why() const noexcept { return why_; }
+
+private:
+    client_failure why_;
+};
+
+/// Settings of one client (all its calls and connections).
+struct client_options {
+    /// To open a connection: the TCP connect and, for https, the TLS handshake.
+    std::chrono::milliseconds connect_timeout{5'000};
+    /// With no progress while sending the request.
+    std::chrono::milliseconds write_timeout{30'000};
+    /// From the request sent to the response's head complete.
+    std::chrono::milliseconds response_timeout{30'000};
+    /// With no byte of the body arriving.
+    std::chrono::milliseconds read_timeout{30'000};
+    /// The whole call, retries and redirects included (zero: no bound but the phases').
+    std::chrono::milliseconds total_timeout{0};
+    /// The response head: its status line, its header block, its fields.
+    std::size_t max_response_line = 8 * 1024;
+    std::size_t max_response_header_size = 64 * 1024;
+    std::size_t max_response_headers = 100;
+    /// The response body, kept or streamed to `client_request::on_body`.
+    std::uint64_t max_response_body = std::uint64_t{64} * 1024 * 1024;
+    /// Idle connections kept per origin (scheme, host, port), and for how long.
+    std::size_t max_idle_per_origin = 32;
+    std::chrono::milliseconds idle_timeout{30'000};
+    /// HTTPS: verify the server's certificate chain and name (on by default). Off is for
+    /// tests only: anybody on the path can then read and change the traffic.
+    bool verify_peer = true;
+    /// HTTPS: the trusted CAs, as a PEM file; empty: the system's (/etc/ssl/certs).
+    std::string ca_file;
+    /// Redirects (301, 302, 303, 307, 308) followed per call; 0: none, the 3xx is returned.
+    int max_redirects = 0;
+};
+
+/// One response.
+struct client_response {
+    int status = 0;
+    std::string reason;
+    /// In order received; names as the server sent them.
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string body;  ///< empty when it went to `on_body`
+    /// The first field named `name` (case-insensitive).
+    std::optional<std::string_view> header(std::string_view name) const noexcept;
+};
+
+/// One request. `url` is absolute: `http://host[:port]/path?query` or `https://...`.
+struct client_request {
+    std::string method = "GET";
+    std::string url{};
+    /// Sent as given after Host (which tern writes from the URL unless given here);
+    /// Content-Length and Transfer-Encoding are tern's to write. A name or value with CR, LF
+    /// or NUL is refused (bad_request) before anything is sent.
+    std::vector<std::pair<std::string, std::string>> headers{};
+    std::string body{};
+    /// A file sent as the body after `body` (a spooled upload passing through): its size is
+    /// taken when the call starts, and it is read in pieces, never whole.
+    std::string body_file{};
+    /// When set, runs once the final head has arrived (status, reason and headers of the
+    /// response it is given; body empty), before any body byte: a proxy's moment to send its
+    /// own head. Returning false ends the call (`aborted`).
+    std::function<bool(const client_response&)> on_head{};
+    /// When set, body bytes go here as they arrive (on the calling loop or thread) instead
+    /// of into `client_response::body`; returning false ends the call (`aborted`).
+    std::function<bool(std::string_view)> on_body{};
+};
+
+/// What the callback form receives: a response, or the failure.
+struct client_result {
+    client_response response;
+    client_failure failure = client_failure::none;
+    std::string message;  ///< why it failed, for logs
+    explicit operator bool() const noexcept { return failure == client_failure::none; }
+};
+
+namespace detail {
+struct client_shared;
+class client_call;
+/// Runs `call` on the loop of the coroutine `h`, then resumes `h` there (or destroys it when
+/// that loop has ended first).
+TERN_API void await_client_call(const std::shared_ptr<client_call>& call,
+                                std::coroutine_handle<task::promise_type> h);
+/// The call's outcome, once it has ended.
+TERN_API client_result take_client_result(client_call& call);
+}  // namespace detail
+
+/// The awaitable `co_await client.fetch(...)` returns: the response, or it throws
+/// client_error.
+class client_awaitable {
+public:
+    explicit client_awaitable(std::shared_ptr<detail::client_call> call) noexcept
+        : call_(std::move(call)) {}
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<task::promise_type> h) {
+        detail::await_client_call(call_, h);
+    }
+    client_response await_resume() {
+        auto r = detail::take_client_result(*call_);
+        if (!r) throw client_error(r.failure, r.message);
+        return std::move(r.response);
+    }
+
+private:
+    std::shared_ptr<detail::client_call> call_;
+};
+
+/// An HTTP/1.1 client. Copies share their connections and settings; any thread.
+class TERN_API client {
+public:
+    explicit client(client_options options = {});
+
+    /// In a coroutine handler: `auto res = co_await upstream.get(url);`. Throws
+    /// client_error when the call fails (unhandled: 500, like any exception).
+    client_awaitable get(std::string url) const;
+    /// In a coroutine handler, any request: `co_await upstream.fetch(request)`, with the
+    /// request in a variable (it is copied). Throws client_error when the call fails.
+    client_awaitable fetch(const client_request& request) const;
+    /// Deleted on purpose: GCC 12 miscompiles an aggregate temporary with string members
+    /// inside a `co_await` expression (`co_await c.fetch({.url = u})` frees its strings
+    /// twice), so a request for `co_await` must be named first (docs/client.md).
+    client_awaitable fetch(client_request&& request) const = delete;
+    /// With a deferred response: `done(result)` runs on the response's loop when the call
+    /// ends, failed or not (cancelled when the handler's client left).
+    void fetch(const deferred& reply, client_request request,
+               std::function<void(client_result)> done) const;
+    /// On the calling thread, which it blocks (a `tern::blocking` handler, the blocking
+    /// pool, a program's own thread; never an event loop's). Throws client_error.
+    client_response fetch_blocking(client_request request) const;
+
+    /// Idle connections kept now, over all origins (for tests and metrics).
+    std::size_t idle_connections() const;
+
+private:
+    std::shared_ptr<detail::client_shared> shared_;
+};
+
+/// Describes `why` in a few words ("timed out").
+TERN_API std::string_view describe(client_failure why) noexcept;
+
+}  // namespace tern

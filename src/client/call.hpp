@@ -1,0 +1,102 @@
+#pragma once
+// One call of tern::client: the request written, the response read, on a connection taken
+// from the pool or opened for it, with a retry on a fresh connection when a reused one turns
+// out to be closed, and redirects when asked for. A state machine that never waits: `step`
+// goes as far as the sockets allow and says what to wait for; a driver does the waiting (the
+// handler's event loop, or poll(2) on a blocking thread: src/client/client.cpp).
+
+#include "client/pool.hpp"
+#include "client/upstream.hpp"
+#include "client/url.hpp"
+#include "http/file_handle.hpp"
+#include "http/response_parser.hpp"
+
+#include <tern/client.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tern::detail {
+
+class client_call {
+public:
+    using clock = std::chrono::steady_clock;
+
+    /// What the driver waits for before the next step: `fd` readable (writable), at most
+    /// `timeout` (zero: no bound).
+    struct wait_for {
+        int fd = -1;
+        bool write = false;
+        std::chrono::nanoseconds timeout{};
+    };
+
+    client_call(std::shared_ptr<client_shared> shared, client_request request);
+    client_call(const client_call&) = delete;
+    client_call& operator=(const client_call&) = delete;
+
+    /// Goes on: true when the call has ended (see `result`), else `next` is set.
+    bool step(wait_for& next);
+    /// The wait asked for by the last step timed out.
+    void timed_out();
+    /// The caller gave up (the handler's client left).
+    void cancel();
+
+    client_result result;
+
+private:
+    enum class phase { start, connect, handshake, send, receive, done };
+
+    void begin();
+    void open_connection();
+    bool try_next_address();
+    bool connecting(wait_for& next);
+    bool handshaking(wait_for& next);
+    bool sending(wait_for& next);
+    bool receiving(wait_for& next);
+    bool fill_from_file();
+    bool on_bytes(std::size_t n);
+    void take_head();
+    bool take_body();
+    void finish_response(bool reusable);
+    bool follow_redirect();
+    bool retry_on_fresh();
+    bool wait(wait_for& next, upstream::status what, clock::time_point deadline);
+    void fail(client_failure why, std::string message);
+    void drop_connection() noexcept;
+    clock::time_point bound(std::chrono::milliseconds phase_timeout) const;
+
+    std::shared_ptr<client_shared> shared_;
+    client_request request_;
+    url_parts url_;
+    phase phase_ = phase::start;
+    std::unique_ptr<upstream> conn_;
+    bool reused_ = false;
+    bool retried_ = false;
+    int redirects_ = 0;
+    std::vector<resolved_address> addresses_;
+    std::size_t next_address_ = 0;
+    std::string connect_error_;
+
+    std::string out_;  // what is still to send of the head (and a string body)
+    std::size_t out_at_ = 0;
+    file_handle body_file_;  // a file body, sent after out_
+    std::uint64_t file_left_ = 0;
+    std::uint64_t file_at_ = 0;
+    std::uint64_t file_size_ = 0;
+
+    response_parser parser_;
+    std::string in_;         // the read buffer
+    bool got_byte_ = false;  // a byte of this response has arrived (no retry past it)
+    bool final_head_ = false;
+    bool discarding_ = false;  // a redirect's body, which is followed
+
+    clock::time_point started_;
+    clock::time_point total_deadline_ = clock::time_point::max();
+    clock::time_point deadline_ = clock::time_point::max();  // the phase's
+    const char* phase_name_ = "connect";
+};
+
+}  // namespace tern::detail

@@ -1,0 +1,446 @@
+// tern::client over real sockets (docs/client.md): against a tern server (keep-alive reuse,
+// bodies both ways, chunked, HEAD, limits), against a scripted server that misbehaves on
+// purpose (close-delimited and truncated bodies, 1xx heads, malformed and oversized heads, a
+// server that never answers, an idle connection closed under the pool), over TLS (the
+// chain and the name verified, failures named), and from each place a handler may call it:
+// a coroutine, a deferred response's callback, a blocking handler.
+
+#include <catch2/catch.hpp>
+
+#include <tern/client.hpp>
+#include <tern/tern.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "support/eventually.hpp"
+#include "support/raw_client.hpp"
+#include "support/script_server.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_certs.hpp"
+#include "support/test_server.hpp"
+
+using namespace std::chrono_literals;
+using tern_test::script_server;
+using tern_test::test_server;
+
+namespace {
+
+std::string url_of(const test_server& s, std::string_view path) {
+    return "http://127.0.0.1:" + std::to_string(s.port()) + std::string(path);
+}
+
+void upstream_routes(tern::app& app) {
+    app.get("/hello", [](tern::context& ctx) { ctx.text("hello from upstream"); });
+    app.post("/echo", [](tern::context& ctx) {
+        ctx.header("X-Method", std::string(ctx.method()));
+        ctx.text(std::string(ctx.body()));
+    });
+    app.get("/header", [](tern::context& ctx) {
+        ctx.text(std::string(ctx.header("X-Probe").value_or("none")));
+    });
+    app.get("/chunked", [](tern::context& ctx) {
+        auto s = ctx.stream();
+        for (int i = 0; i < 100; ++i) s.write("piece " + std::to_string(i) + "\n");
+        s.end();
+    });
+    app.get("/big", [](tern::context& ctx) { ctx.text(std::string(200'000, 'b')); });
+    app.get("/no-content", [](tern::context& ctx) { ctx.status(204); });
+}
+
+tern::client_failure failure_of(const tern::client& c, tern::client_request r) {
+    try {
+        c.fetch_blocking(std::move(r));
+    } catch (const tern::client_error& e) {
+        INFO(e.what());
+        return e.why();
+    }
+    return tern::client_failure::none;
+}
+
+}  // namespace
+
+TEST_CASE("client: GET and POST to a tern server, the connection kept and reused", "[client]") {
+    test_server upstream(upstream_routes);
+    tern::client c;
+    auto r = c.fetch_blocking({.url = url_of(upstream, "/hello")});
+    CHECK(r.status == 200);
+    CHECK(r.reason == "OK");
+    CHECK(r.body == "hello from upstream");
+    CHECK(r.header("content-type").value_or("").find("text/plain") == 0);
+    CHECK(c.idle_connections() == 1);
+
+    auto p = c.fetch_blocking(
+        {.method = "POST", .url = url_of(upstream, "/echo"), .body = "a body to echo"});
+    CHECK(p.status == 200);
+    CHECK(p.body == "a body to echo");
+    CHECK(p.header("X-Method") == std::optional<std::string_view>("POST"));
+
+    auto h = c.fetch_blocking({.url = url_of(upstream, "/header"), .headers = {{"X-Probe", "42"}}});
+    CHECK(h.body == "42");
+    // Three calls, one connection.
+    CHECK(upstream.app().stats().connections_accepted == 1);
+    CHECK(c.idle_connections() == 1);
+}
+
+TEST_CASE("client: chunked, large, HEAD and 204 responses", "[client]") {
+    test_server upstream(upstream_routes);
+    tern::client c;
+    auto chunked = c.fetch_blocking({.url = url_of(upstream, "/chunked")});
+    CHECK(chunked.header("transfer-encoding") == std::optional<std::string_view>("chunked"));
+    CHECK(chunked.body.find("piece 0\n") == 0);
+    CHECK(chunked.body.find("piece 99\n") != std::string::npos);
+    auto big = c.fetch_blocking({.url = url_of(upstream, "/big")});
+    CHECK(big.body == std::string(200'000, 'b'));
+    auto head = c.fetch_blocking({.method = "HEAD", .url = url_of(upstream, "/big")});
+    CHECK(head.status == 200);
+    CHECK(head.header("content-length") == std::optional<std::string_view>("200000"));
+    CHECK(head.body.empty());
+    auto none = c.fetch_blocking({.url = url_of(upstream, "/no-content")});
+    CHECK(none.status == 204);
+    // The HEAD and the 204 left the connection usable: still one.
+    CHECK(upstream.app().stats().connections_accepted == 1);
+
+    // Streamed to a sink instead of kept.
+    std::size_t streamed = 0;
+    int pieces = 0;
+    int head_status = 0;
+    auto s = c.fetch_blocking({.url = url_of(upstream, "/big"),
+                               .on_head =
+                                   [&](const tern::client_response& r) {
+                                       CHECK(streamed == 0);
+                                       head_status = r.status;
+                                       return true;
+                                   },
+                               .on_body =
+                                   [&](std::string_view b) {
+                                       streamed += b.size();
+                                       ++pieces;
+                                       return true;
+                                   }});
+    CHECK(head_status == 200);
+    CHECK(s.body.empty());
+    CHECK(streamed == 200'000);
+    CHECK(pieces > 1);
+    // A sink that stops the call: aborted, and the connection is not kept.
+    const auto idle_before = c.idle_connections();
+    CHECK(failure_of(c, {.url = url_of(upstream, "/big"), .on_body = [](std::string_view) {
+                             return false;
+                         }}) == tern::client_failure::aborted);
+    CHECK(c.idle_connections() == idle_before - 1);
+}
+
+TEST_CASE("client: a file body is sent in pieces with its length", "[client]") {
+    test_server upstream(upstream_routes);
+    tern_test::temp_dir dir;
+    std::string content(300'000, '\0');
+    for (std::size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('a' + i % 26);
+    dir.write("upload.bin", content);
+    const std::string file = (dir.path / "upload.bin").string();
+    tern::client c;
+    auto r = c.fetch_blocking(
+        {.method = "POST", .url = url_of(upstream, "/echo"), .body = "head:", .body_file = file});
+    CHECK(r.status == 200);
+    CHECK(r.body == "head:" + content);
+}
+
+TEST_CASE("client: limits on the response head and body fail the call, not the caller",
+          "[client][limits]") {
+    test_server upstream(upstream_routes);
+    tern::client_options o;
+    o.max_response_body = 500;  // /chunked sends about 900 bytes
+    tern::client small(o);
+    CHECK(failure_of(small, {.url = url_of(upstream, "/big")}) ==
+          tern::client_failure::response_too_large);
+    // Chunked: counted as it arrives.
+    CHECK(failure_of(small, {.url = url_of(upstream, "/chunked")}) ==
+          tern::client_failure::response_too_large);
+    // Within the limit on the same client.
+    CHECK(small.fetch_blocking({.url = url_of(upstream, "/hello")}).status == 200);
+
+    script_server many_headers([](int fd) {
+        script_server::read_head(fd);
+        std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n";
+        for (int i = 0; i < 150; ++i) head += "X-H" + std::to_string(i) + ": v\r\n";
+        script_server::send_all(fd, head + "\r\n");
+    });
+    tern::client c;
+    CHECK(failure_of(c, {.url = many_headers.url()}) == tern::client_failure::response_too_large);
+}
+
+TEST_CASE("client: refused requests send nothing", "[client]") {
+    tern::client c;
+    CHECK(failure_of(c, {.url = "ftp://127.0.0.1/"}) == tern::client_failure::bad_request);
+    CHECK(failure_of(c, {.url = "/relative"}) == tern::client_failure::bad_request);
+    CHECK(
+        failure_of(c, {.url = "http://127.0.0.1:1/", .headers = {{"X-Bad", "a\r\nInjected: 1"}}}) ==
+        tern::client_failure::bad_request);
+    CHECK(failure_of(c, {.url = "http://127.0.0.1:1/", .headers = {{"Content-Length", "5"}}}) ==
+          tern::client_failure::bad_request);
+    CHECK(failure_of(c, {.method = "GE T", .url = "http://127.0.0.1:1/"}) ==
+          tern::client_failure::bad_request);
+    CHECK(failure_of(c, {.url = "http://no-such-host.invalid/"}) ==
+          tern::client_failure::resolve_failed);
+}
+
+TEST_CASE("client: a refused connection and a server that never answers", "[client][timeouts]") {
+    // A port nobody listens on: bound, never listening.
+    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&a), len) == 0);
+    REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    tern::client c;
+    CHECK(failure_of(c, {.url = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/"}) ==
+          tern::client_failure::connect_failed);
+    ::close(s);
+
+    std::atomic<bool> client_closed{false};
+    script_server silent([&](int fd) {
+        script_server::read_head(fd);
+        client_closed = script_server::peer_closes(fd, 5s);
+    });
+    tern::client_options o;
+    o.response_timeout = 200ms;
+    tern::client impatient(o);
+    try {
+        impatient.fetch_blocking({.url = silent.url()});
+        FAIL("no timeout");
+    } catch (const tern::client_error& e) {
+        CHECK(e.why() == tern::client_failure::timed_out);
+        CHECK(std::string(e.what()).find("waiting for the response") != std::string::npos);
+    }
+    CHECK(tern_test::eventually([&] { return client_closed.load(); }));
+}
+
+TEST_CASE("client: close-delimited, truncated, interim and malformed responses",
+          "[client][hostile]") {
+    tern::client c;
+    script_server close_delimited([](int fd) {
+        script_server::read_head(fd);
+        script_server::send_all(fd,
+                                "HTTP/1.1 200 OK\r\nX-Kind: eof\r\n\r\nall of it until the close");
+    });
+    auto r = c.fetch_blocking({.url = close_delimited.url()});
+    CHECK(r.body == "all of it until the close");
+    CHECK(c.idle_connections() == 0);  // such a connection is never reused
+
+    script_server truncated([](int fd) {
+        script_server::read_head(fd);
+        script_server::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this");
+    });
+    CHECK(failure_of(c, {.url = truncated.url()}) == tern::client_failure::closed_early);
+
+    script_server interim([](int fd) {
+        script_server::read_head(fd);
+        script_server::send_all(
+            fd,
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: "
+            "</a.css>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok");
+    });
+    auto i = c.fetch_blocking({.url = interim.url()});
+    CHECK(i.status == 201);
+    CHECK(i.body == "ok");
+    CHECK_FALSE(i.header("link").has_value());
+
+    script_server garbage([](int fd) {
+        script_server::read_head(fd);
+        script_server::send_all(fd, "SSH-2.0-OpenSSH_9.2\r\n\r\n");
+    });
+    CHECK(failure_of(c, {.url = garbage.url()}) == tern::client_failure::bad_response);
+
+    script_server both_framings([](int fd) {
+        script_server::read_head(fd);
+        script_server::send_all(fd,
+                                "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: "
+                                "chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+    });
+    CHECK(failure_of(c, {.url = both_framings.url()}) == tern::client_failure::bad_response);
+
+    script_server silent_close([](int fd) { script_server::read_head(fd); });
+    CHECK(failure_of(c, {.url = silent_close.url()}) == tern::client_failure::closed_early);
+}
+
+TEST_CASE("client: an idle connection the server closed is replaced for an idempotent request",
+          "[client]") {
+    // Each connection answers one request with keep-alive, then closes while idle.
+    script_server one_each([](int fd) {
+        if (script_server::read_head(fd).empty()) return;
+        script_server::send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        std::this_thread::sleep_for(50ms);
+    });
+    tern::client c;
+    CHECK(c.fetch_blocking({.url = one_each.url()}).body == "ok");
+    CHECK(tern_test::eventually([&] { return one_each.accepted() == 1; }));
+    std::this_thread::sleep_for(200ms);  // the server has closed it by now
+    CHECK(c.fetch_blocking({.url = one_each.url()}).body == "ok");
+    CHECK(one_each.accepted() == 2);
+}
+
+TEST_CASE("client: redirects are returned unless asked for, then followed", "[client]") {
+    test_server upstream([](tern::app& app) {
+        upstream_routes(app);
+        app.get("/moved", [](tern::context& ctx) { ctx.redirect("/hello", 302); });
+        app.post("/see-other", [](tern::context& ctx) { ctx.redirect("/hello", 303); });
+        app.get("/loop", [](tern::context& ctx) { ctx.redirect("/loop", 302); });
+    });
+    tern::client plain;
+    auto r = plain.fetch_blocking({.url = url_of(upstream, "/moved")});
+    CHECK(r.status == 302);
+    CHECK(r.header("location") == std::optional<std::string_view>("/hello"));
+
+    tern::client_options o;
+    o.max_redirects = 3;
+    tern::client following(o);
+    CHECK(following.fetch_blocking({.url = url_of(upstream, "/moved")}).body ==
+          "hello from upstream");
+    auto see = following.fetch_blocking(
+        {.method = "POST", .url = url_of(upstream, "/see-other"), .body = "x"});
+    CHECK(see.status == 200);
+    CHECK(see.body == "hello from upstream");
+    CHECK(following.fetch_blocking({.url = url_of(upstream, "/loop")}).status == 302);
+}
+
+TEST_CASE("client: from a coroutine, a deferred response and a blocking handler", "[client]") {
+    test_server upstream(upstream_routes);
+    const std::string base = url_of(upstream, "");
+    tern::client c;
+    test_server front([&](tern::app& app) {
+        app.get("/co", [&](tern::context& ctx) -> tern::task {
+            auto r = co_await c.get(base + "/hello");
+            ctx.text("co: " + r.body);
+        });
+        app.get("/co-post", [&](tern::context& ctx) -> tern::task {
+            tern::client_request echo{.method = "POST",
+                                      .url = base + "/echo",
+                                      .headers = {{"X-Probe", "p"}},
+                                      .body = std::string(ctx.query_param("say", ""))};
+            auto r = co_await c.fetch(echo);
+            ctx.text("co-post: " + r.body);
+        });
+        app.get("/co-fail", [&](tern::context& ctx) -> tern::task {
+            try {
+                co_await c.get("http://127.0.0.1:1/");
+                ctx.text("unexpected");
+            } catch (const tern::client_error& e) {
+                ctx.status(502).text(std::string(tern::describe(e.why())));
+            }
+        });
+        app.get("/callback", [&](tern::context& ctx) {
+            auto reply = ctx.defer();
+            c.fetch(reply, {.url = base + "/hello"}, [reply](tern::client_result r) {
+                reply.complete([r = std::move(r)](tern::context& cx) {
+                    cx.text("callback: " + r.response.body);
+                });
+            });
+        });
+        app.get("/blocking", tern::blocking([&](tern::context& ctx) {
+                    ctx.text("blocking: " + c.fetch_blocking({.url = base + "/hello"}).body);
+                }));
+    });
+    auto check = [&](std::string_view path, int status, std::string_view body) {
+        auto cl = front.client();
+        cl.send(tern_test::get_request(path));
+        const auto r = cl.read_response();
+        CHECK(r.status == status);
+        CHECK(r.body == body);
+    };
+    for (int round = 0; round < 3; ++round) {
+        check("/co", 200, "co: hello from upstream");
+        check("/co-post?say=hi", 200, "co-post: hi");
+        check("/callback", 200, "callback: hello from upstream");
+        check("/blocking", 200, "blocking: hello from upstream");
+    }
+    check("/co-fail", 502, "connection refused or unreachable");
+    // Twelve calls from two loops and a pool thread, on few connections.
+    CHECK(upstream.app().stats().connections_accepted <= 4);
+}
+
+TEST_CASE(
+    "client: a handler's client leaving cancels its call and closes the upstream "
+    "connection",
+    "[client]") {
+    std::atomic<bool> upstream_saw_close{false};
+    script_server slow([&](int fd) {
+        script_server::read_head(fd);
+        upstream_saw_close = script_server::peer_closes(fd, 10s);
+    });
+    tern::client c;
+    std::atomic<int> outcome{-1};
+    test_server front([&](tern::app& app) {
+        app.get("/slow", [&](tern::context& /*ctx*/) -> tern::task {
+            try {
+                co_await c.get(slow.url());
+                outcome = 0;
+            } catch (const tern::client_error& e) {
+                outcome = static_cast<int>(e.why());
+            }
+        });
+    });
+    {
+        auto cl = front.client();
+        cl.send(tern_test::get_request("/slow"));
+        CHECK(tern_test::eventually([&] { return slow.accepted() == 1; }));
+        std::this_thread::sleep_for(50ms);
+    }  // the client leaves
+    CHECK(tern_test::eventually([&] { return upstream_saw_close.load(); }));
+    CHECK(tern_test::eventually(
+        [&] { return outcome.load() == static_cast<int>(tern::client_failure::cancelled); }));
+    tern_test::check_still_serving(front.port());
+}
+
+TEST_CASE("client: HTTPS verifies the chain and the name, and says why it refused",
+          "[client][tls]") {
+    const tern_test::test_ca ca;
+    tern::config cfg = tern_test::test_config();
+    cfg.tls.emplace();
+    tern::tls_certificate cert;
+    const auto pair = ca.issue({"localhost"});
+    cert.cert_pem = pair.cert_pem;
+    cert.key_pem = pair.key_pem;
+    cfg.tls->certificates = {cert};
+    test_server upstream(upstream_routes, cfg);
+    tern_test::temp_dir dir;
+    dir.write("ca.pem", ca.cert_pem());
+    const std::string ca_file = (dir.path / "ca.pem").string();
+    const std::string by_name = "https://localhost:" + std::to_string(upstream.port()) + "/hello";
+    const std::string by_ip = "https://127.0.0.1:" + std::to_string(upstream.port()) + "/hello";
+
+    tern::client_options trusted;
+    trusted.ca_file = ca_file;
+    tern::client c(trusted);
+    CHECK(c.fetch_blocking({.url = by_name}).body == "hello from upstream");
+    CHECK(c.fetch_blocking({.url = by_ip}).body == "hello from upstream");  // IP:127.0.0.1
+    CHECK(upstream.app().stats().tls_handshakes == 2);  // one per origin, then reused
+    CHECK(c.fetch_blocking({.url = by_name}).status == 200);
+    CHECK(upstream.app().stats().tls_handshakes == 2);
+
+    // The system's CAs do not know the test CA.
+    tern::client system_cas;
+    try {
+        system_cas.fetch_blocking({.url = by_name});
+        FAIL("verified a certificate of an unknown CA");
+    } catch (const tern::client_error& e) {
+        CHECK(e.why() == tern::client_failure::tls_failed);
+        CHECK(std::string(e.what()).find("certificate") != std::string::npos);
+    }
+    // A name the certificate does not carry.
+    const auto other = ca.issue({"other.example"}, {});
+    tern::config cfg2 = tern_test::test_config();
+    cfg2.tls.emplace();
+    tern::tls_certificate c2;
+    c2.cert_pem = other.cert_pem;
+    c2.key_pem = other.key_pem;
+    cfg2.tls->certificates = {c2};
+    test_server wrong_name(upstream_routes, cfg2);
+    const std::string wrong = "https://localhost:" + std::to_string(wrong_name.port()) + "/hello";
+    CHECK(failure_of(c, {.url = wrong}) == tern::client_failure::tls_failed);
+    // Verification off (tests only) takes it.
+    tern::client_options blind;
+    blind.verify_peer = false;
+    CHECK(tern::client(blind).fetch_blocking({.url = wrong}).status == 200);
+}
