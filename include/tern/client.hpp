@@ -113,6 +113,10 @@ struct client_request {
     /// A file sent as the body after `body` (a spooled upload passing through): its size is
     /// taken when the call starts, and it is read in pieces, never whole.
     std::string body_file{};
+    /// As `body_file`, an open descriptor of a regular file (`ctx.body_fd()`, a spooled
+    /// upload, whose file has no name); read with pread(2) from offset 0, never closed by
+    /// the client. -1: none. Not with `body_file`.
+    int body_fd = -1;
     /// When set, runs once the final head has arrived (status, reason and headers of the
     /// response it is given; body empty), before any body byte: a proxy's moment to send its
     /// own head. Returning false ends the call (`aborted`).

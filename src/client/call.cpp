@@ -148,17 +148,7 @@ void client_call::begin() {
     }
     if (!has_host) out_ += "Host: " + url_.where.authority() + "\r\n";
     for (const auto& [name, value] : request_.headers) out_ += name + ": " + value + "\r\n";
-    file_size_ = 0;
-    if (!request_.body_file.empty()) {
-        body_file_ = file_handle(::open(request_.body_file.c_str(), O_RDONLY | O_CLOEXEC));
-        struct stat st {};
-        if (!body_file_ || ::fstat(body_file_.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-            fail(client_failure::bad_request, "the body file cannot be read: " +
-                                                  request_.body_file + ": " + std::strerror(errno));
-            return;
-        }
-        file_size_ = static_cast<std::uint64_t>(st.st_size);
-    }
+    if (!open_body_file()) return;
     file_at_ = 0;
     file_left_ = file_size_;
     const std::uint64_t length = request_.body.size() + file_size_;
@@ -177,6 +167,36 @@ void client_call::begin() {
     result.response = {};
     if (in_.size() != read_size) in_.resize(read_size);
     open_connection();
+}
+
+bool client_call::open_body_file() {
+    file_size_ = 0;
+    body_fd_ = -1;
+    if (!request_.body_file.empty() && request_.body_fd >= 0) {
+        fail(client_failure::bad_request, "body_file and body_fd are both set");
+        return false;
+    }
+    if (!request_.body_file.empty()) {
+        body_file_ = file_handle(::open(request_.body_file.c_str(), O_RDONLY | O_CLOEXEC));
+        body_fd_ = body_file_.get();
+    } else if (request_.body_fd >= 0) {
+        body_fd_ = request_.body_fd;
+    } else {
+        return true;
+    }
+    struct stat st {};
+    const bool readable = body_fd_ >= 0 && ::fstat(body_fd_, &st) == 0;
+    if (!readable || !S_ISREG(st.st_mode)) {
+        const std::string name = request_.body_file.empty()
+                                     ? "body_fd " + std::to_string(request_.body_fd)
+                                     : request_.body_file;
+        fail(client_failure::bad_request,
+             "the body file cannot be read: " + name + ": " +
+                 (readable ? "not a regular file" : std::strerror(errno)));
+        return false;
+    }
+    file_size_ = static_cast<std::uint64_t>(st.st_size);
+    return true;
 }
 
 void client_call::open_connection() {
@@ -299,11 +319,10 @@ bool client_call::fill_from_file() {
     out_.resize(n);
     ssize_t got = 0;
     do {
-        got = ::pread(body_file_.get(), out_.data(), n, static_cast<off_t>(file_at_));
+        got = ::pread(body_fd_, out_.data(), n, static_cast<off_t>(file_at_));
     } while (got < 0 && errno == EINTR);
     if (got <= 0) {
-        fail(client_failure::bad_request,
-             "the body file could not be read to its end: " + request_.body_file);
+        fail(client_failure::bad_request, "the body file could not be read to its end");
         return false;
     }
     out_.resize(static_cast<std::size_t>(got));
@@ -444,6 +463,7 @@ bool client_call::follow_redirect() {
         request_.method = "GET";
         request_.body.clear();
         request_.body_file.clear();
+        request_.body_fd = -1;
     }
     if (next->where.key() != url_.where.key()) {
         // Credentials go to the origin they were meant for, not wherever it points.

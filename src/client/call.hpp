@@ -50,6 +50,7 @@ private:
     enum class phase { start, connect, handshake, send, receive, done };
 
     void begin();
+    bool open_body_file();
     void open_connection();
     bool try_next_address();
     bool connecting(wait_for& next);
@@ -82,7 +83,8 @@ private:
 
     std::string out_;  // what is still to send of the head (and a string body)
     std::size_t out_at_ = 0;
-    file_handle body_file_;  // a file body, sent after out_
+    file_handle body_file_;  // body_file, opened
+    int body_fd_ = -1;       // what is read: body_file_'s, or the request's body_fd
     std::uint64_t file_left_ = 0;
     std::uint64_t file_at_ = 0;
     std::uint64_t file_size_ = 0;

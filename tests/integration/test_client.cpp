@@ -144,6 +144,36 @@ TEST_CASE("client: a file body is sent in pieces with its length", "[client]") {
         {.method = "POST", .url = url_of(upstream, "/echo"), .body = "head:", .body_file = file});
     CHECK(r.status == 200);
     CHECK(r.body == "head:" + content);
+    CHECK(failure_of(c, {.method = "POST",
+                         .url = url_of(upstream, "/echo"),
+                         .body_file = file,
+                         .body_fd = 0}) == tern::client_failure::bad_request);
+    CHECK(failure_of(c, {.method = "POST",
+                         .url = url_of(upstream, "/echo"),
+                         .body_file = file + ".missing"}) == tern::client_failure::bad_request);
+
+    // A spooled upload passed on by its descriptor (its file has no name), from a coroutine.
+    tern::config spooling = tern_test::test_config();
+    spooling.spool_body_above = 64 * 1024;
+    const std::string echo_url = url_of(upstream, "/echo");
+    test_server front(
+        [&](tern::app& app) {
+            app.post("/relay", [&](tern::context& ctx) -> tern::task {
+                tern::client_request relay{.method = "POST", .url = echo_url};
+                relay.body_fd = ctx.body_fd();
+                if (relay.body_fd < 0) relay.body = std::string(ctx.body());
+                auto res = co_await c.fetch(relay);
+                ctx.header("X-Spooled", relay.body_fd >= 0 ? "yes" : "no").text(res.body);
+            });
+        },
+        spooling);
+    auto cl = front.client();
+    cl.send("POST /relay HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(content.size()) +
+            "\r\n\r\n" + content);
+    const auto relayed = cl.read_response();
+    CHECK(relayed.status == 200);
+    CHECK(relayed.header("X-Spooled") == std::optional<std::string>("yes"));
+    CHECK(relayed.body == content);
 }
 
 TEST_CASE("client: limits on the response head and body fail the call, not the caller",
