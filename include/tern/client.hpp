@@ -124,6 +124,14 @@ struct client_request {
     /// When set, body bytes go here as they arrive (on the calling loop or thread) instead
     /// of into `client_response::body`; returning false ends the call (`aborted`).
     std::function<bool(std::string_view)> on_body{};
+    /// Flow control for `on_body`, for a sink slower than the server (a proxy passing the
+    /// body on to its own client): called after each piece `on_body` took. Return true to
+    /// read on; or keep `resume` and return false, and the call reads nothing more until
+    /// `resume()` is called: on the call's loop for `co_await` and callbacks, from any thread
+    /// for `fetch_blocking`. A `resume` dropped uncalled ends the call (`cancelled`). The
+    /// read timeout does not run while paused; what the last read brought is still handed
+    /// to `on_body` (at most 16 KiB).
+    std::function<bool(std::function<void()> resume)> pace{};
 };
 
 /// What the callback form receives: a response, or the failure.

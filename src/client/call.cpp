@@ -336,6 +336,21 @@ bool client_call::fill_from_file() {
 
 bool client_call::receiving(wait_for& next) {
     for (;;) {
+        if (gate_) {
+            std::lock_guard lock(gate_->mutex);
+            if (gate_->dropped) {
+                fail(client_failure::cancelled, "cancelled: the body's resume was dropped");
+                return true;
+            }
+            if (!gate_->resumed) {
+                next.fd = -1;  // paused: the driver waits for the gate
+                return false;
+            }
+        }
+        if (gate_) {
+            gate_.reset();
+            deadline_ = bound(shared_->options.read_timeout);  // it did not run while paused
+        }
         const auto r = conn_->read(in_.data(), in_.size());
         switch (r.what) {
             case upstream::status::done:
@@ -438,8 +453,52 @@ bool client_call::take_body() {
         return false;
     }
     bytes.clear();
-    if (!go_on) fail(client_failure::aborted, "the body's sink stopped the call");
-    return go_on;
+    if (!go_on) {
+        fail(client_failure::aborted, "the body's sink stopped the call");
+        return false;
+    }
+    if (request_.pace) ask_pace();
+    return phase_ != phase::done;
+}
+
+void pause_gate::fire(bool was_dropped) {
+    std::function<void()> next;
+    {
+        std::lock_guard lock(mutex);
+        if (resumed || dropped) return;
+        (was_dropped ? dropped : resumed) = true;
+        next = std::move(wake);
+        wake = nullptr;
+    }
+    ready.notify_all();
+    if (next) next();
+}
+
+namespace {
+
+// The resume handed to pace: fires once, when called or when its last copy goes uncalled.
+struct resume_token {
+    std::shared_ptr<pause_gate> gate;
+    explicit resume_token(std::shared_ptr<pause_gate> g) : gate(std::move(g)) {}
+    resume_token(const resume_token&) = delete;
+    resume_token& operator=(const resume_token&) = delete;
+    ~resume_token() { gate->fire(true); }
+};
+
+}  // namespace
+
+void client_call::ask_pace() {
+    auto gate = std::make_shared<pause_gate>();
+    auto token = std::make_shared<resume_token>(gate);
+    bool go_on = true;
+    try {
+        go_on = request_.pace([token] { token->gate->fire(false); });
+    } catch (const std::exception& e) {
+        fail(client_failure::aborted, std::string("the pace callback threw: ") + e.what());
+        return;
+    }
+    token.reset();                        // only the application's copies hold it now
+    if (!go_on) gate_ = std::move(gate);  // the next read waits for it
 }
 
 void client_call::finish_response(bool reusable) {

@@ -14,19 +14,34 @@
 #include <tern/client.hpp>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace tern::detail {
+
+/// A call paused by client_request::pace, and the resume the application holds.
+struct pause_gate {
+    std::mutex mutex;
+    std::condition_variable ready;
+    bool resumed = false;
+    bool dropped = false;        // the resume went uncalled
+    std::function<void()> wake;  // a loop driver's next step
+    /// The resume was called (`dropped` false) or let go of uncalled.
+    void fire(bool was_dropped);
+};
 
 class client_call {
 public:
     using clock = std::chrono::steady_clock;
 
     /// What the driver waits for before the next step: `fd` readable (writable), at most
-    /// `timeout` (zero: no bound).
+    /// `timeout` (zero: no bound). `fd` -1: paused by `pace` until its resume fires, which
+    /// runs `gate()->wake` (loop drivers) or notifies `gate()->ready` (fetch_blocking).
     struct wait_for {
         int fd = -1;
         bool write = false;
@@ -43,6 +58,8 @@ public:
     void timed_out();
     /// The caller gave up (the handler's client left).
     void cancel();
+    /// The gate of a paused call (after a step that returned fd -1).
+    const std::shared_ptr<pause_gate>& gate() const noexcept { return gate_; }
 
     client_result result;
 
@@ -61,6 +78,7 @@ private:
     bool on_bytes(std::size_t n);
     void take_head();
     bool take_body();
+    void ask_pace();
     void finish_response(bool reusable);
     bool follow_redirect();
     bool retry_on_fresh();
@@ -93,7 +111,8 @@ private:
     std::string in_;         // the read buffer
     bool got_byte_ = false;  // a byte of this response has arrived (no retry past it)
     bool final_head_ = false;
-    bool discarding_ = false;  // a redirect's body, which is followed
+    std::shared_ptr<pause_gate> gate_;  // set while paused by pace
+    bool discarding_ = false;           // a redirect's body, which is followed
 
     clock::time_point started_;
     clock::time_point total_deadline_ = clock::time_point::max();

@@ -28,6 +28,19 @@ void drive(const std::shared_ptr<client_call>& call, const deferred& reply,
         (*done)();
         return;
     }
+    if (next.fd < 0) {
+        // Paused by pace: the resume (called on this loop) or its drop takes the next step.
+        const auto gate = call->gate();
+        {
+            std::lock_guard lock(gate->mutex);
+            if (!gate->resumed && !gate->dropped) {
+                gate->wake = [call, reply, done] { drive(call, reply, done); };
+                return;
+            }
+        }
+        drive(call, reply, done);
+        return;
+    }
     auto go_on = [call, reply, done](io_ready how) {
         if (how == io_ready::timed_out) call->timed_out();
         if (how == io_ready::cancelled) call->cancel();
@@ -95,6 +108,13 @@ client_response client::fetch_blocking(client_request request) const {
     detail::client_call call(shared_, std::move(request));
     detail::client_call::wait_for next;
     while (!call.step(next)) {
+        if (next.fd < 0) {
+            // Paused by pace: until the resume is called (from any thread) or dropped.
+            const auto gate = call.gate();
+            std::unique_lock lock(gate->mutex);
+            gate->ready.wait(lock, [&] { return gate->resumed || gate->dropped; });
+            continue;
+        }
         pollfd p{next.fd, static_cast<short>(next.write ? POLLOUT : POLLIN), 0};
         int ms = -1;
         if (next.timeout.count() > 0) {
