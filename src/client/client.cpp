@@ -110,7 +110,7 @@ client_response client::fetch_blocking(client_request request) const {
     while (!call.step(next)) {
         if (next.fd < 0) {
             // Paused by pace: until the resume is called (from any thread) or dropped.
-            const auto gate = call.gate();
+            const auto& gate = call.gate();
             std::unique_lock lock(gate->mutex);
             gate->ready.wait(lock, [&] { return gate->resumed || gate->dropped; });
             continue;
