@@ -4,10 +4,10 @@
 #
 #   scripts/fuzz.sh [seconds=60]
 #
-# The parser harness gets 20% of the time, the router, forms and json harnesses 10% each, the
-# WebSocket codec's 15%, the TLS one's 10%, the HTTP/2 session's 20% and the PROXY header's
-# 5% (at least 8 s in all; each harness gets at least a second, since libFuzzer reads 0 as
-# no limit). Seeds come
+# The request parser harness gets 15% of the time, the response parser's 5%, the router,
+# forms and json harnesses 10% each, the WebSocket codec's 15%, the TLS one's 10%, the
+# HTTP/2 session's 20% and the PROXY header's 5% (at least 8 s in all; each harness gets at
+# least a second, since libFuzzer reads 0 as no limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
 # only read. New inputs, crash files and logs go to the build directory
@@ -27,8 +27,8 @@ h2o_corpus=${TERN_H2O_CORPUS:-../shared/corpus/h2o-http1}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DTERN_BUILD_FUZZERS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
-cmake --build "$build" --target fuzz_parser fuzz_router fuzz_forms fuzz_json fuzz_ws fuzz_tls \
-    fuzz_h2 fuzz_proxy
+cmake --build "$build" --target fuzz_parser fuzz_response fuzz_router fuzz_forms fuzz_json \
+    fuzz_ws fuzz_tls fuzz_h2 fuzz_proxy
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -38,15 +38,16 @@ share() {
     local t=$((seconds * $1 / 100))
     echo $((t < 1 ? 1 : t))
 }
-parser_time=$(share 20)
+parser_time=$(share 15)
+response_time=$(share 5)
 router_time=$(share 10)
 forms_time=$(share 10)
 json_time=$(share 10)
 ws_time=$(share 15)
 h2_time=$(share 20)
 proxy_time=$(share 5)
-tls_time=$((seconds - parser_time - router_time - forms_time - json_time - ws_time - h2_time -
-    proxy_time))
+tls_time=$((seconds - parser_time - response_time - router_time - forms_time - json_time -
+    ws_time - h2_time - proxy_time))
 [ "$tls_time" -lt 1 ] && tls_time=1
 failed=0
 summary=()
@@ -81,6 +82,7 @@ run_fuzzer() {
 }
 
 run_fuzzer parser "$parser_time" "$h2o_corpus"
+run_fuzzer response "$response_time"
 run_fuzzer router "$router_time"
 run_fuzzer forms "$forms_time"
 run_fuzzer json "$json_time"
