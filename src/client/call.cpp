@@ -18,6 +18,9 @@ namespace {
 
 constexpr std::size_t read_size = 16 * 1024;
 constexpr std::size_t file_piece = 64 * 1024;
+// Interim responses (100, 103) allowed before the final one: each is bounded by the head
+// limits, and this bounds how many a server may send.
+constexpr int max_interim_heads = 32;
 
 // RFC 9110 9.2.2: a request that can be sent again without harm when a reused connection
 // turned out to be closed before any byte of its response.
@@ -163,6 +166,7 @@ void client_call::begin() {
     parser_.expect(request_.method == "HEAD");
     got_byte_ = false;
     final_head_ = false;
+    interim_heads_ = 0;
     discarding_ = false;
     result.response = {};
     if (in_.size() != read_size) in_.resize(read_size);
@@ -389,6 +393,11 @@ bool client_call::on_bytes(std::size_t n) {
             case response_parser::event::need_more:
                 break;
             case response_parser::event::head:
+                if (parser_.head().status < 200 && ++interim_heads_ > max_interim_heads) {
+                    fail(client_failure::bad_response,
+                         "more than 32 interim (1xx) responses (" + url_.where.authority() + ")");
+                    return false;
+                }
                 if (parser_.head().status >= 200) take_head();
                 if (phase_ == phase::done) return false;  // the head's callback ended it
                 more = true;

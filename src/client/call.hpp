@@ -111,6 +111,7 @@ private:
     std::string in_;         // the read buffer
     bool got_byte_ = false;  // a byte of this response has arrived (no retry past it)
     bool final_head_ = false;
+    int interim_heads_ = 0;
     std::shared_ptr<pause_gate> gate_;  // set while paused by pace
     bool discarding_ = false;           // a redirect's body, which is followed
 

@@ -277,6 +277,14 @@ TEST_CASE("client: close-delimited, truncated, interim and malformed responses",
     CHECK(i.body == "ok");
     CHECK_FALSE(i.header("link").has_value());
 
+    script_server endless_interim([](int fd) {
+        script_server::read_head(fd);
+        std::string heads;
+        for (int n = 0; n < 40; ++n) heads += "HTTP/1.1 100 Continue\r\n\r\n";
+        script_server::send_all(fd, heads + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    });
+    CHECK(failure_of(c, {.url = endless_interim.url()}) == tern::client_failure::bad_response);
+
     script_server garbage([](int fd) {
         script_server::read_head(fd);
         script_server::send_all(fd, "SSH-2.0-OpenSSH_9.2\r\n\r\n");
