@@ -91,7 +91,7 @@ struct client_options {
 };
 
 /// One response.
-struct client_response {
+struct TERN_API client_response {
     int status = 0;
     std::string reason;
     /// In order received; names as the server sent them.
