@@ -525,6 +525,10 @@ struct relay {
     std::string pending;  // bytes that arrived before the stream existed
     std::function<void()> waiting;
     bool full = false;
+    bool headed = false;  // on_head ran: the head's completion is on its way
+    // The call ended before that completion ran (a short body): how it ended.
+    bool ended = false;
+    bool failed = false;
 };
 
 void relay_route(tern::app& app, const tern::client& c, std::string url) {
@@ -533,11 +537,20 @@ void relay_route(tern::app& app, const tern::client& c, std::string url) {
         auto state = std::make_shared<relay>();
         tern::client_request req{.url = url};
         req.on_head = [reply, state](const tern::client_response& head) {
+            state->headed = true;
             reply.complete([state, status = head.status](tern::context& cx) {
                 cx.status(status).content_type("application/octet-stream");
                 state->out = cx.stream();
                 state->full = !state->out.write(state->pending);
                 state->pending.clear();
+                if (state->ended) {
+                    if (state->failed) {
+                        state->out.abort();
+                    } else {
+                        state->out.end();
+                    }
+                    return;
+                }
                 if (auto resume = std::exchange(state->waiting, nullptr)) {
                     if (state->full) {
                         state->out.on_writable(resume);
@@ -576,6 +589,9 @@ void relay_route(tern::app& app, const tern::client& c, std::string url) {
                 } else {
                     state->out.abort();
                 }
+            } else if (state->headed) {
+                state->ended = true;  // the head's completion ends the stream
+                state->failed = !r;
             } else if (!r) {
                 reply.complete([](tern::context& cx) { cx.status(502).text("bad gateway"); });
             }
@@ -604,4 +620,18 @@ TEST_CASE(
     CHECK(r.status == 200);
     CHECK(r.body.size() == huge.size());
     CHECK(r.body == huge);
+}
+
+TEST_CASE("client: a short body relayed through a stream ends it even before the stream exists",
+          "[client]") {
+    test_server upstream(upstream_routes);
+    tern::client c;
+    test_server front([&](tern::app& app) { relay_route(app, c, url_of(upstream, "/hello")); });
+    for (int i = 0; i < 5; ++i) {
+        auto cl = front.client();
+        cl.send(tern_test::get_request("/relay"));
+        const auto r = cl.read_response();
+        CHECK(r.status == 200);
+        CHECK(r.body == "hello from upstream");
+    }
 }

@@ -1,0 +1,246 @@
+// A small reverse proxy on tern::client (docs/client.md): a request to /api/REST goes to
+// /REST (same method, query, headers and body) on the upstreams in turn, with a request id
+// and X-Forwarded-For. Bodies pass through without being held whole: a large upload is
+// spooled by tern and sent on from its file, and the answer is relayed into a stream paced
+// by the client's reads. 502 when no upstream answers, 504 past the timeout.
+//
+//     gateway PORT --upstream http://HOST:PORT [--upstream ...] [--timeout MS]
+
+#include <tern/client.hpp>
+#include <tern/tern.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace {
+
+constexpr const char* usage =
+    "usage: gateway PORT --upstream http://HOST:PORT [--upstream ...] [--timeout MS]\n";
+
+bool iequals(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               const auto lower = [](char c) {
+                   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+               };
+               return lower(x) == lower(y);
+           });
+}
+
+// Fields that describe one hop, not the message (RFC 9110 7.6.1), and those tern or the
+// client write themselves.
+bool hop_by_hop(std::string_view name) {
+    static constexpr std::string_view fields[] = {
+        "connection", "keep-alive",     "proxy-connection",
+        "te",         "trailer",        "transfer-encoding",
+        "upgrade",    "content-length", "host",
+        "expect",     "date",           "server"};
+    return std::any_of(std::begin(fields), std::end(fields),
+                       [name](std::string_view f) { return iequals(name, f); });
+}
+
+struct settings {
+    std::uint16_t port = 0;
+    std::vector<std::string> upstreams;  // "http://host:port", no trailing slash
+    std::chrono::milliseconds timeout{30'000};
+};
+
+bool parse(int argc, char** argv, settings& s) {
+    if (argc < 2) return false;
+    const int port = std::atoi(argv[1]);
+    if (port <= 0 || port > 65535) return false;
+    s.port = static_cast<std::uint16_t>(port);
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (i + 1 >= argc) return false;
+        if (arg == "--upstream") {
+            std::string u = argv[++i];
+            while (!u.empty() && u.back() == '/') u.pop_back();
+            if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0) return false;
+            s.upstreams.push_back(u);
+        } else if (arg == "--timeout") {
+            const long ms = std::atol(argv[++i]);
+            if (ms <= 0) return false;
+            s.timeout = std::chrono::milliseconds(ms);
+        } else {
+            return false;
+        }
+    }
+    return !s.upstreams.empty();
+}
+
+// One answer relayed from an upstream into the handler's stream.
+struct relay {
+    tern::response_stream out;
+    std::string pending;  // bytes that arrived before the stream existed
+    std::function<void()> waiting;
+    bool full = false;
+    bool headed = false;  // on_head ran: the head's completion is on its way
+    // The call ended before that completion ran (a short body): how it ended.
+    bool ended = false;
+    bool failed = false;
+};
+
+class gateway {
+public:
+    explicit gateway(const settings& s) : upstreams_(s.upstreams) {
+        tern::client_options o;
+        o.response_timeout = s.timeout;
+        o.read_timeout = s.timeout;
+        client_ = tern::client(o);
+    }
+
+    void serve(tern::context& ctx) {
+        auto reply = ctx.defer();
+        auto request = std::make_shared<tern::client_request>();
+        request->method = std::string(ctx.method());
+        std::string target(ctx.path().substr(4));  // "/api/x" -> "/x", as sent
+        if (target.empty()) target = "/";
+        if (!ctx.query_string().empty()) target += "?" + std::string(ctx.query_string());
+        std::string forwarded_for;
+        for (const auto& h : ctx.headers()) {
+            if (hop_by_hop(h.name)) continue;
+            if (iequals(h.name, "x-forwarded-for")) {
+                forwarded_for = std::string(h.value);
+                continue;
+            }
+            request->headers.emplace_back(std::string(h.name), std::string(h.value));
+        }
+        forwarded_for += (forwarded_for.empty() ? "" : ", ") + ctx.peer_ip();
+        request->headers.emplace_back("X-Forwarded-For", forwarded_for);
+        request->headers.emplace_back("X-Forwarded-Proto", std::string(ctx.scheme()));
+        if (const auto host = ctx.header("host")) {
+            request->headers.emplace_back("X-Forwarded-Host", std::string(*host));
+        }
+        if (!ctx.request_id().empty()) {
+            request->headers.emplace_back("X-Request-Id", std::string(ctx.request_id()));
+        }
+        request->body_fd = ctx.body_fd();
+        if (request->body_fd < 0) request->body = std::string(ctx.body());
+        try_upstream(reply, request, std::move(target), next_.fetch_add(1), 0);
+    }
+
+private:
+    // Sends the request to upstream `first + tried`; on a failure before anything was
+    // sent (no connection), the next one, until each was tried once.
+    void try_upstream(const tern::deferred& reply,
+                      const std::shared_ptr<tern::client_request>& request, std::string target,
+                      std::size_t first, std::size_t tried) {
+        auto state = std::make_shared<relay>();
+        tern::client_request req = *request;
+        req.url = upstreams_[(first + tried) % upstreams_.size()] + target;
+        req.on_head = [reply, state](const tern::client_response& head) {
+            state->headed = true;
+            reply.complete([state, head](tern::context& cx) {
+                cx.status(head.status);
+                for (const auto& [name, value] : head.headers) {
+                    if (!hop_by_hop(name)) cx.header(name, value);
+                }
+                state->out = cx.stream();
+                state->full = !state->out.write(state->pending);
+                state->pending.clear();
+                if (state->ended) {
+                    if (state->failed) {
+                        state->out.abort();
+                    } else {
+                        state->out.end();
+                    }
+                    return;
+                }
+                if (auto resume = std::exchange(state->waiting, nullptr)) {
+                    if (state->full) {
+                        state->out.on_writable(resume);
+                    } else {
+                        resume();
+                    }
+                }
+            });
+            return true;
+        };
+        req.on_body = [state](std::string_view b) {
+            if (state->out) {
+                state->full = !state->out.write(b);
+            } else {
+                state->pending.append(b);
+            }
+            return true;
+        };
+        req.pace = [state](std::function<void()> resume) {
+            if (!state->out) {
+                if (state->pending.size() < 64 * 1024) return true;
+                state->waiting = std::move(resume);
+                return false;
+            }
+            if (!state->full) return true;
+            state->out.on_writable([state, resume] {
+                state->full = false;
+                resume();
+            });
+            return false;
+        };
+        client_.fetch(
+            reply, req, [this, reply, request, target, first, tried, state](tern::client_result r) {
+                if (state->out) {
+                    // The head went out: the body ends whole, or cut off.
+                    if (r) {
+                        state->out.end();
+                    } else {
+                        state->out.abort();
+                    }
+                    return;
+                }
+                if (state->headed) {
+                    // The head's completion has not run yet: it ends the stream.
+                    state->ended = true;
+                    state->failed = !r;
+                    return;
+                }
+                const bool unreachable = r.failure == tern::client_failure::connect_failed ||
+                                         r.failure == tern::client_failure::resolve_failed;
+                if (unreachable && tried + 1 < upstreams_.size()) {
+                    try_upstream(reply, request, target, first, tried + 1);
+                    return;
+                }
+                const int status = r.failure == tern::client_failure::timed_out ? 504 : 502;
+                std::fprintf(stderr, "gateway: %s\n", r.message.c_str());
+                reply.complete([status](tern::context& cx) {
+                    cx.status(status).text(status == 504 ? "gateway timeout\n" : "bad gateway\n");
+                });
+            });
+    }
+
+    std::vector<std::string> upstreams_;
+    tern::client client_;
+    std::atomic<std::size_t> next_{0};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    settings s;
+    if (!parse(argc, argv, s)) {
+        std::fputs(usage, stderr);
+        return 2;
+    }
+    gateway g(s);
+    tern::app app;
+    app.request_ids();
+    app.max_body_size(std::size_t{1} << 30);  // 1 GiB uploads pass, spooled past 1 MiB
+    for (const char* method : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
+        app.add(method, "/api/*", [&g](tern::context& ctx) { g.serve(ctx); });
+        app.add(method, "/api", [&g](tern::context& ctx) { g.serve(ctx); });
+    }
+    std::printf("gateway on :%u, %zu upstream(s)\n", static_cast<unsigned>(s.port),
+                s.upstreams.size());
+    std::fflush(stdout);
+    app.listen(s.port);
+    return 0;
+}

@@ -1,0 +1,247 @@
+#!/usr/bin/python3
+"""examples/gateway over real sockets, with the standard library only.
+
+Two upstreams (Python's ThreadingHTTPServer) behind the gateway: /api/REST reaches /REST on
+them in turn with the same method, query, headers and body, plus X-Forwarded-For and the
+request id; a 100 MB upload passes through with the gateway's peak RSS far below its size;
+a slow streamed answer reaches the client piece by piece before the upstream has finished;
+an upstream slower than --timeout is a 504; a stopped upstream is skipped and two are a 502;
+the gateway still serves after all that, and SIGTERM stops it.
+
+    gateway_smoke.py path/to/gateway
+"""
+import hashlib
+import http.client
+import http.server
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+UPLOAD_BYTES = 100 * 1024 * 1024
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def upstream(name):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def reply(self, status, body, ctype="application/json"):
+            data = body.encode() if isinstance(body, str) else body
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("X-Upstream", name)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def gone(self):
+            # A stopped upstream: its kept-alive connections close without an answer too.
+            if self.server.stopped:
+                self.close_connection = True
+            return self.server.stopped
+
+        def echo(self):
+            if self.gone():
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            digest = hashlib.sha256()
+            left = length
+            while left > 0:
+                piece = self.rfile.read(min(left, 1 << 20))
+                if not piece:
+                    break
+                digest.update(piece)
+                left -= len(piece)
+            self.reply(200, json.dumps({
+                "upstream": name, "method": self.command, "path": self.path,
+                "forwarded_for": self.headers.get("X-Forwarded-For"),
+                "request_id": self.headers.get("X-Request-Id"),
+                "probe": self.headers.get("X-Probe"),
+                "length": length - left, "sha256": digest.hexdigest()}))
+
+        def do_GET(self):
+            if self.gone():
+                return
+            if self.path == "/slow-stream":
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for i in range(8):
+                    piece = ("piece %d\n" % i).encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                    time.sleep(0.25)
+                self.wfile.write(b"0\r\n\r\n")
+                return
+            if self.path == "/sleep":
+                time.sleep(3)
+                self.reply(200, "late")
+                return
+            self.echo()
+
+        do_POST = do_PUT = do_DELETE = echo
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    server.daemon_threads = True
+    server.stopped = False
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def request(port, method, path, body=None, headers=None, timeout=30):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    c.request(method, path, body=body, headers=headers or {})
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r, data
+
+
+def wait_port(port, limit=10):
+    until = time.time() + limit
+    while time.time() < until:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def peak_rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main():
+    binary = sys.argv[1]
+    a, b = upstream("A"), upstream("B")
+    port = free_port()
+    gw = subprocess.Popen([binary, str(port),
+                           "--upstream", "http://127.0.0.1:%d" % a.server_port,
+                           "--upstream", "http://127.0.0.1:%d/" % b.server_port,
+                           "--timeout", "1000"])
+    try:
+        check(wait_port(port), "the gateway listens")
+        # In turn, with the method, path, query, headers, forwarded-for and request id.
+        seen = set()
+        for _ in range(4):
+            r, data = request(port, "GET", "/api/items/7?full=1", headers={"X-Probe": "p1"})
+            answer = json.loads(data)
+            seen.add(answer["upstream"])
+            check(r.status == 200 and answer["path"] == "/items/7?full=1" and
+                  answer["method"] == "GET" and answer["probe"] == "p1", "GET passes through")
+            check(answer["forwarded_for"] == "127.0.0.1", "X-Forwarded-For names the client")
+            check(answer["request_id"] and r.getheader("X-Request-Id") == answer["request_id"],
+                  "the request id reaches the upstream and comes back")
+            check(r.getheader("X-Upstream") == answer["upstream"],
+                  "the upstream's own headers come back")
+        check(seen == {"A", "B"}, "both upstreams are used in turn")
+        r, data = request(port, "GET", "/api/x", headers={"X-Forwarded-For": "10.0.0.1"})
+        check(json.loads(data)["forwarded_for"] == "10.0.0.1, 127.0.0.1",
+              "an earlier X-Forwarded-For is kept and the client appended")
+        for method in ("PUT", "DELETE", "POST"):
+            r, data = request(port, method, "/api/m?q=%s" % method, body=b"abc")
+            answer = json.loads(data)
+            check(answer["method"] == method and answer["length"] == 3 and
+                  answer["path"] == "/m?q=" + method, method + " passes with its body")
+
+        # 100 MB up: streamed by the client, spooled by tern, sent on from the file.
+        piece = bytes(range(256)) * 4096  # 1 MiB
+        expected = hashlib.sha256()
+        for _ in range(UPLOAD_BYTES // len(piece)):
+            expected.update(piece)
+
+        def pieces():
+            for _ in range(UPLOAD_BYTES // len(piece)):
+                yield piece
+        r, data = request(port, "POST", "/api/upload", body=pieces(),
+                          headers={"Content-Length": str(UPLOAD_BYTES)}, timeout=120)
+        answer = json.loads(data)
+        check(r.status == 200 and answer["length"] == UPLOAD_BYTES and
+              answer["sha256"] == expected.hexdigest(), "a 100 MB upload arrives whole")
+        peak = peak_rss_kib(gw.pid)
+        check(peak < 64 * 1024, "the gateway's peak RSS stays under 64 MiB (%d KiB)" % peak)
+
+        # A slow streamed answer arrives piece by piece.
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        start = time.time()
+        c.request("GET", "/api/slow-stream")
+        r = c.getresponse()
+        first = r.fp.readline()  # the first chunk's size line
+        first_at = time.time() - start
+        body = b""
+        while True:
+            size_line = first if first is not None else r.fp.readline()
+            first = None
+            size = int(size_line.strip(), 16)
+            if size == 0:
+                break
+            body += r.fp.read(size)
+            r.fp.readline()
+        total = time.time() - start
+        c.close()
+        check(body == b"".join(b"piece %d\n" % i for i in range(8)), "the streamed body is whole")
+        check(first_at < 1.0 and total >= 1.5,
+              "the first piece arrives before the upstream ends (%.2f s of %.2f s)"
+              % (first_at, total))
+
+        # Past --timeout: 504.
+        start = time.time()
+        r, _ = request(port, "GET", "/api/sleep")
+        check(r.status == 504 and time.time() - start < 2.5, "an upstream past the timeout is 504")
+
+        # One upstream down: the other answers; both down: 502.
+        a.stopped = True
+        a.shutdown()
+        a.server_close()
+        for _ in range(3):
+            r, data = request(port, "GET", "/api/x")
+            check(r.status == 200 and json.loads(data)["upstream"] == "B",
+                  "a stopped upstream is skipped")
+        b.stopped = True
+        b.shutdown()
+        b.server_close()
+        r, data = request(port, "GET", "/api/x")
+        check(r.status == 502, "no upstream answering is 502")
+        r, _ = request(port, "GET", "/nothing-here")
+        check(r.status == 404, "the gateway still serves its own routes")
+    finally:
+        gw.send_signal(signal.SIGTERM)
+        try:
+            code = gw.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            gw.kill()
+            code = None
+        check(code == 0, "SIGTERM stops the gateway (exit %s)" % code)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()
