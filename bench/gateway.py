@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""examples/gateway beside nginx's proxy_pass, in one run (docs/client.md, "Measured"): the
+same upstream (examples/hello on CPU 1, serving "/" and ./public), each proxy pinned to CPU 0,
+wrk on CPU 1 beside the upstream.
+
+Workloads, each as interleaved rounds (gateway, nginx, gateway, nginx, ...):
+  small        GET /api/ -> upstream "/" (24 bytes), kept-alive      wrk -t1 -c50
+  file-1MiB    GET /api/file.bin -> a 1 MiB static file              wrk -t1 -c10
+
+nginx: `worker_processes 1`, an upstream block with `keepalive 64`, `proxy_http_version
+1.1` and an empty Connection header (so it reuses upstream connections, as the gateway
+does), `proxy_set_header X-Forwarded-For`, buffering on (its default). The gateway runs
+with its default two threads, both on CPU 0. Prints requests/s, p99 latency, each proxy's
+CPU over the run and its CPU per request; a shared 2-core machine is noisy (about +-30%),
+so only ratios from one run mean anything.
+
+    bench/gateway.py [--gateway build/examples/gateway/gateway]
+                     [--hello build/examples/hello/hello] [--seconds 8] [--rounds 2]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+from common import CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit, stop_groups  # noqa: E402
+
+NGINX_CONF = """worker_processes 1;
+daemon off;
+pid {work}/nginx.pid;
+error_log {work}/nginx-error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    keepalive_requests 1000000000;
+    client_body_temp_path {work}/nb; proxy_temp_path {work}/np; fastcgi_temp_path {work}/nf;
+    uwsgi_temp_path {work}/nu; scgi_temp_path {work}/ns;
+    upstream up {{ server 127.0.0.1:{upstream}; keepalive 64; }}
+    server {{
+        listen 127.0.0.1:{port} backlog=4096;
+        location /api/ {{
+            proxy_pass http://up/;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        }}
+    }}
+}}
+"""
+
+WORKLOADS = [("small", "/api/", 50), ("file-1MiB", "/api/file.bin", 10)]
+
+
+def wrk(url, connections, seconds):
+    cmd = ["taskset", "-c", "1", "wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    out = subprocess.run(cmd + [url], capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
+    p99_ms = float(p99.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[p99.group(2)]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", out)
+    return rps, p99_ms, errors.group(0) if errors else ""
+
+
+def wait_up(port, path):
+    for _ in range(200):
+        r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                            f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True)
+        if r.stdout == "200":
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"gateway.py: nothing answers 200 on {port}{path}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gateway", default="build/examples/gateway/gateway")
+    ap.add_argument("--hello", default="build/examples/hello/hello")
+    ap.add_argument("--seconds", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=2)
+    args = ap.parse_args()
+    for tool in ("wrk", "nginx", "taskset", "curl"):
+        if not shutil.which(tool):
+            raise SystemExit(f"gateway.py: {tool} is missing (scripts/install-deps.sh --bench)")
+    raise_fd_limit(10000)
+    work = Path(tempfile.mkdtemp(prefix="tern-bench-gateway-"))
+    (work / "public").mkdir()
+    (work / "public" / "file.bin").write_bytes(os.urandom(1 << 20))
+    upstream, gw_port, nginx_port = free_port(), free_port(), free_port()
+    (work / "nginx.conf").write_text(
+        NGINX_CONF.format(work=work, upstream=upstream, port=nginx_port))
+    procs = {}
+    try:
+        procs["upstream"] = subprocess.Popen(
+            ["taskset", "-c", "1", os.path.abspath(args.hello), str(upstream)], cwd=work,
+            stdout=subprocess.DEVNULL, start_new_session=True)
+        wait_up(upstream, "/")
+        procs["gateway"] = subprocess.Popen(
+            ["taskset", "-c", "0", os.path.abspath(args.gateway), str(gw_port), "--upstream",
+             f"http://127.0.0.1:{upstream}"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        procs["nginx"] = subprocess.Popen(
+            ["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p", work],
+            start_new_session=True)
+        ports = {"gateway": gw_port, "nginx": nginx_port}
+        for name in ports:
+            wait_up(ports[name], "/api/")
+        results = {}
+        for label, path, conns in WORKLOADS:
+            for _ in range(args.rounds):
+                for name in ("gateway", "nginx"):
+                    tree = proc_tree(procs[name].pid)
+                    before, start = cpu_ticks(tree), time.monotonic()
+                    rps, p99, err = wrk(f"http://127.0.0.1:{ports[name]}{path}", conns,
+                                        args.seconds)
+                    elapsed = time.monotonic() - start
+                    cpu = (cpu_ticks(tree) - before) / CLK_TCK
+                    results.setdefault((label, name), []).append(
+                        (rps, p99, cpu / elapsed, cpu / max(rps * elapsed, 1), err))
+        print(f"\nbench/gateway.py, {args.rounds} round(s) of {args.seconds} s, best round each")
+        print(f"{'workload':10} {'proxy':8} {'req/s':>9} {'p99 ms':>7} {'CPU':>5} "
+              f"{'CPU/req':>8} {'ratio':>6}  errors")
+        for label, _, _ in WORKLOADS:
+            best = {name: max(results[(label, name)]) for name in ("gateway", "nginx")}
+            for name in ("gateway", "nginx"):
+                rps, p99, busy, per, err = best[name]
+                ratio = rps / best["nginx"][0]
+                print(f"{label:10} {name:8} {rps:9.0f} {p99:7.2f} {busy * 100:4.0f}% "
+                      f"{per * 1e6:6.1f}us {ratio:5.2f}x  {err}")
+    finally:
+        stop_groups(procs.values())
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
