@@ -7,6 +7,10 @@ Workloads, each as interleaved rounds (gateway, nginx, gateway, nginx, ...):
   small        GET /api/ -> upstream "/" (24 bytes), kept-alive      wrk -t1 -c50
   file-1MiB    GET /api/file.bin -> a 1 MiB static file              wrk -t1 -c10
 
+And tern::client's own requests/s against wrk's, both on CPU 1 against the upstream alone
+(`client` rows): examples/bench_app's bench_client_load, N threads each calling
+fetch_blocking in a loop through one client, against `wrk -t1 -cN`.
+
 nginx: `worker_processes 1`, an upstream block with `keepalive 64`, `proxy_http_version
 1.1` and an empty Connection header (so it reuses upstream connections, as the gateway
 does), `proxy_set_header X-Forwarded-For`, buffering on (its default). The gateway runs
@@ -15,9 +19,12 @@ CPU over the run and its CPU per request; a shared 2-core machine is noisy (abou
 so only ratios from one run mean anything.
 
     bench/gateway.py [--gateway build/examples/gateway/gateway]
-                     [--hello build/examples/hello/hello] [--seconds 8] [--rounds 2]
+                     [--hello build/examples/hello/hello]
+                     [--client-load build/examples/bench_app/bench_client_load]
+                     [--seconds 8] [--rounds 2]
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -80,6 +87,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gateway", default="build/examples/gateway/gateway")
     ap.add_argument("--hello", default="build/examples/hello/hello")
+    ap.add_argument("--client-load", default="build/examples/bench_app/bench_client_load")
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
@@ -121,6 +129,19 @@ def main():
                     cpu = (cpu_ticks(tree) - before) / CLK_TCK
                     results.setdefault((label, name), []).append(
                         (rps, p99, cpu / elapsed, cpu / max(rps * elapsed, 1), err))
+        # tern::client against wrk, on the upstream alone.
+        client_rows = []
+        for conns in (1, 8):
+            best_client, best_wrk = 0.0, 0.0
+            for _ in range(args.rounds):
+                out = subprocess.run(
+                    ["taskset", "-c", "1", os.path.abspath(args.client_load),
+                     f"http://127.0.0.1:{upstream}/", str(conns), str(args.seconds)],
+                    capture_output=True, text=True, check=True).stdout
+                best_client = max(best_client, json.loads(out)["per_sec"])
+                best_wrk = max(best_wrk, wrk(f"http://127.0.0.1:{upstream}/", conns,
+                                             args.seconds)[0])
+            client_rows.append((conns, best_client, best_wrk))
         print(f"\nbench/gateway.py, {args.rounds} round(s) of {args.seconds} s, best round each")
         print(f"{'workload':10} {'proxy':8} {'req/s':>9} {'p99 ms':>7} {'CPU':>5} "
               f"{'CPU/req':>8} {'ratio':>6}  errors")
@@ -131,6 +152,11 @@ def main():
                 ratio = rps / best["nginx"][0]
                 print(f"{label:10} {name:8} {rps:9.0f} {p99:7.2f} {busy * 100:4.0f}% "
                       f"{per * 1e6:6.1f}us {ratio:5.2f}x  {err}")
+        print(f"\n{'client':10} {'conns':>5} {'tern::client req/s':>19} {'wrk req/s':>10} "
+              f"{'ratio':>6}")
+        for conns, client_rps, wrk_rps in client_rows:
+            print(f"{'blocking':10} {conns:5} {client_rps:19.0f} {wrk_rps:10.0f} "
+                  f"{client_rps / wrk_rps:5.2f}x")
     finally:
         stop_groups(procs.values())
         shutil.rmtree(work, ignore_errors=True)
