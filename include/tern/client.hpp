@@ -52,8 +52,10 @@ enum class client_failure {
 /// in `client_result`.
 class TERN_API client_error : public std::runtime_error {
 public:
+    /// A failure `why`, with `message` naming the phase and the origin.
     client_error(client_failure why, const std::string& message)
         : std::runtime_error(message), why_(why) {}
+    /// Why the call failed.
     client_failure why() const noexcept { return why_; }
 
 private:
@@ -72,14 +74,17 @@ struct client_options {
     std::chrono::milliseconds read_timeout{30'000};
     /// The whole call, retries and redirects included (zero: no bound but the phases').
     std::chrono::milliseconds total_timeout{0};
-    /// The response head: its status line, its header block, its fields.
+    /// The response's status line, in bytes.
     std::size_t max_response_line = 8 * 1024;
+    /// The response's header block, in bytes (counted as the server's request parser does).
     std::size_t max_response_header_size = 64 * 1024;
+    /// The response's header fields.
     std::size_t max_response_headers = 100;
     /// The response body, kept or streamed to `client_request::on_body`.
     std::uint64_t max_response_body = std::uint64_t{64} * 1024 * 1024;
-    /// Idle connections kept per origin (scheme, host, port), and for how long.
+    /// Idle connections kept per origin (scheme, host, port).
     std::size_t max_idle_per_origin = 32;
+    /// How long an idle connection is kept.
     std::chrono::milliseconds idle_timeout{30'000};
     /// HTTPS: verify the server's certificate chain and name (on by default). Off is for
     /// tests only: anybody on the path can then read and change the traffic.
@@ -92,7 +97,9 @@ struct client_options {
 
 /// One response.
 struct TERN_API client_response {
+    /// The final status (interim 1xx responses are read and dropped).
     int status = 0;
+    /// The reason phrase as sent ("OK"), possibly empty.
     std::string reason;
     /// In order received; names as the server sent them.
     std::vector<std::pair<std::string, std::string>> headers;
@@ -103,12 +110,15 @@ struct TERN_API client_response {
 
 /// One request. `url` is absolute: `http://host[:port]/path?query` or `https://...`.
 struct client_request {
+    /// Any method token.
     std::string method = "GET";
+    /// Absolute, `http://` or `https://` (`[v6]` for an IPv6 address); a fragment is dropped.
     std::string url{};
     /// Sent as given after Host (which tern writes from the URL unless given here);
     /// Content-Length and Transfer-Encoding are tern's to write. A name or value with CR, LF
     /// or NUL is refused (bad_request) before anything is sent.
     std::vector<std::pair<std::string, std::string>> headers{};
+    /// The body (Content-Length is written from its size plus a file body's).
     std::string body{};
     /// A file sent as the body after `body` (a spooled upload passing through): its size is
     /// taken when the call starts, and it is read in pieces, never whole.
@@ -136,9 +146,12 @@ struct client_request {
 
 /// What the callback form receives: a response, or the failure.
 struct client_result {
+    /// The response (empty after a failure).
     client_response response;
+    /// Why it failed; `none` when it did not.
     client_failure failure = client_failure::none;
     std::string message;  ///< why it failed, for logs
+    /// True when the call did not fail (whatever the status).
     explicit operator bool() const noexcept { return failure == client_failure::none; }
 };
 
@@ -157,12 +170,16 @@ TERN_API client_result take_client_result(client_call& call);
 /// client_error.
 class client_awaitable {
 public:
+    /// Made by `client::get` and `client::fetch`.
     explicit client_awaitable(std::shared_ptr<detail::client_call> call) noexcept
         : call_(std::move(call)) {}
+    /// Always suspends: the call starts on the coroutine's loop.
     bool await_ready() const noexcept { return false; }
+    /// Starts the call; the coroutine resumes on its loop when it ends.
     void await_suspend(std::coroutine_handle<task::promise_type> h) {
         detail::await_client_call(call_, h);
     }
+    /// The response; throws client_error when the call failed.
     client_response await_resume() {
         auto r = detail::take_client_result(*call_);
         if (!r) throw client_error(r.failure, r.message);
@@ -176,6 +193,7 @@ private:
 /// An HTTP/1.1 client. Copies share their connections and settings; any thread.
 class TERN_API client {
 public:
+    /// A client with `options`; no connection is made before the first call.
     explicit client(client_options options = {});
 
     /// In a coroutine handler: `auto res = co_await upstream.get(url);`. Throws
