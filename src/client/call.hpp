@@ -58,6 +58,8 @@ public:
     void timed_out();
     /// The caller gave up (the handler's client left).
     void cancel();
+    /// Whether the call has ended (`result` is its outcome).
+    bool ended() const noexcept { return phase_ == phase::done; }
     /// The gate of a paused call (after a step that returned fd -1).
     const std::shared_ptr<pause_gate>& gate() const noexcept { return gate_; }
 

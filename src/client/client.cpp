@@ -79,7 +79,12 @@ void await_client_call(const std::shared_ptr<client_call>& call,
     drive(call, reply, done);
 }
 
-client_result take_client_result(client_call& call) { return std::move(call.result); }
+client_result take_client_result(client_call& call) {
+    // Resumed before the call ended: a wait's function was dropped uncalled (the loop could
+    // not watch the socket), so the response is failing; never an empty success.
+    if (!call.ended()) call.cancel();
+    return std::move(call.result);
+}
 
 }  // namespace detail
 
