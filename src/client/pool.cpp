@@ -72,7 +72,9 @@ std::vector<resolved_address> client_shared::resolve(const std::string& host, st
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV;
+    // No AI_ADDRCONFIG: on a machine with loopback alone it refuses "127.0.0.1" itself; an
+    // address family the machine cannot reach fails its connect and the next one is tried.
+    hints.ai_flags = AI_NUMERICSERV;
     addrinfo* found = nullptr;
     const std::string service = std::to_string(port);
     const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found);
