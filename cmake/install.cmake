@@ -69,3 +69,10 @@ configure_file(cmake/tern.pc.in "${PROJECT_BINARY_DIR}/tern.pc" @ONLY)
 configure_file(cmake/tern-testing.pc.in "${PROJECT_BINARY_DIR}/tern-testing.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/tern.pc" "${PROJECT_BINARY_DIR}/tern-testing.pc"
         DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+
+# Swagger UI's files for app.swagger_ui (docs/openapi.md), with its licence and notice.
+if(TERN_SWAGGER_UI_DIR)
+    install(FILES "${TERN_SWAGGER_UI_DIR}/swagger-ui-bundle.js" "${TERN_SWAGGER_UI_DIR}/swagger-ui.css"
+                  "${TERN_SWAGGER_UI_DIR}/LICENSE" "${TERN_SWAGGER_UI_DIR}/NOTICE"
+            DESTINATION "${CMAKE_INSTALL_DATADIR}/tern/swagger-ui")
+endif()

@@ -54,6 +54,29 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# --- from the npm registry ------------------------------------------------------------
+# swagger-ui-dist: the Swagger UI page app.swagger_ui serves (its files are installed with
+# tern); @seriousme/openapi-schema-validator: the validator ctest runs on the OpenAPI
+# documents of examples/todo and examples/rest_api (docs/openapi.md). Pinned versions,
+# installed globally (npm root -g) without their install scripts.
+npm_packages=(swagger-ui-dist@5.35.0 @seriousme/openapi-schema-validator@2.11.0)
+command -v npm >/dev/null || {
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends npm
+}
+npm_root=$(npm root -g)
+npm_missing=()
+for spec in "${npm_packages[@]}"; do
+    name=${spec%@*}
+    version=${spec##*@}
+    have=$(node -p "require('$npm_root/$name/package.json').version" 2>/dev/null || true)
+    [ "$have" = "$version" ] || npm_missing+=("$spec")
+done
+if [ "${#npm_missing[@]}" -gt 0 ]; then
+    echo "install-deps.sh: installing from npm: ${npm_missing[*]}"
+    "${sudo_cmd[@]}" npm install -g --no-audit --no-fund --ignore-scripts "${npm_missing[@]}"
+fi
+
 # --- llhttp >= 9.2 ---------------------------------------------------------------------
 llhttp_ok() {
     local v

@@ -10,6 +10,7 @@
 //   curl -i -c jar -d 'user=demo&password=demo' localhost:8080/login
 //   curl -b jar -d '{"title":"write docs"}' localhost:8080/api/todos
 //   curl -b jar 'localhost:8080/api/todos?limit=10'
+//   curl localhost:8080/openapi.json      (and Swagger UI at http://localhost:8080/docs)
 
 #include "todo_api.hpp"
 
@@ -17,6 +18,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <stdexcept>
 #include <string_view>
 
 int main(int argc, char** argv) {
@@ -34,6 +36,12 @@ int main(int argc, char** argv) {
     tern::app app;
     rest_api::add_routes(app, store);
     app.request_logger(tern::access_log());  // one line per request on stderr
+    // The OpenAPI document is at /openapi.json (add_routes); Swagger UI shows it at /docs.
+    try {
+        app.swagger_ui("/docs", "/openapi.json");
+    } catch (const std::runtime_error& e) {  // built without npm's swagger-ui-dist
+        std::fprintf(stderr, "rest_api: no Swagger UI at /docs: %s\n", e.what());
+    }
 
     std::printf("rest_api: listening on http://0.0.0.0:%u/ (Ctrl-C stops)\n", port);
     std::fflush(stdout);

@@ -13,12 +13,14 @@
 //
 //   curl -d '{"title":"write docs","done":false}' localhost:8080/todos
 //   curl 'localhost:8080/todos?limit=10&offset=0'
+//   curl localhost:8080/openapi.json      (and Swagger UI at http://localhost:8080/docs)
 
 #include "pg_async.hpp"
 #include "sqlite_store.hpp"
 #include "store.hpp"
 
 #include <tern/json.hpp>
+#include <tern/openapi.hpp>
 #include <tern/tern.hpp>
 
 #include <charconv>
@@ -209,6 +211,110 @@ tern::task health(tern::context& ctx, todo_store& store) {
         .json(ordered{{"status", answered ? "ok" : "unavailable"}, {"db", store.name()}});
 }
 
+// The API as its OpenAPI document describes it (/openapi.json, Swagger UI at /docs;
+// docs/openapi.md), the same for SQLite and PostgreSQL.
+namespace described {
+
+tern::json ref(const char* schema) {
+    return {{"$ref", std::string("#/components/schemas/") + schema}};
+}
+
+tern::openapi_info info() {
+    const tern::json title{{"type", "string"},
+                           {"minLength", 1},
+                           {"maxLength", max_title_code_points},
+                           {"description", "1 to 200 Unicode code points, no U+0000"}};
+    tern::openapi_info i;
+    i.title = "todo: a to-do list in SQLite or PostgreSQL";
+    i.version = "1.0.0";
+    i.extra = {{"components",
+                {{"schemas",
+                  {{"Todo",
+                    {{"type", "object"},
+                     {"required", {"id", "title", "done"}},
+                     {"properties",
+                      {{"id", tern::schema_of<std::int64_t>()},
+                       {"title", title},
+                       {"done", tern::schema_of<bool>()}}}}},
+                   {"TodoFields",
+                    {{"type", "object"},
+                     {"required", {"title"}},
+                     {"properties",
+                      {{"title", title}, {"done", {{"type", "boolean"}, {"default", false}}}}}}},
+                   {"Error",
+                    {{"type", "object"},
+                     {"required", {"error"}},
+                     {"properties",
+                      {{"error", {{"type", "string"}}},
+                       {"field",
+                        {{"type", "string"},
+                         {"description",
+                          "The field at fault: a body member, a parameter, or body"}}}}}}}}}}}};
+    return i;
+}
+
+// What every route that reaches the database may also answer.
+tern::api_doc route(std::string summary) {
+    return tern::api_doc()
+        .summary(std::move(summary))
+        .tag("todos")
+        .response(503, "The database did not answer (Retry-After: 1)", ref("Error"));
+}
+
+tern::api_doc by_id(std::string summary) {
+    return route(std::move(summary))
+        .path_param<std::int64_t>("id", "The to-do's id")
+        .response(404, "No such to-do", ref("Error"));
+}
+
+tern::api_doc with_body(tern::api_doc doc) {
+    return doc.request_body(ref("TodoFields"))
+        .response(400, "A field or parameter is missing or wrong", ref("Error"))
+        .error_response(413, "A body over 16 KiB");
+}
+
+tern::api_doc list() {
+    return route("List to-dos, newest first")
+        .query_param<std::int64_t>("limit", "At most this many, 1 to 100 (default 20)")
+        .query_param<std::int64_t>("offset", "Skip this many (default 0)")
+        .response(200, "The page", {{"type", "array"}, {"items", ref("Todo")}})
+        .response(400, "A limit or offset out of range", ref("Error"));
+}
+
+tern::api_doc create() {
+    return with_body(route("Add a to-do")).response(201, "Added (Location names it)", ref("Todo"));
+}
+
+tern::api_doc get() {
+    return by_id("One to-do")
+        .response(200, "The to-do", ref("Todo"))
+        .response(400, "An id that is not an integer", ref("Error"));
+}
+
+tern::api_doc replace() {
+    return with_body(by_id("Replace a to-do")).response(200, "Replaced", ref("Todo"));
+}
+
+tern::api_doc remove() {
+    return by_id("Remove a to-do")
+        .response(204, "Removed")
+        .response(400, "An id that is not an integer", ref("Error"));
+}
+
+tern::api_doc health() {
+    const tern::json status{{"type", "object"},
+                            {"properties",
+                             {{"status", {{"type", "string"}, {"enum", {"ok", "unavailable"}}}},
+                              {"db", {{"type", "string"}}}}}};
+    return tern::api_doc()
+        .summary("Whether the database answers")
+        .tag("operations")
+        .response(200, "It does", status)
+        .response(503, "It does not", status);
+}
+
+}  // namespace described
+
 // The same API on PostgreSQL, each route one statement run on the loop (pg_async::run).
 
 constexpr const char* list_sql =
@@ -225,66 +331,70 @@ constexpr const char* ping_sql = "SELECT EXISTS (SELECT 1 FROM todos)";
 const char* as_sql_bool(bool b) { return b ? "true" : "false"; }
 
 void pg_routes(tern::app& app, pg_async& pg) {
-    app.get("/todos", [&pg](tern::context& ctx) {
-        const std::int64_t limit = query_int(ctx, "limit", default_limit, 1, max_limit);
-        const std::int64_t offset =
-            query_int(ctx, "offset", 0, 0, std::numeric_limits<std::int64_t>::max());
-        return pg.run(ctx, {list_sql, {std::to_string(limit), std::to_string(offset)}},
-                      [](tern::context& c, const PGresult* r) { c.json(as_json(todos_of(r))); });
-    });
-    app.post("/todos", [&pg](tern::context& ctx) {
-        // The title goes as a text parameter: it has no NUL byte (fields_of refuses U+0000,
-        // which PostgreSQL's text cannot hold either).
-        const todo_fields fields = fields_of(ctx);
-        return pg.run(ctx, {add_sql, {fields.title, as_sql_bool(fields.done)}},
-                      [](tern::context& c, const PGresult* r) {
-                          const auto stored = todos_of(r);
-                          if (stored.size() != 1)
-                              throw db_error("postgresql: insert returned no row");
-                          c.status(201)
-                              .header("Location", "/todos/" + std::to_string(stored.front().id))
-                              .json(as_json(stored.front()));
-                      });
-    });
-    app.get("/todos/{id}", [&pg](tern::context& ctx) {
-        const std::int64_t id = id_of(ctx);
-        return pg.run(ctx, {get_sql, {std::to_string(id)}},
-                      [id](tern::context& c, const PGresult* r) {
-                          const auto found = todos_of(r);
-                          if (found.empty()) throw no_such_todo(id);
-                          c.json(as_json(found.front()));
-                      });
-    });
-    app.put("/todos/{id}", [&pg](tern::context& ctx) {
-        const std::int64_t id = id_of(ctx);
-        const todo_fields fields = fields_of(ctx);
-        return pg.run(ctx,
-                      {replace_sql, {std::to_string(id), fields.title, as_sql_bool(fields.done)}},
-                      [id](tern::context& c, const PGresult* r) {
-                          const auto stored = todos_of(r);
-                          if (stored.empty()) throw no_such_todo(id);
-                          c.json(as_json(stored.front()));
-                      });
-    });
-    app.del("/todos/{id}", [&pg](tern::context& ctx) {
-        const std::int64_t id = id_of(ctx);
-        return pg.run(ctx, {remove_sql, {std::to_string(id)}},
-                      [id](tern::context& c, const PGresult* r) {
-                          if (PQntuples(r) == 0) throw no_such_todo(id);
-                          c.status(204);
-                      });
-    });
-    app.get("/health", [&pg](tern::context& ctx) {
-        return pg.run(
-            ctx, {ping_sql, {}},
-            [](tern::context& c, const PGresult* /*r*/) {
-                c.status(200).json(ordered{{"status", "ok"}, {"db", "postgresql"}});
-            },
-            [](tern::context& c, const std::exception& e) {
-                std::fprintf(stderr, "todo: /health: %s\n", e.what());
-                c.status(503).json(ordered{{"status", "unavailable"}, {"db", "postgresql"}});
-            });
-    });
+    app.get("/todos", tern::documented(described::list(), [&pg](tern::context& ctx) {
+                const std::int64_t limit = query_int(ctx, "limit", default_limit, 1, max_limit);
+                const std::int64_t offset =
+                    query_int(ctx, "offset", 0, 0, std::numeric_limits<std::int64_t>::max());
+                return pg.run(
+                    ctx, {list_sql, {std::to_string(limit), std::to_string(offset)}},
+                    [](tern::context& c, const PGresult* r) { c.json(as_json(todos_of(r))); });
+            }));
+    app.post("/todos", tern::documented(described::create(), [&pg](tern::context& ctx) {
+                 // The title goes as a text parameter: it has no NUL byte (fields_of refuses
+                 // U+0000, which PostgreSQL's text cannot hold either).
+                 const todo_fields fields = fields_of(ctx);
+                 return pg.run(ctx, {add_sql, {fields.title, as_sql_bool(fields.done)}},
+                               [](tern::context& c, const PGresult* r) {
+                                   const auto stored = todos_of(r);
+                                   if (stored.size() != 1)
+                                       throw db_error("postgresql: insert returned no row");
+                                   c.status(201)
+                                       .header("Location",
+                                               "/todos/" + std::to_string(stored.front().id))
+                                       .json(as_json(stored.front()));
+                               });
+             }));
+    app.get("/todos/{id}", tern::documented(described::get(), [&pg](tern::context& ctx) {
+                const std::int64_t id = id_of(ctx);
+                return pg.run(ctx, {get_sql, {std::to_string(id)}},
+                              [id](tern::context& c, const PGresult* r) {
+                                  const auto found = todos_of(r);
+                                  if (found.empty()) throw no_such_todo(id);
+                                  c.json(as_json(found.front()));
+                              });
+            }));
+    app.put("/todos/{id}", tern::documented(described::replace(), [&pg](tern::context& ctx) {
+                const std::int64_t id = id_of(ctx);
+                const todo_fields fields = fields_of(ctx);
+                return pg.run(
+                    ctx,
+                    {replace_sql, {std::to_string(id), fields.title, as_sql_bool(fields.done)}},
+                    [id](tern::context& c, const PGresult* r) {
+                        const auto stored = todos_of(r);
+                        if (stored.empty()) throw no_such_todo(id);
+                        c.json(as_json(stored.front()));
+                    });
+            }));
+    app.del("/todos/{id}", tern::documented(described::remove(), [&pg](tern::context& ctx) {
+                const std::int64_t id = id_of(ctx);
+                return pg.run(ctx, {remove_sql, {std::to_string(id)}},
+                              [id](tern::context& c, const PGresult* r) {
+                                  if (PQntuples(r) == 0) throw no_such_todo(id);
+                                  c.status(204);
+                              });
+            }));
+    app.get(
+        "/health", tern::documented(described::health(), [&pg](tern::context& ctx) {
+            return pg.run(
+                ctx, {ping_sql, {}},
+                [](tern::context& c, const PGresult* /*r*/) {
+                    c.status(200).json(ordered{{"status", "ok"}, {"db", "postgresql"}});
+                },
+                [](tern::context& c, const std::exception& e) {
+                    std::fprintf(stderr, "todo: /health: %s\n", e.what());
+                    c.status(503).json(ordered{{"status", "unavailable"}, {"db", "postgresql"}});
+                });
+        }));
 }
 
 struct settings {
@@ -332,12 +442,27 @@ int run(int argc, char** argv) {
         pg_routes(app, *pg);
     } else {
         todo_store& db = *store;
-        app.get("/todos", [&db](tern::context& ctx) { return list_todos(ctx, db); });
-        app.post("/todos", [&db](tern::context& ctx) { return create_todo(ctx, db); });
-        app.get("/todos/{id}", [&db](tern::context& ctx) { return get_todo(ctx, db); });
-        app.put("/todos/{id}", [&db](tern::context& ctx) { return replace_todo(ctx, db); });
-        app.del("/todos/{id}", [&db](tern::context& ctx) { return delete_todo(ctx, db); });
-        app.get("/health", [&db](tern::context& ctx) { return health(ctx, db); });
+        using tern::documented;
+        app.get("/todos", documented(described::list(),
+                                     [&db](tern::context& ctx) { return list_todos(ctx, db); }));
+        app.post("/todos", documented(described::create(),
+                                      [&db](tern::context& ctx) { return create_todo(ctx, db); }));
+        app.get("/todos/{id}", documented(described::get(),
+                                          [&db](tern::context& ctx) { return get_todo(ctx, db); }));
+        app.put("/todos/{id}", documented(described::replace(), [&db](tern::context& ctx) {
+                    return replace_todo(ctx, db);
+                }));
+        app.del("/todos/{id}", documented(described::remove(), [&db](tern::context& ctx) {
+                    return delete_todo(ctx, db);
+                }));
+        app.get("/health", documented(described::health(),
+                                      [&db](tern::context& ctx) { return health(ctx, db); }));
+    }
+    app.openapi("/openapi.json", described::info());
+    try {
+        app.swagger_ui("/docs", "/openapi.json");
+    } catch (const std::runtime_error& e) {  // built without npm's swagger-ui-dist
+        std::fprintf(stderr, "todo: no Swagger UI at /docs: %s\n", e.what());
     }
 
     app.exception<invalid_field>([](invalid_field& e, tern::context& ctx) {

@@ -30,6 +30,8 @@ class server;
 }  // namespace detail
 
 class group;
+class api_doc;
+struct openapi_info;
 
 /// What a route accepts: a plain handler (`void(context&)`), or a coroutine handler
 /// (`task(context&)`, docs/async.md), which tern starts after `ctx.defer()`.
@@ -57,11 +59,20 @@ public:
         body_limit_ = bytes;
         return *this;
     }
+    /// What the route says about itself in the OpenAPI document (see tern::documented in
+    /// <tern/openapi.hpp>); null: nothing.
+    const std::shared_ptr<const api_doc>& doc() const noexcept { return doc_; }
+    /// Sets it.
+    route_handler& doc(std::shared_ptr<const api_doc> d) noexcept {
+        doc_ = std::move(d);
+        return *this;
+    }
 
 private:
     handler fn_;
     bool coroutine_ = false;
     std::size_t body_limit_ = 0;
+    std::shared_ptr<const api_doc> doc_;
 };
 
 /// A route with its own limit on request bodies, above or below `config::max_body_size`
@@ -202,6 +213,22 @@ public:
     /// event loop. Off by default; requests are counted only when it is on. Throws
     /// std::invalid_argument for a bad or already routed path (as `get`).
     app& metrics(std::string_view path = "/metrics");
+    /// Serves an OpenAPI 3.1 document of the app's routes at `path` (GET, JSON), built
+    /// from the route table when it is first asked for (docs/openapi.md): every route of a
+    /// method OpenAPI knows, with what `tern::documented` attached, or else its path
+    /// parameters. Throws std::invalid_argument for a bad or already routed path (as `get`).
+    app& openapi(std::string_view path = "/openapi.json");
+    /// The same with the document's title, version and top-level fields (<tern/openapi.hpp>).
+    app& openapi(std::string_view path, const openapi_info& info);
+    /// Serves Swagger UI at `path` (a page, and its script and style under `path`/) showing
+    /// the document at `document_path`. Its files are the copy of npm's `swagger-ui-dist`
+    /// tern was built with and installs; `assets_directory` (when not empty) names another
+    /// directory holding `swagger-ui-bundle.js` and `swagger-ui.css`. Throws
+    /// std::runtime_error when there are no such files, std::invalid_argument for a bad or
+    /// already routed path.
+    app& swagger_ui(std::string_view path = "/docs",
+                    std::string_view document_path = "/openapi.json",
+                    std::string assets_directory = {});
     /// Gives every request an id (docs/logging.md): the value of request header `header`
     /// when it is 1..128 letters, digits and a few punctuation characters (no space, quote,
     /// comma or control character), else a new unique one (a per-thread random prefix and a

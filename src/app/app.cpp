@@ -65,7 +65,8 @@ app& app::options(std::string_view pattern, route_handler h) {
 
 app& app::sse(std::string_view pattern, sse_handler h) {
     if (!h) throw std::invalid_argument("tern: empty SSE handler for " + std::string(pattern));
-    return add("GET", pattern, route_handler(detail::sse_route(std::move(h))));
+    return add("GET", pattern,
+               route_handler(detail::sse_route(std::move(h))).doc(detail::sse_doc()));
 }
 
 app& app::ws(std::string_view pattern, const ws_setup& setup) {
@@ -74,7 +75,8 @@ app& app::ws(std::string_view pattern, const ws_setup& setup) {
     ws_handlers handlers;
     setup(handlers);
     auto route = std::make_shared<const ws_handlers::parts>(handlers.get());
-    return add("GET", pattern, route_handler(detail::ws_route(std::move(route))));
+    return add("GET", pattern,
+               route_handler(detail::ws_route(std::move(route))).doc(detail::ws_doc()));
 }
 
 app& app::add(std::string_view method, std::string_view pattern, route_handler route) {
@@ -89,7 +91,9 @@ app& app::add(std::string_view method, std::string_view pattern, route_handler r
                                     "never be reached (methods are case-sensitive)");
     }
     const bool blocking = detail::is_blocking(h);
+    if (route.doc()) detail::check_doc_against_pattern(*route.doc(), pattern);
     impl_->pipeline.routes.add(method, pattern, std::move(h), route_body_limit);
+    if (route.doc()) impl_->docs[{std::string(method), std::string(pattern)}] = route.doc();
     impl_->has_body_limits = impl_->has_body_limits || route_body_limit != 0;
     // A coroutine handler may co_await tern::on_blocking_pool: the pool is started for it.
     impl_->has_blocking_routes = impl_->has_blocking_routes || blocking || coroutine;

@@ -8,6 +8,7 @@
 
 #include "app/config_check.hpp"
 #include "app/metrics.hpp"
+#include "app/openapi_document.hpp"
 #include "http/request_handler.hpp"
 #include "net/server.hpp"
 #include "pipeline/blocking_pool.hpp"
@@ -31,6 +32,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     tern::config settings;
     // Routes, filters and mappers; static files and CORS are built into it at start().
     detail::pipeline pipeline;
+    // What documented routes said about themselves, for app.openapi (empty otherwise).
+    detail::route_docs docs;
     // Shared so that a thread still inside listen() keeps the server alive while another
     // thread's stop() lets go of it.
     std::shared_ptr<detail::server> server;

@@ -256,4 +256,21 @@ std::string router::allow(std::string_view path) const {
     return out;
 }
 
+void router::for_each_route(
+    const std::function<void(std::string_view method, std::string_view pattern)>& fn) const {
+    auto each = [&](const route_set& set) {
+        for (const route& r : set.routes) fn(r.method, r.pattern);
+    };
+    for (const auto& [path, set] : static_routes_) each(set);
+    std::vector<const node*> todo{&root_};
+    while (!todo.empty()) {
+        const node* n = todo.back();
+        todo.pop_back();
+        if (n->end) each(*n->end);
+        if (n->tail) each(*n->tail);
+        if (n->one_segment) todo.push_back(n->one_segment.get());
+        for (const auto& [text, child] : n->literals) todo.push_back(child.get());
+    }
+}
+
 }  // namespace tern::detail

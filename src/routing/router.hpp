@@ -72,6 +72,11 @@ public:
     /// matches.
     std::string allow(std::string_view path) const;
 
+    /// Calls `fn(method, pattern)` for every route, the pattern as it was registered; in no
+    /// particular order.
+    void for_each_route(
+        const std::function<void(std::string_view method, std::string_view pattern)>& fn) const;
+
 private:
     /// One method's handler on one pattern.
     struct route {

@@ -4,6 +4,7 @@
 // clang-format off
 #include <tern/client.hpp>
 #include <tern/json.hpp>
+#include <tern/openapi.hpp>
 #include <tern/tern.hpp>
 
 #include <pthread.h>
@@ -20,6 +21,29 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+
+namespace docs_openapi {
+void get_user(tern::context& ctx) { ctx.text(std::string(ctx.path_param("id"))); }
+void snippets(tern::app& app) {
+app.get("/users/{id}", tern::documented(tern::api_doc()
+                                            .summary("One user")
+                                            .tag("users")
+                                            .path_param<int>("id", "The user's id")
+                                            .query_param<bool>("full", "With the history")
+                                            .response(200, "The user", {{"type", "object"}})
+                                            .error_response(404, "No such user"),
+                                        get_user));
+app.openapi("/openapi.json");
+app.swagger_ui("/docs", "/openapi.json");
+tern::openapi_info info;
+info.title = "Users";
+info.version = "2.0.0";
+info.extra = {{"components", {{"schemas", {{"User", {{"type", "object"}}}}}}}};
+app.openapi("/v2/openapi.json", info);
+app.post("/upload", tern::body_limit(std::size_t{1} << 30,
+                                     tern::documented(tern::api_doc().summary("Upload"), get_user)));
+}
+}  // namespace docs_openapi
 
 namespace docs_threading {
 std::string run_slow_query(std::string_view id) { return std::string(id); }

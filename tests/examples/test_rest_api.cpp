@@ -11,6 +11,7 @@
 #include <tern/testing.hpp>
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -205,5 +206,45 @@ TEST_CASE("rest_api: CORS answers the allowed origin's preflight and refuses oth
             "OPTIONS", "/api/todos/1", {},
             {{"Origin", "http://evil.example"}, {"Access-Control-Request-Method", "PUT"}});
         CHECK(evil.status == 403);
+    });
+}
+
+TEST_CASE("rest_api: /openapi.json describes every route and the shapes the API really sends",
+          "[rest_api][openapi]") {
+    with_api([](server&, client& http) {
+        const auto r = http.get("/openapi.json");  // no login: it is not under /api
+        REQUIRE(r.status == 200);
+        const json doc = r.json();
+        CHECK(doc["openapi"] == "3.1.0");
+        std::vector<std::string> paths;
+        for (const auto& [path, item] : doc["paths"].items()) paths.push_back(path);
+        CHECK(paths == std::vector<std::string>{"/", "/api/todos", "/api/todos/{id}",
+                                                "/api/todos/{id}/attachments", "/login",
+                                                "/logout"});
+        const json& one = doc["paths"]["/api/todos/{id}"];
+        CHECK(one.contains("get"));
+        CHECK(one.contains("put"));
+        CHECK(one.contains("delete"));
+        CHECK(one["get"]["parameters"][0] ==
+              json{{"name", "id"},
+                   {"in", "path"},
+                   {"required", true},
+                   {"description", "The to-do's id"},
+                   {"schema", {{"type", "integer"}, {"format", "int32"}}}});
+        CHECK(one["get"]["security"].size() == 2);
+        CHECK_FALSE(doc["paths"]["/login"]["post"].contains("security"));
+        // The one route without a description still appears.
+        CHECK(doc["paths"]["/"]["get"]["responses"].contains("default"));
+
+        // What the document says a to-do is, an added one has: every required member.
+        log_in(http);
+        const auto created = http.post_json("/api/todos", {{"title", "described"}});
+        REQUIRE(created.status == 201);
+        const json schema = doc["components"]["schemas"]["Todo"];
+        for (const auto& member : schema["required"]) CHECK(created.json().contains(member));
+        CHECK(doc["paths"]["/api/todos"]["post"]["responses"].contains("201"));
+        // And a 422 it documents is one the API answers.
+        CHECK(doc["paths"]["/api/todos"]["post"]["responses"].contains("422"));
+        CHECK(http.post_json("/api/todos", {{"title", ""}}).status == 422);
     });
 }
