@@ -14,6 +14,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Line tables only (-g1), not full debug info: backtraces, sanitizer reports and gdb still
+# name files and lines, and the builds compile about 30% faster (2026-12-04: a wire test
+# 10.6 -> 6.8 s, libtern's worker.cpp 9.0 -> 6.7 s, Catch2's main 22.7 -> 15.1 s of CPU).
+# A build for a debugger keeps -g: cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo without this.
+relwithdebinfo_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
+
 sanitize=0
 tsan=0
 uring=0
@@ -33,7 +39,7 @@ scripts/install-deps.sh
 if [ "$tsan" -eq 1 ]; then
     build=build-tsan
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-        -DTERN_WERROR=ON -DTERN_SANITIZE=thread
+        -DTERN_WERROR=ON -DTERN_SANITIZE=thread "${relwithdebinfo_flags[@]}"
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     cmake --build "$build" --target tern_integration_tests tern_h2_app
     # Not the HTTP/2 bounds test ("... stay bounded"): it measures resident memory, which
@@ -45,7 +51,8 @@ fi
 
 if [ "$uring" -eq 1 ]; then
     build=build-uring
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON -DTERN_IO_URING=ON
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON -DTERN_IO_URING=ON \
+        "${relwithdebinfo_flags[@]}"
     cmake --build "$build" --target tern_integration_tests
     ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 -R '^wire:'
     exit 0
@@ -54,12 +61,13 @@ fi
 if [ "$sanitize" -eq 1 ]; then
     build=build-asan
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
-        -DTERN_WERROR=ON -DTERN_SANITIZE=address,undefined
+        -DTERN_WERROR=ON -DTERN_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS_DEBUG=-g1
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 else
     build=build
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON \
+        "${relwithdebinfo_flags[@]}"
 fi
 cmake --build "$build"
 # The slow tier runs on its own (--slow); the other builds leave it out.
