@@ -68,10 +68,10 @@ todo row_of(sqlite3_stmt* s) {
 class sqlite_store::connection {
 public:
     // With `set_up`, first puts the file in WAL mode and creates the table when missing.
-    connection(const std::string& path, std::uint64_t generation, bool set_up = false)
-        : generation_(generation) {
+    explicit connection(const std::string& path, bool set_up = false) {
         sqlite3* raw = nullptr;
-        // NOMUTEX: this connection is only ever used by the thread that opened it.
+        // NOMUTEX: this connection is used only by the thread that opened it (and closed by
+        // the store once that thread is done with it).
         const int rc = sqlite3_open_v2(
             path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
             nullptr);
@@ -96,7 +96,6 @@ public:
         ping_ = prepare("SELECT EXISTS (SELECT 1 FROM todos)");
     }
 
-    std::uint64_t generation() const noexcept { return generation_; }
     sqlite3* db() const noexcept { return db_.get(); }
 
     // Runs a statement whose parameters are bound and collects its rows.
@@ -161,7 +160,6 @@ private:
 
     // db_ is declared before the statements, so they are finalized before it is closed.
     db_ptr db_;
-    std::uint64_t generation_;
 
 public:
     stmt_ptr list_, get_, add_, replace_, remove_, ping_;
@@ -169,14 +167,27 @@ public:
 
 sqlite_store::sqlite_store(std::string path)
     : path_(std::move(path)), generation_(next_generation++) {
-    connection set_up(path_, 0, true);  // closed again: the pool threads open their own
+    connection set_up(path_, true);  // closed again: the pool threads open their own
+}
+
+sqlite_store::~sqlite_store() {
+    // One at a time, on this thread: each close sees whether it is the last.
+    std::lock_guard lock(connections_mutex_);
+    while (!connections_.empty()) connections_.pop_back();
 }
 
 sqlite_store::connection& sqlite_store::here() {
-    thread_local std::unique_ptr<connection> conn;
-    if (!conn || conn->generation() != generation_) {
-        conn.reset();
-        conn = std::make_unique<connection>(path_, generation_);
+    // This thread's connection to the store it last served: a pointer only, owned by that
+    // store, used only while its generation is this store's (that store may be gone, so
+    // the generation is kept beside the pointer, never read through it).
+    thread_local connection* conn = nullptr;
+    thread_local std::uint64_t conn_generation = 0;
+    if (conn == nullptr || conn_generation != generation_) {
+        auto made = std::make_unique<connection>(path_);
+        conn = made.get();
+        conn_generation = generation_;
+        std::lock_guard lock(connections_mutex_);
+        connections_.push_back(std::move(made));
     }
     return *conn;
 }
