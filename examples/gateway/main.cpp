@@ -77,18 +77,6 @@ bool parse(int argc, char** argv, settings& s) {
     return !s.upstreams.empty();
 }
 
-// One answer relayed from an upstream into the handler's stream.
-struct relay {
-    tern::response_stream out;
-    std::string pending;  // bytes that arrived before the stream existed
-    std::function<void()> waiting;
-    bool full = false;
-    bool headed = false;  // on_head ran: the head's completion is on its way
-    // The call ended before that completion ran (a short body): how it ended.
-    bool ended = false;
-    bool failed = false;
-};
-
 class gateway {
 public:
     explicit gateway(const settings& s) : upstreams_(s.upstreams) {
@@ -134,75 +122,15 @@ private:
     void try_upstream(const tern::deferred& reply,
                       const std::shared_ptr<tern::client_request>& request, std::string target,
                       std::size_t first, std::size_t tried) {
-        auto state = std::make_shared<relay>();
         tern::client_request req = *request;
         req.url = upstreams_[(first + tried) % upstreams_.size()] + target;
-        req.on_head = [reply, state](const tern::client_response& head) {
-            state->headed = true;
-            reply.complete([state, head](tern::context& cx) {
-                cx.status(head.status);
-                for (const auto& [name, value] : head.headers) {
-                    if (!hop_by_hop(name)) cx.header(name, value);
-                }
-                state->out = cx.stream();
-                state->full = !state->out.write(state->pending);
-                state->pending.clear();
-                if (state->ended) {
-                    if (state->failed) {
-                        state->out.abort();
-                    } else {
-                        state->out.end();
-                    }
-                    return;
-                }
-                if (auto resume = std::exchange(state->waiting, nullptr)) {
-                    if (state->full) {
-                        state->out.on_writable(resume);
-                    } else {
-                        resume();
-                    }
-                }
-            });
-            return true;
-        };
-        req.on_body = [state](std::string_view b) {
-            if (state->out) {
-                state->full = !state->out.write(b);
-            } else {
-                state->pending.append(b);
-            }
-            return true;
-        };
-        req.pace = [state](std::function<void()> resume) {
-            if (!state->out) {
-                if (state->pending.size() < 64 * 1024) return true;
-                state->waiting = std::move(resume);
-                return false;
-            }
-            if (!state->full) return true;
-            state->out.on_writable([state, resume] {
-                state->full = false;
-                resume();
-            });
-            return false;
-        };
-        client_.fetch(
-            reply, req, [this, reply, request, target, first, tried, state](tern::client_result r) {
-                if (state->out) {
-                    // The head went out: the body ends whole, or cut off.
-                    if (r) {
-                        state->out.end();
-                    } else {
-                        state->out.abort();
-                    }
-                    return;
-                }
-                if (state->headed) {
-                    // The head's completion has not run yet: it ends the stream.
-                    state->ended = true;
-                    state->failed = !r;
-                    return;
-                }
+        tern::relay_options relayed;
+        relayed.drop_headers = {"server"};  // the client talks to this gateway
+        client_.relay(
+            reply, std::move(req),
+            [this, reply, request, target, first, tried](const tern::client_result& r,
+                                                         bool answered) {
+                if (answered) return;  // the upstream's head went out: its body ends the answer
                 const bool unreachable = r.failure == tern::client_failure::connect_failed ||
                                          r.failure == tern::client_failure::resolve_failed;
                 if (unreachable && tried + 1 < upstreams_.size()) {
@@ -214,7 +142,8 @@ private:
                 reply.complete([status](tern::context& cx) {
                     cx.status(status).text(status == 504 ? "gateway timeout\n" : "bad gateway\n");
                 });
-            });
+            },
+            relayed);
     }
 
     std::vector<std::string> upstreams_;

@@ -155,6 +155,18 @@ struct client_result {
     explicit operator bool() const noexcept { return failure == client_failure::none; }
 };
 
+/// How `client::relay` passes an upstream's answer on.
+struct relay_options {
+    /// Response fields not passed on (case-insensitive), besides those that never are: the
+    /// hop-by-hop ones (Connection, Keep-Alive, Proxy-Connection, TE, Trailer,
+    /// Transfer-Encoding, Upgrade, and any the response's Connection names) and
+    /// Content-Length (the relayed body is tern's to frame).
+    std::vector<std::string> drop_headers{};
+    /// Body bytes held while the handler's answer is not yet open (it opens on the
+    /// response's loop just after the head); past this the upstream is not read on.
+    std::size_t buffer = 64 * 1024;
+};
+
 namespace detail {
 struct client_shared;
 class client_call;
@@ -210,6 +222,17 @@ public:
     /// ends, failed or not (cancelled when the handler's client left).
     void fetch(const deferred& reply, client_request request,
                std::function<void(client_result)> done) const;
+    /// A reverse proxy's step: sends `request` and relays the answer into `reply` as it
+    /// arrives, its status and end-to-end fields, then its body as a response stream read
+    /// from the upstream only as fast as the handler's client takes it (docs/client.md).
+    /// `request`'s `on_head`, `on_body` and `pace` are the relay's own and must be empty
+    /// (std::invalid_argument). `done(result, relayed)` runs once on the response's loop
+    /// when the call ends: `relayed` true when the head was passed on (a failure after it
+    /// aborts the stream, so the client sees a cut body); false when the call failed first,
+    /// and `reply` is still open for `done` to complete (a 502 or 504, another upstream).
+    void relay(const deferred& reply, client_request request,
+               std::function<void(const client_result& result, bool relayed)> done,
+               relay_options options = {}) const;
     /// On the calling thread, which it blocks (a `tern::blocking` handler, the blocking
     /// pool, a program's own thread; never an event loop's). Throws client_error.
     client_response fetch_blocking(client_request request) const;

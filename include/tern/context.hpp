@@ -228,6 +228,11 @@ public:
     /// (a control character other than HTAB in the value, RFC 9110 5.5, or a name that is
     /// not an RFC 9110 token).
     context& header(std::string_view name, std::string_view value);
+    /// Adds a field line `name: value` after any earlier ones of that name, where `header`
+    /// replaces: for fields that may repeat (Set-Cookie, Link, Vary), as a proxy passes an
+    /// upstream's on. Refuses what `header` refuses; Content-Type and Connection, which a
+    /// response carries once, are set as `header` sets them.
+    context& add_header(std::string_view name, std::string_view value);
     /// Sets response header `name` to `value` as `header(name, value)` does, and keeps it on
     /// the response even when it is restarted for an error: a thrown exception (mapped or a
     /// 500) and a failed error handler start from a clean response that holds these fields
@@ -361,6 +366,8 @@ private:
     }
     void set_attribute(std::string_view name, std::shared_ptr<void> value,
                        const std::type_info& type);
+    // header (add false: replaces a field of that name) and add_header (add true).
+    context& set_header(std::string_view name, std::string_view value, bool add);
     void* find_attribute(std::string_view name, const std::type_info& type) const noexcept;
     // The body for body_as, after the max_json_size and max_json_depth checks (which throw).
     std::string_view json_body() const;

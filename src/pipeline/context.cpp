@@ -110,6 +110,14 @@ context& context::content_type(std::string_view type) {
 }
 
 context& context::header(std::string_view name, std::string_view value) {
+    return set_header(name, value, false);
+}
+
+context& context::add_header(std::string_view name, std::string_view value) {
+    return set_header(name, value, true);
+}
+
+context& context::set_header(std::string_view name, std::string_view value, bool add) {
     if (!is_token(name)) {
         throw std::invalid_argument("tern: '" + std::string(name) + "' is not a header name");
     }
@@ -130,10 +138,12 @@ context& context::header(std::string_view name, std::string_view value) {
         ex_->res.close = true;
         return *this;
     }
-    for (auto& [n, v] : ex_->res.fields) {
-        if (iequals(n, name)) {
-            v.assign(value);
-            return *this;
+    if (!add) {
+        for (auto& [n, v] : ex_->res.fields) {
+            if (iequals(n, name)) {
+                v.assign(value);
+                return *this;
+            }
         }
     }
     ex_->res.fields.emplace_back(std::string(name), std::string(value));

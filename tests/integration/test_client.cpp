@@ -11,6 +11,7 @@
 #include <tern/tern.hpp>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -518,88 +519,87 @@ TEST_CASE("client: pace pauses the reads until resumed, from another thread on a
 
 namespace {
 
-// A body passed on from the client to a handler's stream, paced by the stream's room: what
-// a gateway does (the head is sent by completing the deferred response in on_head).
-struct relay {
-    tern::response_stream out;
-    std::string pending;  // bytes that arrived before the stream existed
-    std::function<void()> waiting;
-    bool full = false;
-    bool headed = false;  // on_head ran: the head's completion is on its way
-    // The call ended before that completion ran (a short body): how it ended.
-    bool ended = false;
-    bool failed = false;
-};
-
-void relay_route(tern::app& app, const tern::client& c, std::string url) {
-    app.get("/relay", [&c, url](tern::context& ctx) {
+// The upstream's answer relayed to a handler's client (client::relay): its head, then its
+// body through a stream paced by the stream's room, what a gateway does.
+void relay_route(tern::app& app, const tern::client& c, std::string url,
+                 tern::relay_options options = {}) {
+    app.get("/relay", [&c, url, options](tern::context& ctx) {
         auto reply = ctx.defer();
-        auto state = std::make_shared<relay>();
         tern::client_request req{.url = url};
-        req.on_head = [reply, state](const tern::client_response& head) {
-            state->headed = true;
-            reply.complete([state, status = head.status](tern::context& cx) {
-                cx.status(status).content_type("application/octet-stream");
-                state->out = cx.stream();
-                state->full = !state->out.write(state->pending);
-                state->pending.clear();
-                if (state->ended) {
-                    if (state->failed) {
-                        state->out.abort();
-                    } else {
-                        state->out.end();
-                    }
-                    return;
-                }
-                if (auto resume = std::exchange(state->waiting, nullptr)) {
-                    if (state->full) {
-                        state->out.on_writable(resume);
-                    } else {
-                        resume();
-                    }
-                }
-            });
-            return true;
-        };
-        req.on_body = [state](std::string_view b) {
-            if (state->out) {
-                state->full = !state->out.write(b);
-            } else {
-                state->pending.append(b);
-            }
-            return true;
-        };
-        req.pace = [state](std::function<void()> resume) {
-            if (!state->out) {
-                if (state->pending.size() < 64 * 1024) return true;
-                state->waiting = std::move(resume);
-                return false;
-            }
-            if (!state->full) return true;
-            state->out.on_writable([state, resume] {
-                state->full = false;
-                resume();
-            });
-            return false;
-        };
-        c.fetch(reply, req, [reply, state](tern::client_result r) {
-            if (state->out) {
-                if (r) {
-                    state->out.end();
-                } else {
-                    state->out.abort();
-                }
-            } else if (state->headed) {
-                state->ended = true;  // the head's completion ends the stream
-                state->failed = !r;
-            } else if (!r) {
+        c.relay(
+            reply, req,
+            [reply](const tern::client_result&, bool relayed) {
+                if (relayed) return;
                 reply.complete([](tern::context& cx) { cx.status(502).text("bad gateway"); });
-            }
-        });
+            },
+            options);
     });
 }
 
 }  // namespace
+
+TEST_CASE("client: relay passes on the status and end-to-end fields, repeated ones included",
+          "[client]") {
+    script_server upstream([](int fd) {
+        script_server::read_head(fd);
+        script_server::send_all(fd,
+                                "HTTP/1.1 404 Not Found\r\n"
+                                "Content-Length: 7\r\n"
+                                "Connection: keep-alive, X-Hop\r\n"
+                                "Keep-Alive: timeout=5\r\n"
+                                "X-Hop: one hop only\r\n"
+                                "Set-Cookie: a=1\r\n"
+                                "Set-Cookie: b=2\r\n"
+                                "X-Secret: internal\r\n"
+                                "Server: upstream\r\n"
+                                "Date: Thu, 01 Jan 2026 00:00:00 GMT\r\n"
+                                "\r\n"
+                                "missing");
+    });
+    tern::client c;
+    tern::relay_options options;
+    options.drop_headers = {"x-secret"};
+    test_server front([&](tern::app& app) { relay_route(app, c, upstream.url("/x"), options); });
+    auto cl = front.client();
+    cl.send(tern_test::get_request("/relay"));
+    const auto r = cl.read_response();
+    INFO(tern_test::describe(r));
+    CHECK(r.status == 404);
+    CHECK(r.body == "missing");
+    std::vector<std::string> cookies;
+    int dates = 0;
+    for (const auto& [name, value] : r.headers) {
+        std::string lower = name;
+        for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (lower == "set-cookie") cookies.push_back(value);
+        if (lower == "date") ++dates;
+        CHECK(lower != "x-hop");
+        CHECK(lower != "keep-alive");
+        CHECK(lower != "x-secret");
+    }
+    CHECK(cookies == std::vector<std::string>{"a=1", "b=2"});
+    CHECK(dates == 1);  // tern's own
+    CHECK(r.header("server") == "upstream");
+}
+
+TEST_CASE("client: relay hands a failure before the head to its callback, which answers",
+          "[client]") {
+    script_server upstream([](int fd) {
+        script_server::read_head(fd);  // then closes without a word
+    });
+    tern::client c;
+    test_server front([&](tern::app& app) { relay_route(app, c, upstream.url("/x")); });
+    auto cl = front.client();
+    cl.send(tern_test::get_request("/relay"));
+    const auto r = cl.read_response();
+    CHECK(r.status == 502);
+    CHECK(r.body == "bad gateway");
+    // The request's own callbacks are the relay's.
+    tern::client_request taken{.url = upstream.url("/x")};
+    taken.on_body = [](std::string_view) { return true; };
+    CHECK_THROWS_AS(c.relay(tern::deferred(), taken, [](const tern::client_result&, bool) {}),
+                    std::invalid_argument);
+}
 
 TEST_CASE(
     "client: a large body relayed to a slow reader through a stream stays within the "

@@ -1,0 +1,159 @@
+// client::relay: an upstream's answer passed on into a deferred response as it arrives. The
+// head opens a response stream on the response's loop; body bytes that come before it are
+// held (up to relay_options::buffer), and after it the upstream is read only while the
+// stream takes more (pace). Every callback here runs on that loop, one at a time.
+
+#include "http/request.hpp"
+
+#include <tern/client.hpp>
+#include <tern/context.hpp>
+#include <tern/stream.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tern {
+
+namespace {
+
+// What one relay keeps between its callbacks.
+struct relay_state {
+    response_stream out;
+    std::string pending;            // body bytes that arrived before the stream existed
+    std::function<void()> waiting;  // the upstream's resume, paused until the stream opens
+    bool full = false;              // the stream's buffer is full: read no more for now
+    bool headed = false;            // the head went to the reply; its completion is on its way
+    bool ended = false;             // the call ended before that completion ran...
+    bool failed = false;            // ...and failed
+    std::size_t buffer = 0;
+};
+
+// Fields a proxy never passes on (RFC 9110 7.6.1), and those tern writes itself.
+bool never_relayed(std::string_view name) {
+    static constexpr std::string_view fields[] = {
+        "connection",        "keep-alive", "proxy-connection", "te",  "trailer",
+        "transfer-encoding", "upgrade",    "content-length",   "date"};
+    return std::any_of(std::begin(fields), std::end(fields),
+                       [name](std::string_view f) { return detail::iequals(name, f); });
+}
+
+// The names a Connection field lists (comma-separated tokens), lowercase or not.
+std::vector<std::string> connection_options(const client_response& head) {
+    std::vector<std::string> names;
+    for (const auto& [name, value] : head.headers) {
+        if (!detail::iequals(name, "connection")) continue;
+        std::string_view rest = value;
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            std::string_view item = rest.substr(0, comma);
+            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) {
+                item.remove_prefix(1);
+            }
+            while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) {
+                item.remove_suffix(1);
+            }
+            if (!item.empty()) names.emplace_back(item);
+        }
+    }
+    return names;
+}
+
+bool listed(const std::vector<std::string>& names, std::string_view name) {
+    return std::any_of(names.begin(), names.end(),
+                       [name](const std::string& n) { return detail::iequals(n, name); });
+}
+
+// Opens the stream with the upstream's status and fields, and hands over what came before.
+void open_stream(context& cx, relay_state& state, const client_response& head,
+                 const std::vector<std::string>& dropped) {
+    cx.status(head.status);
+    const auto named = connection_options(head);
+    for (const auto& [name, value] : head.headers) {
+        if (never_relayed(name) || listed(named, name) || listed(dropped, name)) continue;
+        cx.add_header(name, value);
+    }
+    state.out = cx.stream();
+    state.full = !state.out.write(state.pending);
+    state.pending.clear();
+    if (state.ended) {
+        if (state.failed) {
+            state.out.abort();
+        } else {
+            state.out.end();
+        }
+        return;
+    }
+    if (auto resume = std::exchange(state.waiting, nullptr)) {
+        if (state.full) {
+            state.out.on_writable(std::move(resume));
+        } else {
+            resume();
+        }
+    }
+}
+
+}  // namespace
+
+void client::relay(const deferred& reply, client_request request,
+                   std::function<void(const client_result& result, bool relayed)> done,
+                   relay_options options) const {
+    if (request.on_head || request.on_body || request.pace) {
+        throw std::invalid_argument(
+            "tern: client::relay sets on_head, on_body and pace itself: leave them empty");
+    }
+    auto state = std::make_shared<relay_state>();
+    state->buffer = std::max<std::size_t>(options.buffer, 1);
+    auto dropped =
+        std::make_shared<const std::vector<std::string>>(std::move(options.drop_headers));
+    request.on_head = [reply, state, dropped](const client_response& head) {
+        state->headed = true;
+        reply.complete(
+            [state, dropped, head](context& cx) { open_stream(cx, *state, head, *dropped); });
+        return true;
+    };
+    request.on_body = [state](std::string_view bytes) {
+        if (state->out) {
+            state->full = !state->out.write(bytes);
+        } else {
+            state->pending.append(bytes);
+        }
+        return true;
+    };
+    request.pace = [state](std::function<void()> resume) {
+        if (!state->out) {
+            if (state->pending.size() < state->buffer) return true;
+            state->waiting = std::move(resume);
+            return false;
+        }
+        if (!state->full) return true;
+        state->out.on_writable([state, resume = std::move(resume)] {
+            state->full = false;
+            resume();
+        });
+        return false;
+    };
+    fetch(reply, std::move(request), [state, done = std::move(done)](const client_result& r) {
+        if (state->out) {
+            // The head went out: the body ends whole, or cut off.
+            if (r) {
+                state->out.end();
+            } else {
+                state->out.abort();
+            }
+        } else if (state->headed) {
+            // The head's completion has not run yet: it ends the stream.
+            state->ended = true;
+            state->failed = !r;
+        }
+        if (done) done(r, state->headed);
+    });
+}
+
+}  // namespace tern
