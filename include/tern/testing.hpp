@@ -2,8 +2,9 @@
 /// @file testing.hpp
 /// The test kit (`tern::testing`, CMake target `tern::testing`): run a tern::app on a free
 /// loopback port for the length of a test and call it with a real HTTP/1.1 client over a
-/// real socket. No test framework is assumed: the kit returns values and throws
-/// std::exception subclasses, which Catch2, GoogleTest and plain asserts all report.
+/// real socket, and read its Server-Sent Events with sse_reader. No test framework is
+/// assumed: the kit returns values and throws std::exception subclasses, which Catch2,
+/// GoogleTest and plain asserts all report.
 ///
 ///     tern::testing::test(app, [](tern::testing::server&, tern::testing::client& http) {
 ///         assert(http.get("/hello").body == "hello");
@@ -38,6 +39,13 @@ public:
 
 /// The server sent nothing (or not the whole response) within the client's timeout.
 class timeout_error : public client_error {
+public:
+    using client_error::client_error;
+};
+
+/// The server ended the stream (an event stream of sse_reader). The message names the
+/// stream.
+class stream_ended : public client_error {
 public:
     using client_error::client_error;
 };
@@ -183,6 +191,81 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
+/// One Server-Sent Event as sse_reader read it (the HTML event-stream format).
+struct sse_event {
+    /// The stream's last event id after this event (its `id:`, or the one of an earlier event
+    /// when it has none; empty when no event had one).
+    std::string id;
+    /// Its `event:`, or "message" when it named none.
+    std::string type;
+    /// Its `data:` lines joined with "\n".
+    std::string data;
+};
+
+/// Options of sse_reader.
+struct sse_options {
+    /// Sent as `Last-Event-ID` when not empty (as by a reconnecting EventSource), and the
+    /// reader's last_event_id() until an event sets another.
+    std::string last_event_id;
+    /// Extra request fields (e.g. Cookie, Authorization); an Accept here replaces the
+    /// reader's `Accept: text/event-stream`.
+    header_list headers;
+    /// How long connecting and reading the response head may take, and each next().
+    std::chrono::milliseconds timeout{5000};
+};
+
+/// A Server-Sent Events client over one HTTP/1.1 connection to 127.0.0.1, reading the event
+/// stream as EventSource does (HTML standard, "Server-sent events"): lines end at CRLF, LF or
+/// CR; `data:` lines are joined with "\n"; `id:` sets the last event id (kept for later
+/// events); `retry:` sets retry(); comments and events without data are skipped. The
+/// chunked (or Content-Length, or close-delimited) framing of the body is removed. It does
+/// not reconnect by itself: reconnect() does, when the test says so. Move-only; one thread
+/// at a time.
+class sse_reader {
+public:
+    /// Connects to 127.0.0.1:`port`, sends `GET target` with `Accept: text/event-stream`,
+    /// `Cache-Control: no-cache`, `Last-Event-ID` when `options.last_event_id` is not empty
+    /// and the options' fields, and reads the response head. Throws client_error (the
+    /// message names the status, the Content-Type and the start of the body) unless the
+    /// answer is 200 with a `text/event-stream` Content-Type, and timeout_error when
+    /// connecting and the head take longer than `options.timeout`.
+    sse_reader(std::uint16_t port, std::string target, sse_options options = {});
+    /// Closes the connection.
+    ~sse_reader();
+    /// Takes over `other`'s connection; `other` is left empty (only destroyable).
+    sse_reader(sse_reader&& other) noexcept;
+    /// Takes over `other`'s connection, closing this one's.
+    sse_reader& operator=(sse_reader&& other) noexcept;
+    /// Not copyable: a connection has one owner.
+    sse_reader(const sse_reader&) = delete;
+    /// Not copyable.
+    sse_reader& operator=(const sse_reader&) = delete;
+
+    /// The fields of the response head (of the last connection, after a reconnect()).
+    const header_list& headers() const noexcept;
+    /// The next event; comments, unknown fields and events without data are skipped.
+    /// timeout_error when none is complete within the timeout (the reader stays usable: a
+    /// later call goes on where this one stopped); stream_ended when the server ended the
+    /// stream (the last chunk, or a close; an event it did not finish is dropped, as
+    /// EventSource drops it); client_error for a malformed chunked framing or after close().
+    sse_event next();
+    /// The stream's last event id: of the last event next() returned (or an id-only event
+    /// before it), else `options.last_event_id`. reconnect() sends it.
+    const std::string& last_event_id() const noexcept;
+    /// The last `retry:` value the server sent, 0 when none.
+    std::chrono::milliseconds retry() const noexcept;
+    /// Closes the connection and opens a new one with the same request, now with
+    /// `Last-Event-ID: last_event_id()` when that is not empty, as EventSource reconnects
+    /// (without waiting for retry()). Errors as the constructor.
+    void reconnect();
+    /// Closes the connection (reconnect() opens another).
+    void close() noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
 /// RAII: starts `app` on 127.0.0.1 at a free port (`app.start("127.0.0.1", 0)`, in the
 /// app's own worker threads) and stops it when destroyed. Throws what `app.start` throws
 /// (std::system_error, std::logic_error when the app is already running). Register routes
@@ -202,6 +285,8 @@ public:
     std::uint16_t port() const noexcept;
     /// A new client for this server.
     client make_client() const;
+    /// Opens an event stream at `target` on this server (sse_reader's constructor).
+    sse_reader sse(std::string target, sse_options options = {}) const;
     /// The running app.
     tern::app& app() const noexcept;
     /// Stops the app now (the destructor then does nothing more).
