@@ -2,9 +2,9 @@
 /// @file testing.hpp
 /// The test kit (`tern::testing`, CMake target `tern::testing`): run a tern::app on a free
 /// loopback port for the length of a test and call it with a real HTTP/1.1 client over a
-/// real socket, and read its Server-Sent Events with sse_reader. No test framework is
-/// assumed: the kit returns values and throws std::exception subclasses, which Catch2,
-/// GoogleTest and plain asserts all report.
+/// real socket; read its Server-Sent Events with sse_reader and talk to its WebSockets with
+/// ws_client. No test framework is assumed: the kit returns values and throws
+/// std::exception subclasses, which Catch2, GoogleTest and plain asserts all report.
 ///
 ///     tern::testing::test(app, [](tern::testing::server&, tern::testing::client& http) {
 ///         assert(http.get("/hello").body == "hello");
@@ -43,8 +43,8 @@ public:
     using client_error::client_error;
 };
 
-/// The server ended the stream (an event stream of sse_reader). The message names the
-/// stream.
+/// The server ended the stream: an event stream (sse_reader) or a WebSocket (ws_client, as
+/// ws_closed). The message names the stream.
 class stream_ended : public client_error {
 public:
     using client_error::client_error;
@@ -266,6 +266,112 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
+/// One WebSocket data message as ws_client received it (fragments joined).
+struct ws_message {
+    /// True for a binary message, false for text (valid UTF-8, checked).
+    bool binary = false;
+    /// The payload: the text, or the bytes.
+    std::string data;
+};
+
+/// Options of ws_client.
+struct ws_options {
+    /// Offered in `Sec-WebSocket-Protocol`, in this order (none when empty).
+    std::vector<std::string> subprotocols;
+    /// Extra handshake fields (Origin, Cookie, Authorization, ...).
+    header_list headers;
+    /// How long the handshake may take, and each receive(), close() and wait_close().
+    std::chrono::milliseconds timeout{5000};
+    /// 0: each message goes in one frame; otherwise in fragments of at most this many bytes
+    /// (a text message may then be split inside a UTF-8 character, as RFC 6455 allows).
+    std::size_t fragment_size = 0;
+};
+
+/// The server closed the WebSocket: its close code (1005 when its Close frame had none, 1006
+/// when the TCP connection ended without a Close frame) and reason.
+class ws_closed : public stream_ended {
+public:
+    /// `message` for what(), the server's `code` and `reason`.
+    ws_closed(std::string message, int code, std::string reason);
+    /// The close code.
+    int code() const noexcept;
+    /// The close reason (empty when none).
+    const std::string& reason() const noexcept;
+
+private:
+    int code_;
+    std::string reason_;
+};
+
+/// A WebSocket client (RFC 6455) over one connection to 127.0.0.1, for testing `app.ws`
+/// routes. It masks every frame it sends with a new random mask, answers pings and the
+/// server's Close, and reads strictly: a server frame with a reserved bit set, an unknown
+/// opcode, a mask, a length not in its shortest form, a fragmented or over-125-byte control
+/// frame, a stray continuation, text (or a close reason) that is not UTF-8, or a message
+/// over 256 MiB throws client_error. No extension is offered (no permessage-deflate).
+/// Move-only; one thread at a time. The destructor closes the TCP connection without a
+/// closing handshake (the server sees 1006): call close() for one.
+class ws_client {
+public:
+    /// Opens the WebSocket at `target` (path and query): sends the RFC 6455 section 4.1
+    /// handshake (a random 16-byte `Sec-WebSocket-Key`, version 13, the subprotocols and the
+    /// options' fields) and checks the answer: 101, `Upgrade: websocket`, `Connection:
+    /// Upgrade`, `Sec-WebSocket-Accept` (base64 of the SHA-1 of the key and the RFC's GUID),
+    /// a subprotocol only from the offered ones and no extension. Throws client_error naming
+    /// the status (and the start of the body) when the server answers anything else, and
+    /// timeout_error past `options.timeout`.
+    ws_client(std::uint16_t port, std::string target, ws_options options = {});
+    /// Closes the TCP connection (no closing handshake).
+    ~ws_client();
+    /// Takes over `other`'s connection; `other` is left empty (only destroyable).
+    ws_client(ws_client&& other) noexcept;
+    /// Takes over `other`'s connection, closing this one's.
+    ws_client& operator=(ws_client&& other) noexcept;
+    /// Not copyable: a connection has one owner.
+    ws_client(const ws_client&) = delete;
+    /// Not copyable.
+    ws_client& operator=(const ws_client&) = delete;
+
+    /// The subprotocol the server chose, empty when none.
+    const std::string& subprotocol() const noexcept;
+    /// The fields of the server's 101 answer.
+    const header_list& headers() const noexcept;
+
+    /// Sends a text message (in fragments of `fragment_size` when set). The text is sent as
+    /// given: invalid UTF-8 makes the server close with 1007. ws_closed when the server has
+    /// closed; timeout_error when it takes nothing more within the timeout.
+    void send_text(std::string_view text);
+    /// Sends a binary message (in fragments of `fragment_size` when set). Errors as
+    /// send_text.
+    void send_binary(std::string_view bytes);
+    /// The next data message. Pings that arrive meanwhile are answered with pongs, pongs
+    /// are skipped. timeout_error when none is complete within the timeout (a later call goes
+    /// on where this one stopped); ws_closed when the server's Close arrives (the client
+    /// answers it with the same code and closes the connection) or the connection ends
+    /// without one (1006), and on every later call.
+    ws_message receive();
+    /// Sends a ping with `payload` (at most 125 bytes, else std::invalid_argument); the
+    /// server's pong is skipped by receive().
+    void ping(std::string_view payload = {});
+    /// The closing handshake: sends Close with `code` (1000-4999, else std::invalid_argument)
+    /// and `reason` (at most 123 bytes), waits for the server's Close (data messages arriving
+    /// meanwhile are discarded) and returns its code: 1005 when it had none, 1006 when the
+    /// connection ended without one. timeout_error when none comes within the timeout. When
+    /// the server closed first, returns its code and sends nothing.
+    int close(int code = 1000, std::string_view reason = {});
+    /// Waits for the server to close, answering its Close: returns its code (1005 when it had
+    /// none, 1006 when the TCP connection ended without a Close). Data messages arriving
+    /// meanwhile are discarded; timeout_error when the server keeps the WebSocket open.
+    int wait_close();
+    /// Sends `bytes` as they are, unframed and unmasked (for hostile-input tests: an
+    /// unmasked frame, a bad opcode, a bad length). ws_closed when the connection is gone.
+    void send_raw(std::string_view bytes);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
 /// RAII: starts `app` on 127.0.0.1 at a free port (`app.start("127.0.0.1", 0)`, in the
 /// app's own worker threads) and stops it when destroyed. Throws what `app.start` throws
 /// (std::system_error, std::logic_error when the app is already running). Register routes
@@ -287,6 +393,8 @@ public:
     client make_client() const;
     /// Opens an event stream at `target` on this server (sse_reader's constructor).
     sse_reader sse(std::string target, sse_options options = {}) const;
+    /// Opens a WebSocket at `target` on this server (ws_client's constructor).
+    ws_client ws(std::string target, ws_options options = {}) const;
     /// The running app.
     tern::app& app() const noexcept;
     /// Stops the app now (the destructor then does nothing more).

@@ -22,6 +22,10 @@ sse_reader server::sse(std::string target, sse_options options) const {
     return sse_reader(port(), std::move(target), std::move(options));
 }
 
+ws_client server::ws(std::string target, ws_options options) const {
+    return ws_client(port(), std::move(target), std::move(options));
+}
+
 tern::app& server::app() const noexcept { return app_; }
 
 void server::stop() { app_.stop(); }

@@ -1,5 +1,5 @@
-// The Server-Sent Events shapes of docs/testing.md, compiled and run as they are shown
-// there.
+// The Server-Sent Events and WebSocket shapes of docs/testing.md, compiled and run as they
+// are shown there.
 
 #include <catch2/catch.hpp>
 #include <tern/tern.hpp>
@@ -47,4 +47,55 @@ TEST_CASE("a stream that sends nothing fails the test in time", "[docs]") {
     auto news = server.sse("/news", options);
     CHECK_THROWS_AS(news.next(), tern::testing::timeout_error);
     CHECK_THROWS_WITH(server.sse("/nowhere"), Catch::Contains("404"));
+}
+
+TEST_CASE("the echo route answers text and binary, and closes politely", "[docs]") {
+    tern::app app;
+    app.ws("/echo", [](tern::ws_handlers& ws) {
+        ws.on_message([](tern::ws_connection& c, std::string_view text) { c.send(text); });
+        ws.on_binary([](tern::ws_connection& c, std::string_view data) { c.send_binary(data); });
+    });
+    tern::testing::server server(app);
+
+    auto ws = server.ws("/echo");
+    ws.send_text("hello");
+    CHECK(ws.receive().data == "hello");
+    ws.send_binary(std::string(100000, 'x'));  // a 64-bit length each way
+    const auto back = ws.receive();
+    CHECK(back.binary);
+    CHECK(back.data.size() == 100000);
+    CHECK(ws.close() == 1000);  // the closing handshake: the server answers 1000
+}
+
+TEST_CASE("a room needs a token, and a kicked member sees the close code", "[docs]") {
+    tern::app app;
+    app.before("/rooms/{room}", [](tern::context& ctx) {
+        if (ctx.query_param("token") != "secret") throw tern::http_error(401, "token?");
+    });
+    app.ws("/rooms/{room}", [](tern::ws_handlers& ws) {
+        ws.subprotocols({"chat.v1"});
+        ws.on_message([](tern::ws_connection& c, std::string_view text) {
+            if (text == "spam") c.close(4008, "kicked");
+        });
+    });
+    tern::testing::server server(app);
+
+    CHECK_THROWS_WITH(server.ws("/rooms/a"), Catch::Contains("401"));
+
+    tern::testing::ws_options options;
+    options.subprotocols = {"chat.v1"};
+    auto member = server.ws("/rooms/a?token=secret", options);
+    CHECK(member.subprotocol() == "chat.v1");
+    member.send_text("spam");
+    try {
+        member.receive();
+        FAIL("the server sent a message instead of closing");
+    } catch (const tern::testing::ws_closed& closed) {
+        CHECK(closed.code() == 4008);
+        CHECK(closed.reason() == "kicked");
+    }
+
+    auto rude = server.ws("/rooms/a?token=secret");
+    rude.send_raw(std::string("\x81\x02hi", 4));  // a text frame without a mask
+    CHECK(rude.wait_close() == 1002);
 }
