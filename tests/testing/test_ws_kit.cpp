@@ -237,7 +237,7 @@ TEST_CASE("ws_client: close() is a closing handshake the server answers", "[kit]
 
 TEST_CASE("ws_client answers the server's pings and skips the pongs to its own", "[kit][ws]") {
     tern::app app;
-    app.ws_ping_interval(100ms);  // a client that answers nothing is closed after 200 ms
+    app.ws_ping_interval(50ms);  // a client that answers nothing is closed after 100 ms
     add_echo(app);
     tern::testing::server server(app);
     ws_client ws = server.ws("/echo");
@@ -255,7 +255,7 @@ TEST_CASE("ws_client answers the server's pings and skips the pongs to its own",
     CHECK_THROWS_AS(ws.ping(std::string(126, 'p')), std::invalid_argument);
     // A client that reads nothing answers no ping: the server gives up on it.
     ws_client sleeper = server.ws("/echo");
-    std::this_thread::sleep_for(600ms);
+    std::this_thread::sleep_for(800ms);
     CHECK_THROWS_AS(sleeper.receive(), ws_closed);
 }
 
