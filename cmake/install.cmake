@@ -35,6 +35,13 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     endforeach()
 endif()
 
+# tern_testing is static too, and its WebSocket client hashes with libcrypto: the installed
+# package names libcrypto's file the same way (the build tree links OpenSSL::Crypto), so a
+# consumer of tern::testing needs no OpenSSL CMake package. tern-testing.pc names it too.
+tern_library_beside(OpenSSL::Crypto TERN_CRYPTO_LIBRARY crypto)
+target_link_libraries(tern_testing INTERFACE "$<INSTALL_INTERFACE:${TERN_CRYPTO_LIBRARY}>")
+set(TERN_TESTING_PC_LIBS " ${TERN_CRYPTO_LIBRARY}")
+
 install(DIRECTORY include/tern TYPE INCLUDE FILES_MATCHING PATTERN "*.hpp")
 # tern_testing (tern::testing, the test kit) is a static library beside libtern.
 install(TARGETS tern tern_testing EXPORT tern-targets)

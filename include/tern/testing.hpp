@@ -2,7 +2,8 @@
 /// @file testing.hpp
 /// The test kit (`tern::testing`, CMake target `tern::testing`): run a tern::app on a free
 /// loopback port for the length of a test and call it with a real HTTP/1.1 client over a
-/// real socket. No test framework is assumed: the kit returns values and throws
+/// real socket; read its Server-Sent Events with sse_reader and talk to its WebSockets with
+/// ws_client. No test framework is assumed: the kit returns values and throws
 /// std::exception subclasses, which Catch2, GoogleTest and plain asserts all report.
 ///
 ///     tern::testing::test(app, [](tern::testing::server&, tern::testing::client& http) {
@@ -38,6 +39,13 @@ public:
 
 /// The server sent nothing (or not the whole response) within the client's timeout.
 class timeout_error : public client_error {
+public:
+    using client_error::client_error;
+};
+
+/// The server ended the stream: an event stream (sse_reader) or a WebSocket (ws_client, as
+/// ws_closed). The message names the stream.
+class stream_ended : public client_error {
 public:
     using client_error::client_error;
 };
@@ -183,6 +191,187 @@ private:
     std::unique_ptr<impl> impl_;
 };
 
+/// One Server-Sent Event as sse_reader read it (the HTML event-stream format).
+struct sse_event {
+    /// The stream's last event id after this event (its `id:`, or the one of an earlier event
+    /// when it has none; empty when no event had one).
+    std::string id;
+    /// Its `event:`, or "message" when it named none.
+    std::string type;
+    /// Its `data:` lines joined with "\n".
+    std::string data;
+};
+
+/// Options of sse_reader.
+struct sse_options {
+    /// Sent as `Last-Event-ID` when not empty (as by a reconnecting EventSource), and the
+    /// reader's last_event_id() until an event sets another.
+    std::string last_event_id;
+    /// Extra request fields (e.g. Cookie, Authorization); an Accept here replaces the
+    /// reader's `Accept: text/event-stream`.
+    header_list headers;
+    /// How long connecting and reading the response head may take, and each next().
+    std::chrono::milliseconds timeout{5000};
+};
+
+/// A Server-Sent Events client over one HTTP/1.1 connection to 127.0.0.1, reading the event
+/// stream as EventSource does (HTML standard, "Server-sent events"): lines end at CRLF, LF or
+/// CR; `data:` lines are joined with "\n"; `id:` sets the last event id (kept for later
+/// events); `retry:` sets retry(); comments and events without data are skipped. The
+/// chunked (or Content-Length, or close-delimited) framing of the body is removed. It does
+/// not reconnect by itself: reconnect() does, when the test says so. Move-only; one thread
+/// at a time.
+class sse_reader {
+public:
+    /// Connects to 127.0.0.1:`port`, sends `GET target` with `Accept: text/event-stream`,
+    /// `Cache-Control: no-cache`, `Last-Event-ID` when `options.last_event_id` is not empty
+    /// and the options' fields, and reads the response head. Throws client_error (the
+    /// message names the status, the Content-Type and the start of the body) unless the
+    /// answer is 200 with a `text/event-stream` Content-Type, and timeout_error when
+    /// connecting and the head take longer than `options.timeout`.
+    sse_reader(std::uint16_t port, std::string target, sse_options options = {});
+    /// Closes the connection.
+    ~sse_reader();
+    /// Takes over `other`'s connection; `other` is left empty (only destroyable).
+    sse_reader(sse_reader&& other) noexcept;
+    /// Takes over `other`'s connection, closing this one's.
+    sse_reader& operator=(sse_reader&& other) noexcept;
+    /// Not copyable: a connection has one owner.
+    sse_reader(const sse_reader&) = delete;
+    /// Not copyable.
+    sse_reader& operator=(const sse_reader&) = delete;
+
+    /// The fields of the response head (of the last connection, after a reconnect()).
+    const header_list& headers() const noexcept;
+    /// The next event; comments, unknown fields and events without data are skipped.
+    /// timeout_error when none is complete within the timeout (the reader stays usable: a
+    /// later call goes on where this one stopped); stream_ended when the server ended the
+    /// stream (the last chunk, or a close; an event it did not finish is dropped, as
+    /// EventSource drops it); client_error for a malformed chunked framing or after close().
+    sse_event next();
+    /// The stream's last event id: of the last event next() returned (or an id-only event
+    /// before it), else `options.last_event_id`. reconnect() sends it.
+    const std::string& last_event_id() const noexcept;
+    /// The last `retry:` value the server sent, 0 when none.
+    std::chrono::milliseconds retry() const noexcept;
+    /// Closes the connection and opens a new one with the same request, now with
+    /// `Last-Event-ID: last_event_id()` when that is not empty, as EventSource reconnects
+    /// (without waiting for retry()). Errors as the constructor.
+    void reconnect();
+    /// Closes the connection (reconnect() opens another).
+    void close() noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+/// One WebSocket data message as ws_client received it (fragments joined).
+struct ws_message {
+    /// True for a binary message, false for text (valid UTF-8, checked).
+    bool binary = false;
+    /// The payload: the text, or the bytes.
+    std::string data;
+};
+
+/// Options of ws_client.
+struct ws_options {
+    /// Offered in `Sec-WebSocket-Protocol`, in this order (none when empty).
+    std::vector<std::string> subprotocols;
+    /// Extra handshake fields (Origin, Cookie, Authorization, ...).
+    header_list headers;
+    /// How long the handshake may take, and each receive(), close() and wait_close().
+    std::chrono::milliseconds timeout{5000};
+    /// 0: each message goes in one frame; otherwise in fragments of at most this many bytes
+    /// (a text message may then be split inside a UTF-8 character, as RFC 6455 allows).
+    std::size_t fragment_size = 0;
+};
+
+/// The server closed the WebSocket: its close code (1005 when its Close frame had none, 1006
+/// when the TCP connection ended without a Close frame) and reason.
+class ws_closed : public stream_ended {
+public:
+    /// `message` for what(), the server's `code` and `reason`.
+    ws_closed(std::string message, int code, std::string reason);
+    /// The close code.
+    int code() const noexcept;
+    /// The close reason (empty when none).
+    const std::string& reason() const noexcept;
+
+private:
+    int code_;
+    std::string reason_;
+};
+
+/// A WebSocket client (RFC 6455) over one connection to 127.0.0.1, for testing `app.ws`
+/// routes. It masks every frame it sends with a new random mask, answers pings and the
+/// server's Close, and reads strictly: a server frame with a reserved bit set, an unknown
+/// opcode, a mask, a length not in its shortest form, a fragmented or over-125-byte control
+/// frame, a stray continuation, text (or a close reason) that is not UTF-8, or a message
+/// over 256 MiB throws client_error. No extension is offered (no permessage-deflate).
+/// Move-only; one thread at a time. The destructor closes the TCP connection without a
+/// closing handshake (the server sees 1006): call close() for one.
+class ws_client {
+public:
+    /// Opens the WebSocket at `target` (path and query): sends the RFC 6455 section 4.1
+    /// handshake (a random 16-byte `Sec-WebSocket-Key`, version 13, the subprotocols and the
+    /// options' fields) and checks the answer: 101, `Upgrade: websocket`, `Connection:
+    /// Upgrade`, `Sec-WebSocket-Accept` (base64 of the SHA-1 of the key and the RFC's GUID),
+    /// a subprotocol only from the offered ones and no extension. Throws client_error naming
+    /// the status (and the start of the body) when the server answers anything else, and
+    /// timeout_error past `options.timeout`.
+    ws_client(std::uint16_t port, std::string target, ws_options options = {});
+    /// Closes the TCP connection (no closing handshake).
+    ~ws_client();
+    /// Takes over `other`'s connection; `other` is left empty (only destroyable).
+    ws_client(ws_client&& other) noexcept;
+    /// Takes over `other`'s connection, closing this one's.
+    ws_client& operator=(ws_client&& other) noexcept;
+    /// Not copyable: a connection has one owner.
+    ws_client(const ws_client&) = delete;
+    /// Not copyable.
+    ws_client& operator=(const ws_client&) = delete;
+
+    /// The subprotocol the server chose, empty when none.
+    const std::string& subprotocol() const noexcept;
+    /// The fields of the server's 101 answer.
+    const header_list& headers() const noexcept;
+
+    /// Sends a text message (in fragments of `fragment_size` when set). The text is sent as
+    /// given: invalid UTF-8 makes the server close with 1007. ws_closed when the server has
+    /// closed; timeout_error when it takes nothing more within the timeout.
+    void send_text(std::string_view text);
+    /// Sends a binary message (in fragments of `fragment_size` when set). Errors as
+    /// send_text.
+    void send_binary(std::string_view bytes);
+    /// The next data message. Pings that arrive meanwhile are answered with pongs, pongs
+    /// are skipped. timeout_error when none is complete within the timeout (a later call goes
+    /// on where this one stopped); ws_closed when the server's Close arrives (the client
+    /// answers it with the same code and closes the connection) or the connection ends
+    /// without one (1006), and on every later call.
+    ws_message receive();
+    /// Sends a ping with `payload` (at most 125 bytes, else std::invalid_argument); the
+    /// server's pong is skipped by receive().
+    void ping(std::string_view payload = {});
+    /// The closing handshake: sends Close with `code` (1000-4999, else std::invalid_argument)
+    /// and `reason` (at most 123 bytes), waits for the server's Close (data messages arriving
+    /// meanwhile are discarded) and returns its code: 1005 when it had none, 1006 when the
+    /// connection ended without one. timeout_error when none comes within the timeout. When
+    /// the server closed first, returns its code and sends nothing.
+    int close(int code = 1000, std::string_view reason = {});
+    /// Waits for the server to close, answering its Close: returns its code (1005 when it had
+    /// none, 1006 when the TCP connection ended without a Close). Data messages arriving
+    /// meanwhile are discarded; timeout_error when the server keeps the WebSocket open.
+    int wait_close();
+    /// Sends `bytes` as they are, unframed and unmasked (for hostile-input tests: an
+    /// unmasked frame, a bad opcode, a bad length). ws_closed when the connection is gone.
+    void send_raw(std::string_view bytes);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
 /// RAII: starts `app` on 127.0.0.1 at a free port (`app.start("127.0.0.1", 0)`, in the
 /// app's own worker threads) and stops it when destroyed. Throws what `app.start` throws
 /// (std::system_error, std::logic_error when the app is already running). Register routes
@@ -202,6 +391,10 @@ public:
     std::uint16_t port() const noexcept;
     /// A new client for this server.
     client make_client() const;
+    /// Opens an event stream at `target` on this server (sse_reader's constructor).
+    sse_reader sse(std::string target, sse_options options = {}) const;
+    /// Opens a WebSocket at `target` on this server (ws_client's constructor).
+    ws_client ws(std::string target, ws_options options = {}) const;
     /// The running app.
     tern::app& app() const noexcept;
     /// Stops the app now (the destructor then does nothing more).

@@ -13,6 +13,7 @@ namespace {
 // Bounds on what the client reads, so a broken server cannot make a test eat all memory.
 constexpr std::size_t max_head_size = 1024 * 1024;
 constexpr std::size_t max_body_size = 256 * 1024 * 1024;
+constexpr std::size_t max_chunk_line = 4096;
 
 char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
 
@@ -22,23 +23,19 @@ std::string_view trim(std::string_view s) noexcept {
     return s;
 }
 
-// True when the comma-separated list `value` holds `token` (case-insensitive).
-bool has_token(std::string_view value, std::string_view token) noexcept {
-    while (!value.empty()) {
-        const auto comma = value.find(',');
-        if (iequals(trim(value.substr(0, comma)), token)) return true;
-        if (comma == std::string_view::npos) break;
-        value.remove_prefix(comma + 1);
-    }
-    return false;
-}
-
 // The bytes of one response as they arrive: `buffer` holds what is received and not yet
 // consumed.
 class reader {
 public:
-    reader(socket& s, std::string& buffer, clock::time_point deadline)
-        : socket_(s), buffer_(buffer), deadline_(deadline) {}
+    // `started`: part of the response was read before (by another reader), so a close now is
+    // in its middle.
+    reader(socket& s, std::string& buffer, clock::time_point deadline, bool started = false)
+        : socket_(s), buffer_(buffer), deadline_(deadline), received_any_(started) {}
+
+    // The received bytes not yet consumed.
+    const std::string& buffer() const noexcept { return buffer_; }
+    // Consumes the first `n` received bytes.
+    void consume(std::size_t n) { buffer_.erase(0, n); }
 
     // Receives more bytes; false at the peer's close.
     bool fill() {
@@ -92,7 +89,7 @@ private:
     socket& socket_;
     std::string& buffer_;
     clock::time_point deadline_;
-    bool received_any_ = false;
+    bool received_any_;
 };
 
 std::size_t parse_size(std::string_view text, int base, const char* what) {
@@ -137,36 +134,65 @@ void read_fields(reader& in, header_list& out, const char* what) {
     }
 }
 
-void read_chunked(reader& in, response& r) {
+// Reads the next chunk of a chunked body (RFC 9112 section 7.1) and appends its data to
+// `out`: false at the last chunk, whose trailer fields go to `trailer`. Nothing is consumed
+// until the whole chunk (or the last chunk and its trailer) has arrived, so a timeout leaves
+// the body where it was and a later call goes on from there.
+bool next_chunk(reader& in, std::string& out, header_list& trailer) {
     for (;;) {
-        const std::string line = in.take_line(4096, "a chunk size line");
-        std::string_view size_text = line;
-        size_text = trim(size_text.substr(0, size_text.find(';')));
-        const std::size_t size = parse_size(size_text, 16, "chunk size");
-        if (size == 0) break;
-        if (r.body.size() + size > max_body_size) {
-            throw client_error("the chunked body is over 256 MiB");
+        const std::string& b = in.buffer();
+        const std::size_t line_end = b.find("\r\n");
+        if (line_end == std::string::npos && b.size() > max_chunk_line) {
+            throw client_error("a chunk size line is too long");
         }
-        in.take(size, r.body, "a chunked body");
-        if (!in.take_line(2, "a chunked body").empty()) {
-            throw client_error("a chunk is longer than its size line says");
+        if (line_end != std::string::npos) {
+            if (line_end > max_chunk_line) throw client_error("a chunk size line is too long");
+            std::string_view size_text(b.data(), line_end);
+            size_text = trim(size_text.substr(0, size_text.find(';')));
+            const std::size_t size = parse_size(size_text, 16, "chunk size");
+            const std::size_t data = line_end + 2;
+            if (size > 0) {
+                if (size > max_body_size || out.size() + size > max_body_size) {
+                    throw client_error("the chunked body is over 256 MiB");
+                }
+                if (b.size() >= data + size + 2) {
+                    if (b.compare(data + size, 2, "\r\n") != 0) {
+                        throw client_error("a chunk is longer than its size line says");
+                    }
+                    out.append(b, data, size);
+                    in.consume(data + size + 2);
+                    return true;
+                }
+            } else {
+                // The last chunk: the trailer's fields, then an empty line.
+                const std::size_t end =
+                    b.compare(data, 2, "\r\n") == 0 ? data : b.find("\r\n\r\n", data);
+                if (end != std::string::npos && b.size() >= end + 2) {
+                    std::string_view fields(b.data() + data, end == data ? 0 : end + 2 - data);
+                    while (!fields.empty()) {
+                        const std::size_t eol = fields.find("\r\n");
+                        trailer.push_back(parse_field(fields.substr(0, eol)));
+                        fields.remove_prefix(eol + 2);
+                    }
+                    in.consume(end == data ? data + 2 : end + 4);
+                    return false;
+                }
+                if (b.size() - data > max_head_size) {
+                    throw client_error("the chunked trailer is over 1 MiB");
+                }
+            }
         }
+        if (!in.fill()) in.closed("a chunked body");
     }
-    read_fields(in, r.headers, "the chunked trailer");
 }
 
-}  // namespace
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                              [](char x, char y) { return lower(x) == lower(y); });
+void read_chunked(reader& in, response& r) {
+    while (next_chunk(in, r.body, r.headers)) {
+    }
 }
 
-read_result read_response(socket& s, std::string& buffer, std::string_view method,
-                          clock::time_point deadline) {
-    reader in(s, buffer, deadline);
-    read_result result;
-    response& r = result.response;
+// Reads the status line and the fields, skipping interim responses; true for HTTP/1.0.
+bool read_head(reader& in, response& r) {
     bool http10 = false;
     for (;;) {
         r = response{};
@@ -174,17 +200,17 @@ read_result read_response(socket& s, std::string& buffer, std::string_view metho
         read_fields(in, r.headers, "the response head");
         // 100 Continue and 103 Early Hints precede the real answer; 101 is the answer.
         if (r.status >= 100 && r.status < 200 && r.status != 101) continue;
-        break;
+        return http10;
     }
+}
+
+bool read_body(reader& in, std::string_view method, response& r, bool http10) {
     const auto connection = r.header("Connection");
-    result.keep_alive = http10 ? connection && has_token(*connection, "keep-alive")
-                               : !(connection && has_token(*connection, "close"));
-    if (r.status == 101) {
-        result.keep_alive = false;  // the connection now speaks another protocol
-        return result;
-    }
+    bool keep_alive = http10 ? connection && has_token(*connection, "keep-alive")
+                             : !(connection && has_token(*connection, "close"));
+    if (r.status == 101) return false;  // the connection now speaks another protocol
     // RFC 9112 section 6.3: which of the framings applies, in this order.
-    if (iequals(method, "HEAD") || r.status == 204 || r.status == 304) return result;
+    if (iequals(method, "HEAD") || r.status == 204 || r.status == 304) return keep_alive;
     if (const auto coding = r.header("Transfer-Encoding")) {
         std::string_view last = *coding;
         if (const auto comma = last.rfind(','); comma != std::string_view::npos) {
@@ -192,11 +218,10 @@ read_result read_response(socket& s, std::string& buffer, std::string_view metho
         }
         if (iequals(trim(last), "chunked")) {
             read_chunked(in, r);
-            return result;
+            return keep_alive;
         }
         in.take_all(r.body);
-        result.keep_alive = false;
-        return result;
+        return false;
     }
     std::optional<std::size_t> length;
     for (const std::string_view value : r.header_values("Content-Length")) {
@@ -207,11 +232,55 @@ read_result read_response(socket& s, std::string& buffer, std::string_view metho
     if (length) {
         if (*length > max_body_size) throw client_error("a Content-Length over 256 MiB");
         in.take(*length, r.body, "the body");
-        return result;
+        return keep_alive;
     }
     in.take_all(r.body);
-    result.keep_alive = false;
+    return false;
+}
+
+}  // namespace
+
+bool iequals(std::string_view a, std::string_view b) noexcept {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [](char x, char y) { return lower(x) == lower(y); });
+}
+
+bool has_token(std::string_view value, std::string_view token) noexcept {
+    while (!value.empty()) {
+        const auto comma = value.find(',');
+        if (iequals(trim(value.substr(0, comma)), token)) return true;
+        if (comma == std::string_view::npos) break;
+        value.remove_prefix(comma + 1);
+    }
+    return false;
+}
+
+read_result read_response(socket& s, std::string& buffer, std::string_view method,
+                          clock::time_point deadline) {
+    reader in(s, buffer, deadline);
+    read_result result;
+    const bool http10 = read_head(in, result.response);
+    result.keep_alive = read_body(in, method, result.response, http10);
     return result;
+}
+
+head_result read_head(socket& s, std::string& buffer, clock::time_point deadline) {
+    reader in(s, buffer, deadline);
+    head_result result;
+    result.http10 = read_head(in, result.response);
+    return result;
+}
+
+bool read_body(socket& s, std::string& buffer, std::string_view method, head_result& head,
+               clock::time_point deadline) {
+    reader in(s, buffer, deadline, true);
+    return read_body(in, method, head.response, head.http10);
+}
+
+bool read_chunk(socket& s, std::string& buffer, std::string& out, clock::time_point deadline) {
+    reader in(s, buffer, deadline);
+    header_list trailer;
+    return next_chunk(in, out, trailer);
 }
 
 }  // namespace tern::testing::detail

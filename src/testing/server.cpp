@@ -1,5 +1,7 @@
 #include <tern/testing.hpp>
 
+#include <utility>
+
 namespace tern::testing {
 
 server::server(tern::app& app) : app_(app) { app_.start("127.0.0.1", 0); }
@@ -15,6 +17,14 @@ server::~server() {
 std::uint16_t server::port() const noexcept { return app_.port(); }
 
 client server::make_client() const { return client(port()); }
+
+sse_reader server::sse(std::string target, sse_options options) const {
+    return sse_reader(port(), std::move(target), std::move(options));
+}
+
+ws_client server::ws(std::string target, ws_options options) const {
+    return ws_client(port(), std::move(target), std::move(options));
+}
 
 tern::app& server::app() const noexcept { return app_; }
 

@@ -1,7 +1,9 @@
 // A test a user writes with tern's test kit (tern::testing), built by every packaging test
 // beside consumer.cpp (tests/packaging/run.sh): a plain program, no test framework. It
 // starts an app with tern::testing::test, checks a GET, a JSON POST and a cookie kept
-// between calls, and that the port refuses once the test is over. Exits 0 when all hold.
+// between calls, an event of an SSE route, a WebSocket echo and its closing handshake (the
+// kit's WebSocket client links libcrypto: the package must name it), and that the port
+// refuses once the test is over. Exits 0 when all hold.
 
 #include <tern/json.hpp>
 #include <tern/tern.hpp>
@@ -9,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -34,6 +37,11 @@ int main() {
     app.get("/me", [](tern::context& ctx) {
         ctx.json({{"user", std::string(ctx.cookie("user").value_or("nobody"))}});
     });
+    app.sse("/events",
+            [](tern::context&, tern::sse_client client) { client.send("tick", {}, "1"); });
+    app.ws("/echo", [](tern::ws_handlers& ws) {
+        ws.on_message([](tern::ws_connection& c, std::string_view text) { c.send(text); });
+    });
 
     std::uint16_t port = 0;
     tern::testing::test(app, [&](tern::testing::server& server, tern::testing::client& http) {
@@ -42,6 +50,13 @@ int main() {
         expect(hello.status == 200 && hello.body == "hello", "GET /hello is 200 hello");
         expect(http.post_json("/login", {{"name", "ada"}}).status == 204, "POST /login is 204");
         expect(http.get("/me").json()["user"] == "ada", "the cookie is sent back");
+        auto events = server.sse("/events");
+        const auto tick = events.next();
+        expect(tick.data == "tick" && tick.id == "1", "the SSE route sends its event");
+        auto ws = server.ws("/echo");
+        ws.send_text("echo me");
+        expect(ws.receive().data == "echo me", "the WebSocket echoes");
+        expect(ws.close() == 1000, "the closing handshake is answered with 1000");
     });
     bool refused = false;
     try {

@@ -1,0 +1,41 @@
+#pragma once
+// The live example's routes and the one timer thread behind its ticks and late answers.
+// main.cpp runs them on a port (with its command line's TLS and compression);
+// tests/examples/test_live.cpp runs them under the test kit (tern::testing). The routes are
+// listed in main.cpp's header comment.
+
+#include <tern/tern.hpp>
+
+#include <memory>
+
+namespace live {
+
+/// What the routes share while the app serves: one timer thread for every timed thing (the
+/// ticks of /events every 100 ms, the answers of /later) and the SSE clients with the tick
+/// each sees next. Made before the app, so that it outlives the app's serving.
+class services {
+public:
+    /// Starts the timer thread and the ticks: the first at once, then one every 100 ms.
+    services();
+    /// stop().
+    ~services();
+    services(const services&) = delete;
+    services& operator=(const services&) = delete;
+
+    /// Ends the timer thread; late answers still queued are dropped (a deferred reply dropped
+    /// so answers 500, if its server still runs).
+    void stop();
+
+    struct state;  // live_app.cpp
+    /// For add_routes.
+    state& get() noexcept { return *state_; }
+
+private:
+    std::unique_ptr<state> state_;
+};
+
+/// Sets `app` up as the live example over `s`: the page (public/), GET /events, /stream,
+/// /later, the /ws echo and POST /upload.
+void add_routes(tern::app& app, services& s);
+
+}  // namespace live
