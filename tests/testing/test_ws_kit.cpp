@@ -237,7 +237,9 @@ TEST_CASE("ws_client: close() is a closing handshake the server answers", "[kit]
 
 TEST_CASE("ws_client answers the server's pings and skips the pongs to its own", "[kit][ws]") {
     tern::app app;
-    app.ws_ping_interval(50ms);  // a client that answers nothing is closed after 100 ms
+    // A client that answers nothing is closed after two intervals (400 ms): wide enough that
+    // a loaded machine's scheduling does not close a client that does answer.
+    app.ws_ping_interval(200ms);
     add_echo(app);
     tern::testing::server server(app);
     ws_client ws = server.ws("/echo");
@@ -247,7 +249,7 @@ TEST_CASE("ws_client answers the server's pings and skips the pongs to its own",
     CHECK(ws.receive().data == "first");
     // receive() waits through several of the server's pings and answers each.
     ws_options short_wait;
-    short_wait.timeout = 600ms;
+    short_wait.timeout = 1000ms;
     ws_client quiet = server.ws("/echo", short_wait);
     CHECK_THROWS_AS(quiet.receive(), tern::testing::timeout_error);
     quiet.send_text("still open");
@@ -255,7 +257,7 @@ TEST_CASE("ws_client answers the server's pings and skips the pongs to its own",
     CHECK_THROWS_AS(ws.ping(std::string(126, 'p')), std::invalid_argument);
     // A client that reads nothing answers no ping: the server gives up on it.
     ws_client sleeper = server.ws("/echo");
-    std::this_thread::sleep_for(800ms);
+    std::this_thread::sleep_for(1500ms);
     CHECK_THROWS_AS(sleeper.receive(), ws_closed);
 }
 
