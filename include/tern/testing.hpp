@@ -292,7 +292,7 @@ struct ws_options {
 class ws_closed : public stream_ended {
 public:
     /// `message` for what(), the server's `code` and `reason`.
-    ws_closed(std::string message, int code, std::string reason);
+    ws_closed(const std::string& message, int code, std::string reason);
     /// The close code.
     int code() const noexcept;
     /// The close reason (empty when none).

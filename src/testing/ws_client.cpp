@@ -33,7 +33,7 @@ const header* find_field(const header_list& fields, std::string_view name) {
 
 }  // namespace
 
-ws_closed::ws_closed(std::string message, int code, std::string reason)
+ws_closed::ws_closed(const std::string& message, int code, std::string reason)
     : stream_ended(message), code_(code), reason_(std::move(reason)) {}
 
 int ws_closed::code() const noexcept { return code_; }
