@@ -109,7 +109,9 @@ app& app::swagger_ui(std::string_view path, std::string_view document_path,
                      std::string assets_directory) {
     impl_->require_not_started("swagger_ui");
     const std::string page_path = literal_path(path, "swagger_ui");
-    const std::string base = page_path == "/" ? std::string() : page_path;
+    // Its files go under the page's path: "/docs" and "/docs/" alike give "/docs/...".
+    std::string base = page_path;
+    while (!base.empty() && base.back() == '/') base.pop_back();
     const std::string dir = swagger_assets(std::move(assets_directory));
     auto bundle = std::make_shared<const std::string>(read_file(dir + "/swagger-ui-bundle.js"));
     auto style = std::make_shared<const std::string>(read_file(dir + "/swagger-ui.css"));

@@ -130,6 +130,26 @@ TEST_CASE("app.swagger_ui serves its page, script and style, pointed at the docu
     });
 }
 
+TEST_CASE("app.swagger_ui at a path with a trailing slash, or at the root, serves its files",
+          "[openapi]") {
+    const fake_assets assets;
+    tern::app app;
+    app.threads(1);
+    app.swagger_ui("/docs/", "/openapi.json", assets.dir.string());
+    tern::testing::test(app, [](tern::testing::server&, tern::testing::client& http) {
+        CHECK(http.get("/docs").body.find("src=\"/docs/swagger-ui-bundle.js\"") !=
+              std::string::npos);
+        CHECK(http.get("/docs/swagger-ui.css").status == 200);
+    });
+    tern::app root;
+    root.threads(1);
+    root.swagger_ui("/", "/openapi.json", assets.dir.string());
+    tern::testing::test(root, [](tern::testing::server&, tern::testing::client& http) {
+        CHECK(http.get("/").body.find("src=\"/swagger-ui-bundle.js\"") != std::string::npos);
+        CHECK(http.get("/swagger-ui-bundle.js").status == 200);
+    });
+}
+
 TEST_CASE("app.swagger_ui refuses a directory without Swagger UI's files", "[openapi]") {
     tern::app app;
     CHECK_THROWS_WITH(app.swagger_ui("/docs", "/openapi.json", "/nonexistent-tern-dir"),
