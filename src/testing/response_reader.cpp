@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cstddef>
 #include <optional>
 
@@ -281,6 +282,23 @@ bool read_chunk(socket& s, std::string& buffer, std::string& out, clock::time_po
     reader in(s, buffer, deadline);
     header_list trailer;
     return next_chunk(in, out, trailer);
+}
+
+std::string describe_refusal(socket& s, std::string& buffer, head_result& head, std::string what,
+                             clock::time_point deadline) {
+    constexpr std::size_t quoted = 200;
+    try {
+        // A body that does not end (another kind of stream) is not waited for long.
+        const auto soon = std::min(deadline, clock::now() + std::chrono::milliseconds(500));
+        read_body(s, buffer, "GET", head, soon);
+    } catch (const client_error&) {
+        // What arrived of the body is quoted; the refusal is the error to report.
+    }
+    const std::string& body = head.response.body;
+    if (!body.empty()) {
+        what += ": '" + body.substr(0, quoted) + (body.size() > quoted ? "...'" : "'");
+    }
+    return what;
 }
 
 }  // namespace tern::testing::detail

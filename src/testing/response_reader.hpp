@@ -48,6 +48,13 @@ head_result read_head(socket& s, std::string& buffer, clock::time_point deadline
 bool read_body(socket& s, std::string& buffer, std::string_view method, head_result& head,
                clock::time_point deadline);
 
+/// For a reader refused with an ordinary response (not the stream or upgrade it asked for):
+/// reads what comes of its body within half a second (or until `deadline`; a read error
+/// ends it early, the refusal being the error to report) and returns `what` followed by the
+/// start of that body, quoted (at most 200 bytes).
+std::string describe_refusal(socket& s, std::string& buffer, head_result& head, std::string what,
+                             clock::time_point deadline);
+
 /// Reads the next chunk of a chunked body and appends its data to `out`: false at the last
 /// chunk (its trailer is read and dropped). Consumes nothing from `buffer` until a whole
 /// chunk is there, so after a timeout_error the next call goes on where this one stopped.

@@ -15,7 +15,6 @@ namespace tern::testing {
 namespace {
 
 // How much of a refusal's body goes into the error message.
-constexpr std::size_t body_quote = 200;
 
 bool has_field(const header_list& fields, std::string_view name) {
     return std::any_of(fields.begin(), fields.end(),
@@ -124,18 +123,7 @@ struct sse_reader::impl {
         if (!r.reason.empty()) what += " " + r.reason;
         const auto type = r.header("Content-Type");
         what += type ? ", Content-Type " + std::string(*type) : ", no Content-Type";
-        try {
-            // A body that does not end (another kind of stream) is not waited for long.
-            const auto soon =
-                std::min(deadline, detail::clock::now() + std::chrono::milliseconds(500));
-            detail::read_body(*connection, buffer, "GET", result, soon);
-        } catch (const client_error&) {
-            // What arrived of the body is quoted; the refusal is the error to report.
-        }
-        const std::string& body = result.response.body;
-        if (!body.empty()) {
-            what += ": '" + body.substr(0, body_quote) + (body.size() > body_quote ? "...'" : "'");
-        }
+        what = detail::describe_refusal(*connection, buffer, result, std::move(what), deadline);
         throw client_error(what);
     }
 

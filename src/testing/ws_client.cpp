@@ -19,7 +19,6 @@ namespace {
 // The largest message the client takes: a broken server cannot make a test eat all memory.
 constexpr std::size_t max_message_size = 256 * 1024 * 1024;
 // How much of a refusal's body goes into the error message.
-constexpr std::size_t body_quote = 200;
 // After the closing handshake the server closes the TCP connection first (RFC 6455 section
 // 7.1.1); the client waits this long for that before closing its side itself.
 constexpr std::chrono::milliseconds tcp_close_wait{1000};
@@ -154,17 +153,7 @@ struct ws_client::impl {
         std::string what = "the server answered " + std::to_string(r.status);
         if (!r.reason.empty()) what += " " + r.reason;
         what += " instead of 101 Switching Protocols";
-        try {
-            const auto soon =
-                std::min(until, detail::clock::now() + std::chrono::milliseconds(500));
-            detail::read_body(*connection, buffer, "GET", result, soon);
-        } catch (const client_error&) {
-            // What arrived of the body is quoted; the refusal is the error to report.
-        }
-        const std::string& body = result.response.body;
-        if (!body.empty()) {
-            what += ": '" + body.substr(0, body_quote) + (body.size() > body_quote ? "...'" : "'");
-        }
+        what = detail::describe_refusal(*connection, buffer, result, std::move(what), until);
         throw client_error(what);
     }
 
