@@ -3,6 +3,7 @@
 // held (up to relay_options::buffer), and after it the upstream is read only while the
 // stream takes more (pace). Every callback here runs on that loop, one at a time.
 
+#include "http/header_values.hpp"
 #include "http/request.hpp"
 
 #include <tern/client.hpp>
@@ -43,24 +44,15 @@ bool never_relayed(std::string_view name) {
                        [name](std::string_view f) { return detail::iequals(name, f); });
 }
 
-// The names a Connection field lists (comma-separated tokens), lowercase or not.
+// The names the response's Connection fields list (RFC 9110 7.6.1).
 std::vector<std::string> connection_options(const client_response& head) {
     std::vector<std::string> names;
     for (const auto& [name, value] : head.headers) {
         if (!detail::iequals(name, "connection")) continue;
-        std::string_view rest = value;
-        while (!rest.empty()) {
-            const auto comma = rest.find(',');
-            std::string_view item = rest.substr(0, comma);
-            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-            while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) {
-                item.remove_prefix(1);
-            }
-            while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) {
-                item.remove_suffix(1);
-            }
+        detail::for_each_element(value, [&names](std::string_view item) {
             if (!item.empty()) names.emplace_back(item);
-        }
+            return true;
+        });
     }
     return names;
 }
