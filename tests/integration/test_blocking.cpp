@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_blocking {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -302,3 +304,5 @@ TEST_CASE("tern::blocking and blocking_threads refuse what cannot work", "[block
     tern::app app;
     CHECK_THROWS_AS(app.blocking_threads(0), std::invalid_argument);
 }
+
+}  // namespace wire_test_blocking

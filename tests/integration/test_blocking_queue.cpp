@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_blocking_queue {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -285,3 +287,5 @@ TEST_CASE(
     CHECK(r.body == "the blocking pool is overloaded");
     CHECK(ran == 1);
 }
+
+}  // namespace wire_test_blocking_queue

@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_callback_release {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -207,3 +209,5 @@ TEST_CASE(
     std::lock_guard lock(held_mutex);
     held.clear();
 }
+
+}  // namespace wire_test_callback_release

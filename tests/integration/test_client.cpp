@@ -23,6 +23,8 @@
 #include "support/test_certs.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_client {
+
 using namespace std::chrono_literals;
 using tern_test::script_server;
 using tern_test::test_server;
@@ -635,3 +637,5 @@ TEST_CASE("client: a short body relayed through a stream ends it even before the
         CHECK(r.body == "hello from upstream");
     }
 }
+
+}  // namespace wire_test_client

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+namespace wire_test_client_ip_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -127,3 +129,5 @@ TEST_CASE("a bad trusted proxy entry throws at setup", "[proxies]") {
     CHECK_THROWS_AS(app.trusted_proxies({"proxy.example"}), std::invalid_argument);
     CHECK_NOTHROW(app.trusted_proxies({"::1", "fd00::/8"}));
 }
+
+}  // namespace wire_test_client_ip_wire

@@ -13,6 +13,8 @@
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
+namespace wire_test_client_peers {
+
 using namespace std::chrono_literals;
 
 TEST_CASE("client: against nginx, keep-alive to its request cap, files, HEAD and 404",
@@ -99,3 +101,5 @@ TEST_CASE("client: against Python's http.server (HTTP/1.0, one response per conn
     auto missing = c.fetch_blocking({.url = url + ".missing"});
     CHECK(missing.status == 404);
 }
+
+}  // namespace wire_test_client_peers

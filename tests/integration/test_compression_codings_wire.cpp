@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+namespace wire_test_compression_codings_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -273,3 +275,5 @@ TEST_CASE(
     }
     CHECK(coding == "zstd");
 }
+
+}  // namespace wire_test_compression_codings_wire

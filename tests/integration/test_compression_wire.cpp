@@ -19,6 +19,8 @@
 #include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_compression_wire {
+
 using namespace tern_test;
 namespace fs = std::filesystem;
 
@@ -462,3 +464,5 @@ TEST_CASE("a streamed body is gzip-compressed piece by piece, each piece flushed
     CHECK_FALSE(events.header("Content-Encoding"));
     CHECK(events.body == "data: not compressed\n\n");
 }
+
+}  // namespace wire_test_compression_wire

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_connection_limits {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -193,3 +195,5 @@ TEST_CASE(
     CHECK(complete >= 200);
     CHECK(truncated == 0);
 }
+
+}  // namespace wire_test_connection_limits

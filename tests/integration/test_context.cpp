@@ -9,6 +9,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_context {
+
 using namespace tern_test;
 
 TEST_CASE("method() is the request method as sent", "[wire][context]") {
@@ -174,3 +176,5 @@ TEST_CASE("each request on a keep-alive connection sees only its own headers, qu
     CHECK(first.body == "PUT /r/1 q=a=1 tag=one body=payload n=3");
     CHECK(second.body == "GET /r/2 q= tag=none body= n=1");
 }
+
+}  // namespace wire_test_context

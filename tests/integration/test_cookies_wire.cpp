@@ -11,6 +11,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_cookies_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -310,3 +312,5 @@ TEST_CASE("a cookie set before an http_error is dropped, one on a deliberate err
     CHECK(r.body == "gone");
     CHECK(r.header("Set-Cookie") == "late=1; Path=/");
 }
+
+}  // namespace wire_test_cookies_wire

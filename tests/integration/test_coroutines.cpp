@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_coroutines {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -189,3 +191,5 @@ TEST_CASE("a coroutine handler awaits work on the blocking pool and resumes on i
     CHECK(r.status == 422);
     CHECK(r.body == "bad input");
 }
+
+}  // namespace wire_test_coroutines

@@ -10,6 +10,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_cors_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -481,3 +483,5 @@ TEST_CASE("a body over max_body_size gets 413 with the CORS fields, then the clo
     check_actual_allowed(r, app_origin);
     CHECK(n.handlers == 0);
 }
+
+}  // namespace wire_test_cors_wire

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_deferred {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -353,3 +355,5 @@ TEST_CASE("many held requests on one event loop all complete, holding no thread 
     }
     CHECK(answered == n);
 }
+
+}  // namespace wire_test_deferred

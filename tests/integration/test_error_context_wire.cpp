@@ -13,6 +13,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_error_context_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -340,3 +342,5 @@ TEST_CASE("a before filter hands a value to the handler through ctx.attribute", 
     std::lock_guard lock(m);
     CHECK(logged == std::vector<std::string>{"ann", "-"});
 }
+
+}  // namespace wire_test_error_context_wire

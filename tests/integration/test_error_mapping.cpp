@@ -7,6 +7,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_error_mapping {
+
 using namespace tern_test;
 
 namespace {
@@ -277,3 +279,5 @@ TEST_CASE("exception mappers and error handlers cannot be added while running", 
     CHECK_THROWS_AS(server.app().exception<std::exception>([](std::exception&, tern::context&) {}),
                     std::logic_error);
 }
+
+}  // namespace wire_test_error_mapping

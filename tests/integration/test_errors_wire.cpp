@@ -8,6 +8,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_errors_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -147,3 +149,5 @@ TEST_CASE("many failing requests in a row leave the server serving", "[wire][err
     }
     check_still_serving(server.port());
 }
+
+}  // namespace wire_test_errors_wire

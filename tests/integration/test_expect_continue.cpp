@@ -7,6 +7,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_expect_continue {
+
 using namespace tern_test;
 
 namespace {
@@ -121,3 +123,5 @@ TEST_CASE("an empty Expect asks for nothing: no 100 Continue, the body is read",
     CHECK(r.status == 200);
     CHECK(r.body == "hello");
 }
+
+}  // namespace wire_test_expect_continue

@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_fd_waits {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -298,3 +300,5 @@ TEST_CASE("a deferred wait whose client leaves gets cancelled, and the server go
     CHECK(eventually([&] { return cancelled == 1; }));
     check_still_serving(server.port());
 }
+
+}  // namespace wire_test_fd_waits

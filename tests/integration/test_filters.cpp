@@ -8,6 +8,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_filters {
+
 using namespace tern_test;
 
 TEST_CASE("before filters run in order before the handler, after filters after it",
@@ -199,3 +201,5 @@ TEST_CASE("a parameter the filter's pattern does not have is still an error in t
     INFO(describe(r));
     CHECK(r.status == 500);
 }
+
+}  // namespace wire_test_filters

@@ -11,6 +11,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_groups_json_params {
+
 using namespace tern_test;
 
 namespace {
@@ -239,3 +241,5 @@ TEST_CASE("a request logger that throws does not disturb the response", "[wire][
     CHECK(r.status == 200);
     CHECK(r.body == "fine");
 }
+
+}  // namespace wire_test_groups_json_params

@@ -10,6 +10,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_hardening_chunked {
+
 using namespace tern_test;
 using namespace std::string_literals;
 
@@ -185,3 +187,5 @@ TEST_CASE("whitespace before a chunk extension is refused with 400 (documented s
     test_server server(routes);
     expect_chunked_case(server, {"BWS before ';'", "5 ;ext=1\r\nhello\r\n0\r\n\r\n", 400});
 }
+
+}  // namespace wire_test_hardening_chunked

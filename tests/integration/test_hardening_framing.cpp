@@ -10,6 +10,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_hardening_framing {
+
 using namespace tern_test;
 
 namespace {
@@ -197,3 +199,5 @@ TEST_CASE("a trailing tab after a framing value is refused with 400 (documented 
         expect_case(server, {"CL HTAB", post("Content-Length: 5\t\r\n", "hello"), 400});
     }
 }
+
+}  // namespace wire_test_hardening_framing

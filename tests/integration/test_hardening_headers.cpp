@@ -10,6 +10,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_hardening_headers {
+
 using namespace tern_test;
 using namespace std::string_literals;
 
@@ -164,3 +166,5 @@ TEST_CASE("a Host value that is not a valid authority gets 400",
     test_server server(routes);
     expect_case(server, c);
 }
+
+}  // namespace wire_test_hardening_headers

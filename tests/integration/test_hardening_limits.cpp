@@ -14,6 +14,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_hardening_limits {
+
 using namespace tern_test;
 
 namespace {
@@ -222,3 +224,5 @@ TEST_CASE("a made-up method longer than max_line_size gets 501", "[wire][hardeni
     expect_refused(server, std::string(line_limit + 16, 'G') + " / HTTP/1.1\r\nHost: x\r\n\r\n",
                    501);
 }
+
+}  // namespace wire_test_hardening_limits

@@ -13,6 +13,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_hardening_pipelines {
+
 using namespace tern_test;
 
 namespace {
@@ -144,3 +146,5 @@ TEST_CASE("a pipeline mixing bodies and methods is answered in order",
     CHECK(last.body == "6");
     check_closed_and_still_serving(c, last, t.server.port());
 }
+
+}  // namespace wire_test_hardening_pipelines

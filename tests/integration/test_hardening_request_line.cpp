@@ -11,6 +11,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_hardening_request_line {
+
 using namespace tern_test;
 using namespace std::string_literals;
 
@@ -175,3 +177,5 @@ TEST_CASE("an unknown method token gets 501", "[wire][hardening][request-line]")
                         std::invalid_argument);
     }
 }
+
+}  // namespace wire_test_hardening_request_line

@@ -13,6 +13,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_hardening_smuggling {
+
 using namespace tern_test;
 
 namespace {
@@ -339,3 +341,5 @@ TEST_CASE("an HTTP/1.0 request with an empty Connection list is answered and clo
     CHECK(t.smuggled.load() == 0);
     check_still_serving(t.server.port());
 }
+
+}  // namespace wire_test_hardening_smuggling

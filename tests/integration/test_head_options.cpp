@@ -9,6 +9,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_head_options {
+
 using namespace tern_test;
 
 namespace {
@@ -163,3 +165,5 @@ TEST_CASE("OPTIONS on an unknown path gets 404", "[wire][head-options]") {
     const response r = c.read_response();
     CHECK(r.status == 404);
 }
+
+}  // namespace wire_test_head_options

@@ -27,6 +27,8 @@
 #include "support/temp_dir.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_health_and_listeners {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -463,3 +465,5 @@ TEST_CASE(
     CHECK(on_queued.header("Connection") == "close");
     stopper.join();
 }
+
+}  // namespace wire_test_health_and_listeners

@@ -17,6 +17,8 @@
 #include <string>
 #include <thread>
 
+namespace wire_test_hostile_round3 {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -192,3 +194,5 @@ TEST_CASE(
     CHECK(reached == 0);
     check_still_serving(server.port());
 }
+
+}  // namespace wire_test_hostile_round3

@@ -11,6 +11,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_json_limits {
+
 using namespace tern_test;
 
 namespace {
@@ -139,3 +141,5 @@ TEST_CASE("max_json_depth and max_json_size setters refuse meaningless values",
     CHECK(tern::config{}.max_json_depth == 512);
     CHECK(tern::config{}.max_json_size == 1024 * 1024);
 }
+
+}  // namespace wire_test_json_limits

@@ -8,6 +8,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_keep_alive {
+
 using namespace tern_test;
 
 namespace {
@@ -165,3 +167,5 @@ TEST_CASE("a client closing an idle keep-alive connection does not disturb the s
     half.send_raw_and_close("GET /a HTTP/1.1\r\nHo");  // gone mid-request
     check_still_serving(server.port());
 }
+
+}  // namespace wire_test_keep_alive

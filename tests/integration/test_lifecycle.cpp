@@ -19,6 +19,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_lifecycle {
+
 using namespace tern_test;
 
 namespace {
@@ -307,3 +309,5 @@ TEST_CASE("a cors setting that the cors() setter refuses is refused in a config 
     tern::app app;
     CHECK_THROWS_AS(app.cors(*bad.cors), std::invalid_argument);
 }
+
+}  // namespace wire_test_lifecycle

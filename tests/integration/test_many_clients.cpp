@@ -11,6 +11,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_many_clients {
+
 using namespace tern_test;
 
 namespace {
@@ -163,3 +165,5 @@ TEST_CASE("a client that connects and sends nothing does not block others",
         CHECK(r.body == std::to_string(i) + ":0");
     }
 }
+
+}  // namespace wire_test_many_clients

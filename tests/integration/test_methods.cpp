@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+namespace wire_test_methods {
+
 using namespace tern_test;
 
 TEST_CASE("a route for a method the parser cannot receive is refused at registration",
@@ -49,3 +51,5 @@ TEST_CASE("OPTIONS * is answered 204 and the connection stays open", "[wire][met
     c.send(get_request(alive_path));
     CHECK(c.read_response().body == "alive");
 }
+
+}  // namespace wire_test_methods

@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_metrics_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -285,3 +287,5 @@ TEST_CASE("scrapes during requests on both threads never go backwards, and the e
     CHECK(value(m, "tern_request_duration_seconds_count") == clients * per_client + 20);
     CHECK(value(m, "tern_requests_in_flight") == 1);
 }
+
+}  // namespace wire_test_metrics_wire

@@ -8,6 +8,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_parse_errors {
+
 using namespace tern_test;
 
 namespace {
@@ -223,3 +225,5 @@ TEST_CASE("many bad clients in a row leave the server serving", "[wire][parse]")
     }
     check_still_serving(server.port());
 }
+
+}  // namespace wire_test_parse_errors

@@ -8,6 +8,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_pipelining {
+
 using namespace tern_test;
 
 namespace {
@@ -118,3 +120,5 @@ TEST_CASE("pipelined requests to unknown paths are answered 404 in order", "[wir
     CHECK(c.read_response().body == "r2");
     CHECK(c.read_response().status == 404);
 }
+
+}  // namespace wire_test_pipelining

@@ -11,6 +11,8 @@
 #include "support/test_certs.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_proxy_protocol_wire {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -144,3 +146,5 @@ TEST_CASE("without proxy_protocol a PROXY line is a bad request", "[wire][proxy]
     c.send(v1_header + get_request("/ip"));
     CHECK(c.read_response().status == 400);
 }
+
+}  // namespace wire_test_proxy_protocol_wire

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_refusal_logging {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -135,3 +137,5 @@ TEST_CASE("a refusal before the request line is whole is logged without one",
     CHECK(e.method.empty());
     CHECK(e.path.empty());
 }
+
+}  // namespace wire_test_refusal_logging

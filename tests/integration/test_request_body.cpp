@@ -7,6 +7,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_request_body {
+
 using namespace tern_test;
 
 namespace {
@@ -165,3 +167,5 @@ TEST_CASE("a client that disconnects in the middle of a body does not disturb th
         "PUT /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nonly part");
     check_still_serving(server.port());
 }
+
+}  // namespace wire_test_request_body

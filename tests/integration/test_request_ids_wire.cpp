@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace wire_test_request_ids_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -174,3 +176,5 @@ TEST_CASE("the access log line keeps its format when ids are off", "[request_id]
     REQUIRE(lines.size() == 1);
     CHECK(lines[0].substr(lines[0].size() - 2) == "ms");
 }
+
+}  // namespace wire_test_request_ids_wire

@@ -8,6 +8,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_response_headers {
+
 using namespace tern_test;
 
 TEST_CASE("every response has an HTTP/1.1 status line, an IMF-fixdate Date and a Content-Length",
@@ -274,3 +276,5 @@ TEST_CASE("a handler that sets 101 or 100 gets a 500 and the connection stays in
     CHECK(next.status == 200);
     CHECK(next.body == "next");
 }
+
+}  // namespace wire_test_response_headers

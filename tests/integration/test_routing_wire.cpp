@@ -7,6 +7,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_routing_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -183,3 +185,5 @@ TEST_CASE("an exact route wins over a parameter route at the same place", "[wire
     CHECK(fetch(server, get_request("/users/me")).body == "exact");
     CHECK(fetch(server, get_request("/users/you")).body == "param");
 }
+
+}  // namespace wire_test_routing_wire

@@ -20,6 +20,8 @@
 #include "support/test_certs.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_sessions_wire {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -445,3 +447,5 @@ TEST_CASE("signed cookies: a short secret is refused and none at all is a 500",
     }
     check_still_serving(server.port());
 }
+
+}  // namespace wire_test_sessions_wire

@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+namespace wire_test_spa_fallback_wire {
+
 using namespace tern_test;
 namespace fs = std::filesystem;
 
@@ -125,3 +127,5 @@ TEST_CASE("traversal attempts under an SPA root never reach a file outside it",
     }
     check_still_serving(server.port());
 }
+
+}  // namespace wire_test_spa_fallback_wire

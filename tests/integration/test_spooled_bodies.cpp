@@ -17,6 +17,8 @@
 #include <string>
 #include <thread>
 
+namespace wire_test_spooled_bodies {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -269,3 +271,5 @@ TEST_CASE("a body larger than the whole spool quota is refused before its first 
     CHECK(ran == 0);
     check_closed_and_still_serving(c, r, server.port());
 }
+
+}  // namespace wire_test_spooled_bodies

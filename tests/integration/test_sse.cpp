@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_sse {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -195,3 +197,5 @@ TEST_CASE("stop() ends open SSE streams cleanly and does not wait for the drain 
     CHECK(all.find("\r\n0\r\n\r\n") != std::string::npos);  // the stream ended, not cut off
     CHECK_FALSE(everyone.broadcast("after stop") > 0);
 }
+
+}  // namespace wire_test_sse

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_static_wire {
+
 using namespace tern_test;
 namespace fs = std::filesystem;
 
@@ -385,3 +387,5 @@ TEST_CASE("a small text file held in memory is never compressed on the fly, whol
         CHECK(part.body == page.substr(100, 1200));
     }
 }
+
+}  // namespace wire_test_static_wire

@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_streaming {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -350,3 +352,5 @@ TEST_CASE("a stream that never runs dry is not closed by a deadline left from be
     CHECK(r.status == 200);
     CHECK(r.body.size() == total);
 }
+
+}  // namespace wire_test_streaming

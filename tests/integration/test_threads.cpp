@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+namespace wire_test_threads {
+
 using namespace tern_test;
 
 TEST_CASE("every request on one keep-alive connection runs on the same thread", "[wire][threads]") {
@@ -106,3 +108,5 @@ TEST_CASE("start() on a port another listener holds throws std::system_error",
     CHECK_THROWS_AS(second.start("127.0.0.1", first.port()), std::system_error);
     check_still_serving(first.port());
 }
+
+}  // namespace wire_test_threads

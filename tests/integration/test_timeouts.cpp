@@ -1,6 +1,7 @@
 // Slow and stalled clients, one per deadline. Timeouts are set short so the tests are quick;
 // the assertions are on what the client receives, never on how long it took.
 
+#include "support/eventually.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,8 @@
 #include <chrono>
 #include <string>
 #include <thread>
+
+namespace wire_test_timeouts {
 
 using namespace tern_test;
 using namespace std::chrono_literals;
@@ -102,8 +105,11 @@ TEST_CASE("a client that stops reading a large response is disconnected", "[wire
     test_server server(routes, short_timeouts());
     raw_client c = server.client();
     c.send(get_request("/huge"));
-    // Read nothing until the server has had ample time to give up on the stalled write.
-    std::this_thread::sleep_for(1500ms);
+    // Read nothing until the server has answered and then given up on the stalled write
+    // (its connection count back to 0), however long building the body took on a busy
+    // machine (a fixed sleep of 1.5 s once ran out under ASan).
+    CHECK(eventually([&] { return server.app().stats().requests == 1; }, 30s));
+    CHECK(eventually([&] { return server.app().stats().open_connections == 0; }, 30s));
     const std::string got = c.read_all_until_close(30s);
     CHECK(got.size() < (64u << 20));  // the body was cut short: the write was abandoned
     check_still_serving(server.port());
@@ -209,3 +215,5 @@ TEST_CASE("a body pipelined behind a blocking handler is waited for by the body 
     CHECK(second.status == 200);
     CHECK(second.body == "abcd");
 }
+
+}  // namespace wire_test_timeouts

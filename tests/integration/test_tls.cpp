@@ -19,6 +19,8 @@
 #include "support/test_server.hpp"
 #include "support/ws_client.hpp"
 
+namespace wire_test_tls {
+
 using namespace std::chrono_literals;
 using tern_test::raw_client;
 using tern_test::test_server;
@@ -640,3 +642,5 @@ TEST_CASE(
     CHECK(server->app().stats().open_connections == 0);
     server.reset();
 }
+
+}  // namespace wire_test_tls

@@ -11,6 +11,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_uploads_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -443,3 +445,5 @@ TEST_CASE("an urlencoded form decodes percent-escapes and '+'", "[wire][uploads]
     r = fetch(server, body_request("POST", "/fields", "title=A+B%21"));
     CHECK(r.body == "title=<none>\ntags=\nfiles=0");
 }
+
+}  // namespace wire_test_uploads_wire

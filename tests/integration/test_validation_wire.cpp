@@ -9,6 +9,8 @@
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
+namespace wire_test_validation_wire {
+
 using namespace tern_test;
 
 namespace {
@@ -298,3 +300,5 @@ TEST_CASE("an error(400) handler and an exception mapper see a validation_error'
         CHECK(r.body == "invalid:\nn: must be positive");
     }
 }
+
+}  // namespace wire_test_validation_wire

@@ -19,6 +19,8 @@
 
 #include <zlib.h>
 
+namespace wire_test_websocket {
+
 using namespace tern_test;
 using namespace std::chrono_literals;
 
@@ -762,3 +764,5 @@ TEST_CASE(
     CHECK(r.status == 200);
     CHECK(r.body == "worked");
 }
+
+}  // namespace wire_test_websocket

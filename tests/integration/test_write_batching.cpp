@@ -7,6 +7,8 @@
 
 #include <string>
 
+namespace wire_test_write_batching {
+
 using namespace tern_test;
 
 namespace {
@@ -79,3 +81,5 @@ TEST_CASE("stats count accepted connections, requests and open connections", "[w
     tern::app idle;
     CHECK(idle.stats().connections_accepted == 0);
 }
+
+}  // namespace wire_test_write_batching

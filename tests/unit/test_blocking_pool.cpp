@@ -14,6 +14,8 @@
 #include <set>
 #include <thread>
 
+namespace unit_test_blocking_pool {
+
 using namespace tern::detail;
 using namespace std::chrono_literals;
 
@@ -76,3 +78,5 @@ TEST_CASE(
     CHECK(seen.size() == 3);
     CHECK(process_threads() == before);
 }
+
+}  // namespace unit_test_blocking_pool

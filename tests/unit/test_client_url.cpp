@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace unit_test_client_url {
+
 using tern::detail::parse_url;
 using tern::detail::resolve_location;
 
@@ -57,3 +59,5 @@ TEST_CASE("client URLs: a Location against the URL it came from", "[client][url]
     CHECK_FALSE(resolve_location(base, ""));
     CHECK_FALSE(resolve_location(base, "/a b"));
 }
+
+}  // namespace unit_test_client_url

@@ -6,6 +6,8 @@
 
 #include "h2/stream_order.hpp"
 
+namespace unit_test_h2_stream_order {
+
 using tern::detail::stream_order;
 using verdict = stream_order::verdict;
 
@@ -37,3 +39,5 @@ TEST_CASE("h2 stream ids: trailers on a stream the server reset lately are late,
     CHECK(order.on_headers(5, false) == verdict::late);
     CHECK(order.on_headers(7, false) == verdict::late);
 }
+
+}  // namespace unit_test_h2_stream_order

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_http1_connection {
+
 using namespace tern::detail;
 
 namespace {
@@ -320,3 +322,5 @@ TEST_CASE(
     t.close();
     CHECK(protocol->closed_told);
 }
+
+}  // namespace unit_test_http1_connection

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+namespace unit_test_json_depth {
+
 using tern::detail::json_depth_within;
 
 namespace {
@@ -78,3 +80,5 @@ TEST_CASE("json_depth_within on malformed text never allows more than a parser r
     CHECK_FALSE(json_depth_within(R"(["\\"[[)", 2));
     CHECK(json_depth_within(R"(["\"[[)", 1));
 }
+
+}  // namespace unit_test_json_depth

@@ -10,6 +10,8 @@
 
 #include "support/allocation_counter.hpp"
 
+namespace unit_test_json_send {
+
 using tern_test::allocation_count;
 
 using support = tern::detail::json_support<tern::detail::json_tag>;
@@ -47,3 +49,5 @@ TEST_CASE("the allocation counter sees a copy of a json document", "[json]") {
     const long during_copy = allocation_count() - before;
     CHECK(during_copy > 2000);
 }
+
+}  // namespace unit_test_json_send

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_kit_sse_parser {
+
 using tern::testing::sse_event;
 using tern::testing::detail::sse_parser;
 
@@ -126,3 +128,5 @@ TEST_CASE("kit: the sse parser parses no further than the event it returns", "[k
     CHECK(parser.retry().count() == 10);
     CHECK_FALSE(parser.next());
 }
+
+}  // namespace unit_test_kit_sse_parser

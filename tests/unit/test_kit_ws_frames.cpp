@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+namespace unit_test_kit_ws_frames {
+
 namespace kit = tern::testing::detail;
 namespace server = tern::detail::ws;
 
@@ -191,3 +193,5 @@ TEST_CASE("kit: Sec-WebSocket-Accept is RFC 6455's own example, base64 is RFC 46
     CHECK(kit::base64("foobar") == "Zm9vYmFy");
     CHECK(kit::base64(std::string(16, '\0')).size() == 24);  // a Sec-WebSocket-Key's length
 }
+
+}  // namespace unit_test_kit_ws_frames

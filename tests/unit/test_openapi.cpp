@@ -12,6 +12,8 @@
 #include "app/openapi_document.hpp"
 #include "routing/router.hpp"
 
+namespace unit_test_openapi {
+
 using tern::api_doc;
 using tern::json;
 using tern::detail::check_doc_against_pattern;
@@ -181,3 +183,5 @@ TEST_CASE("a description naming a path parameter the pattern lacks, or one twice
     // Query parameters are not checked against the pattern.
     CHECK_NOTHROW(check_doc_against_pattern(api_doc().query_param<int>("id"), "/t"));
 }
+
+}  // namespace unit_test_openapi

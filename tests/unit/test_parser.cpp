@@ -8,6 +8,8 @@
 
 #include <string>
 
+namespace unit_test_parser {
+
 using tern::detail::error;
 using tern::detail::parser_limits;
 using tern::detail::request_parser;
@@ -572,3 +574,5 @@ TEST_CASE("after a refusal past the request line, the line is kept for the logge
     REQUIRE(line.feed("GET /not-yet-a-whole-li").what == event::need_more);
     CHECK(line.parsed_so_far().method.empty());
 }
+
+}  // namespace unit_test_parser

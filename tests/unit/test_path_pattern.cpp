@@ -7,6 +7,8 @@
 
 #include "routing/path_pattern.hpp"
 
+namespace unit_test_path_pattern {
+
 using tern::detail::path_pattern;
 using tern::detail::segment_kind;
 using tern::detail::trim_trailing_slash;
@@ -169,3 +171,5 @@ TEST_CASE("trimming a request path removes one trailing slash and keeps the root
     const std::string_view path = "/a/b/";
     CHECK(trim_trailing_slash(path).data() == path.data());
 }
+
+}  // namespace unit_test_path_pattern

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+namespace unit_test_pipeline {
+
 using namespace tern::detail;
 
 namespace {
@@ -156,3 +158,5 @@ TEST_CASE("pipeline: a large body is gzipped for a client that accepts it", "[pi
     CHECK(gz.res().body.size() < 4096);
     CHECK(gz.field("Vary") == "Accept-Encoding");
 }
+
+}  // namespace unit_test_pipeline

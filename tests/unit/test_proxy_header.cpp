@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+namespace unit_test_proxy_header {
+
 using tern::detail::max_proxy_header;
 using tern::detail::parse_proxy_header;
 using tern::detail::proxy_header;
@@ -164,3 +166,5 @@ TEST_CASE("malformed v2 headers are invalid", "[proxy]") {
     broken[7] = 'X';
     CHECK(parse_proxy_header(broken).result == state::invalid);
 }
+
+}  // namespace unit_test_proxy_header

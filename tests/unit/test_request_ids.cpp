@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+namespace unit_test_request_ids {
+
 using tern::detail::request_id_source;
 using tern::detail::valid_request_id;
 
@@ -40,3 +42,5 @@ TEST_CASE("made request ids are valid and distinct within a loop and across loop
     }
     CHECK(seen.size() == 2000);
 }
+
+}  // namespace unit_test_request_ids

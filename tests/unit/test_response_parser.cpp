@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_response_parser {
+
 using tern::detail::response_error;
 using tern::detail::response_limits;
 using tern::detail::response_parser;
@@ -467,3 +469,5 @@ TEST_CASE("describe names each response error in a short phrase", "[response]") 
         CHECK(text.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") == std::string_view::npos);
     }
 }
+
+}  // namespace unit_test_response_parser

@@ -11,6 +11,8 @@
 #include "routing/router.hpp"
 #include "support/allocation_counter.hpp"
 
+namespace unit_test_router {
+
 using tern::detail::path_param;
 using tern::detail::router;
 using outcome = router::outcome;
@@ -567,3 +569,5 @@ TEST_CASE("a method that is not an RFC 9110 token is refused", "[router]") {
     CHECK_NOTHROW(r.add("X-CUSTOM.1!~", "/x", tagged{2}));
     CHECK(r.allow("/x") == "OPTIONS, X-CUSTOM.1!~");
 }
+
+}  // namespace unit_test_router

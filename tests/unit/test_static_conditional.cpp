@@ -5,6 +5,8 @@
 #include "static/validators.hpp"
 #include "test_static_fixture.hpp"
 
+namespace unit_test_static_conditional {
+
 using namespace static_test;
 using tern::detail::etag_list_matches;
 using tern::detail::parse_http_date;
@@ -202,3 +204,5 @@ TEST_CASE("methods other than GET and HEAD are not handled", "[static][condition
         CHECK(serve(files, method, "/a.txt").what == outcome::not_handled);
     }
 }
+
+}  // namespace unit_test_static_conditional

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <thread>
 
+namespace unit_test_static_directories {
+
 using namespace static_test;
 
 namespace {
@@ -217,3 +219,5 @@ TEST_CASE("a root replaced at its path is served from its new directory within a
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     CHECK_FALSE(served(get(files, "/a.txt")));
 }
+
+}  // namespace unit_test_static_directories

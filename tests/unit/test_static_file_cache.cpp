@@ -12,6 +12,8 @@
 #include <optional>
 #include <thread>
 
+namespace unit_test_static_file_cache {
+
 using namespace static_test;
 using tern::detail::cached_file;
 using tern::detail::file_cache;
@@ -404,3 +406,5 @@ TEST_CASE("held files get exactly the answers the uncached path gives", "[static
         }
     }
 }
+
+}  // namespace unit_test_static_file_cache

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+namespace unit_test_static_mime_types {
+
 using namespace static_test;
 using tern::detail::mime_types;
 
@@ -88,3 +90,5 @@ TEST_CASE("a served file carries its Content-Type, by the name requested", "[sta
     CHECK(get(files, "/data.foo").res.content_type == "application/x-foo");
     CHECK(get(files, "/alias.txt").res.content_type == "text/plain; charset=utf-8");
 }
+
+}  // namespace unit_test_static_mime_types

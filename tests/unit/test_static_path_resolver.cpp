@@ -7,6 +7,8 @@
 
 #include <string>
 
+namespace unit_test_static_path_resolver {
+
 using tern::detail::path_status;
 using tern::detail::resolve_path;
 using tern::detail::resolved_path;
@@ -138,3 +140,5 @@ TEST_CASE("a segment starting with a dot, raw or decoded, is hidden", "[static][
     CHECK(resolved("/...").hidden);
     CHECK_FALSE(resolved("/a.b/c.d").hidden);
 }
+
+}  // namespace unit_test_static_path_resolver

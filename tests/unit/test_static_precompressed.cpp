@@ -6,6 +6,8 @@
 #include "http/header_values.hpp"
 #include "test_static_fixture.hpp"
 
+namespace unit_test_static_precompressed {
+
 using namespace static_test;
 using tern::detail::parse_accept_encoding;
 using tern::detail::parse_qvalue;
@@ -168,3 +170,5 @@ TEST_CASE("precompressed = false ignores siblings and sends no Vary", "[static][
     CHECK(r.field("Vary").empty());
     CHECK(body_of(r) == "console.log('plain')");
 }
+
+}  // namespace unit_test_static_precompressed

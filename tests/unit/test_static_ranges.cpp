@@ -6,6 +6,8 @@
 
 #include <limits>
 
+namespace unit_test_static_ranges {
+
 using namespace static_test;
 using tern::detail::byte_range;
 using tern::detail::parse_byte_range;
@@ -196,3 +198,5 @@ TEST_CASE("HEAD with a Range answers as GET would", "[static][range]") {
     CHECK(h.res.fields == g.res.fields);
     CHECK(length_of(h) == 2);
 }
+
+}  // namespace unit_test_static_ranges

@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+namespace unit_test_static_spa_fallback {
+
 using namespace static_test;
 
 namespace {
@@ -159,3 +161,5 @@ TEST_CASE("spa_fallback must be a normalized relative path", "[static][spa]") {
     c.allow_dotfiles = true;
     CHECK_NOTHROW(static_files({c}));
 }
+
+}  // namespace unit_test_static_spa_fallback

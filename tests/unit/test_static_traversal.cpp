@@ -9,6 +9,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+namespace unit_test_static_traversal {
+
 using namespace static_test;
 
 namespace {
@@ -333,3 +335,5 @@ TEST_CASE("a file the server may not read is 403", "[static][traversal]") {
     }
     expect_error(files, "/private.txt", 403);
 }
+
+}  // namespace unit_test_static_traversal

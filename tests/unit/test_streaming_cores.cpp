@@ -13,6 +13,8 @@
 #include <memory>
 #include <string>
 
+namespace unit_test_streaming_cores {
+
 using namespace tern::detail;
 using namespace std::chrono_literals;
 
@@ -164,3 +166,5 @@ TEST_CASE("a stream whose transport view is dropped tells its producer", "[strea
     CHECK(closed);
     CHECK_FALSE(s->write("x"));
 }
+
+}  // namespace unit_test_streaming_cores

@@ -8,6 +8,8 @@
 
 #include <chrono>
 
+namespace unit_test_tls_ticket_keys {
+
 using namespace tern::detail;
 
 namespace {
@@ -58,3 +60,5 @@ TEST_CASE("the ticket period follows the clock in whole hours", "[unit][tls]") {
     CHECK(ticket_period_of(t + std::chrono::seconds(3589)) == 500);
     CHECK(ticket_period_of(t + std::chrono::seconds(3590)) == 501);
 }
+
+}  // namespace unit_test_tls_ticket_keys

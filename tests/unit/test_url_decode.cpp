@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+namespace unit_test_url_decode {
+
 using tern::detail::url_decode;
 
 TEST_CASE("percent escapes decode, in either case", "[url]") {
@@ -43,3 +45,5 @@ TEST_CASE("query pairs are split on & and =, empty pairs skipped", "[url]") {
     CHECK(pairs[2] == std::pair<std::string, std::string>{"c", "x=y"});
     CHECK(pairs[3] == std::pair<std::string, std::string>{"", "v"});
 }
+
+}  // namespace unit_test_url_decode

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_web_compression {
+
 using tern::compression_config;
 using tern::header_field;
 using tern::detail::add_vary;
@@ -367,3 +369,5 @@ TEST_CASE("compression: the configured level is used", "[compression]") {
     CHECK(gzipped(b, body));
     CHECK(b.body.size() < a.body.size());
 }
+
+}  // namespace unit_test_web_compression

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_web_compression_codings {
+
 using tern::compression_config;
 using tern::header_field;
 using tern::detail::choose_coding;
@@ -265,3 +267,5 @@ TEST_CASE(
     compress_response(another, accepts, config, false, slots.get());
     CHECK_FALSE(field(another, "Content-Encoding").has_value());
 }
+
+}  // namespace unit_test_web_compression_codings

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+namespace unit_test_web_cookie_signer {
+
 using tern::detail::cookie_signer;
 
 namespace {
@@ -65,3 +67,5 @@ TEST_CASE("a cookie secret under 32 bytes is refused", "[signed-cookies]") {
     CHECK_THROWS_AS(cookie_signer(""), std::invalid_argument);
     CHECK_NOTHROW(cookie_signer(std::string(32, 'k')));
 }
+
+}  // namespace unit_test_web_cookie_signer

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+namespace unit_test_web_cookies {
+
 using tern::cookie_options;
 using tern::same_site;
 using tern::detail::cookie_pair;
@@ -266,3 +268,5 @@ TEST_CASE("cookies: a written cookie reads back the same", "[cookies]") {
     const std::string sent = header.substr(0, header.find(';'));
     CHECK(parsed(sent) == pairs_t{{"session", "a1B2-c3_d4.e5~"}});
 }
+
+}  // namespace unit_test_web_cookies

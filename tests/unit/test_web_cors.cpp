@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_web_cors {
+
 using tern::cors_config;
 using tern::header_field;
 using tern::detail::cors_policy;
@@ -387,3 +389,5 @@ TEST_CASE("cors: with an explicit header list and no request headers, none are a
                                    {{"Access-Control-Request-Headers", "content-type"}}));
     CHECK(res.status == 403);
 }
+
+}  // namespace unit_test_web_cors

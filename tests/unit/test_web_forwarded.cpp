@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+namespace unit_test_web_forwarded {
+
 using tern::header_field;
 using tern::detail::forwarding_header;
 using tern::detail::parse_ip;
@@ -222,3 +224,5 @@ TEST_CASE("the entry unix trusts a Unix domain socket's peer, which has no addre
     const proxy_list without({"127.0.0.1"});
     CHECK(resolve_client_ip(without, "unix", xff).empty());
 }
+
+}  // namespace unit_test_web_forwarded

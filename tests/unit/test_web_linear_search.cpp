@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+namespace unit_test_web_linear_search {
+
 using tern::detail::linear_searcher;
 
 namespace {
@@ -84,3 +86,5 @@ TEST_CASE("linear_searcher stays linear over many finds from moving offsets",
     CHECK(found == 1000);
     CHECK(searcher.steps() <= 2 * text.size());
 }
+
+}  // namespace unit_test_web_linear_search

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+namespace unit_test_web_multipart {
+
 using tern::detail::multipart_boundary;
 using tern::detail::multipart_limits;
 using tern::detail::multipart_part;
@@ -844,3 +846,5 @@ TEST_CASE("multipart: safe_filename cuts invalid UTF-8 at 255 bytes", "[multipar
     const std::string junk(300, '\x80');  // nothing but continuation bytes
     CHECK(safe_filename(junk).size() == 255);
 }
+
+}  // namespace unit_test_web_multipart

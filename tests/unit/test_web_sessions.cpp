@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+namespace unit_test_web_sessions {
+
 using namespace std::chrono_literals;
 using tern::header_field;
 using tern::session_config;
@@ -540,3 +542,5 @@ TEST_CASE("bad session settings are refused with a message", "[sessions]") {
     c.secure = true;
     CHECK_NOTHROW(tern::detail::check_session_config(c));
 }
+
+}  // namespace unit_test_web_sessions

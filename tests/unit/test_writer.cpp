@@ -7,6 +7,8 @@
 
 #include <string>
 
+namespace unit_test_writer {
+
 using tern::detail::framing;
 using tern::detail::response;
 
@@ -136,3 +138,5 @@ TEST_CASE("response::clear frees a large body and keeps a small one", "[writer][
     res.clear();
     CHECK(res.body.capacity() == kept);
 }
+
+}  // namespace unit_test_writer

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_ws_deflate {
+
 using namespace tern::detail::ws;
 
 namespace {
@@ -407,3 +409,5 @@ TEST_CASE("a large message round-trips through output steps", "[ws][deflate]") {
     CHECK(i.inflate(wire, back, msg.size()) == inflater::status::ok);
     CHECK(back == msg);
 }
+
+}  // namespace unit_test_ws_deflate

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_ws_frames {
+
 using namespace tern::detail::ws;
 
 namespace {
@@ -506,3 +508,5 @@ TEST_CASE("frames written by append_frame and masked read back the same", "[ws][
         }());
     }
 }
+
+}  // namespace unit_test_ws_frames

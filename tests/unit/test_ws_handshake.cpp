@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_ws_handshake {
+
 using namespace tern::detail;
 using namespace tern::detail::ws;
 
@@ -250,3 +252,5 @@ TEST_CASE("several Sec-WebSocket-Extensions fields are read as one list", "[ws][
     REQUIRE(r.deflate);
     CHECK(r.deflate->server_max_window_bits == 10);
 }
+
+}  // namespace unit_test_ws_handshake

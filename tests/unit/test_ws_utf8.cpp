@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+namespace unit_test_ws_utf8 {
+
 using tern::detail::ws::is_valid_utf8;
 using tern::detail::ws::utf8_validator;
 
@@ -230,3 +232,5 @@ TEST_CASE("every sequence of up to three bytes is judged as an RFC 3629 decoder 
     }
     CHECK(mismatches == 0);
 }
+
+}  // namespace unit_test_ws_utf8
