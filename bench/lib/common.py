@@ -11,11 +11,13 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent.parent  # bench/
 ROOT = BENCH.parent
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 HELLO = b"Hello, World!"
@@ -31,10 +33,8 @@ def log(*args):
 
 # ---- sockets and limits ------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# free_port: the copy the tests use too (tests/support/procs.py).
+from procs import free_port  # noqa: E402,F401
 
 
 def raise_fd_limit(need: int) -> tuple[int, str]:

@@ -23,6 +23,10 @@ import hpack
 from hyperframe.frame import (DataFrame, Frame, GoAwayFrame, HeadersFrame, PingFrame,
                               RstStreamFrame, SettingsFrame, WindowUpdateFrame)
 
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+
 APP = sys.argv[1]
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 INITIAL_WINDOW_SIZE = 0x4
@@ -42,30 +46,14 @@ def check(name, ok, detail=""):
           flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start(*args, nofile=None):
-    port = free_port()
-
     def limit():
         if nofile is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
-    proc = subprocess.Popen([APP, str(port), *args], stdout=subprocess.DEVNULL,
-                            preexec_fn=limit)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            time.sleep(0.1)  # the probe's connection is closed by then
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    sys.exit("h2_bounds: the app did not start")
+    srv = procs.start([APP, "{port}", *args], name="h2_bounds' app", timeout=10,
+                      preexec_fn=limit)
+    time.sleep(0.1)  # the probe's connection is closed by then
+    return srv.proc, srv.port
 
 
 def stop(proc):

@@ -28,6 +28,10 @@ import hpack
 from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, HeadersFrame,
                               PingFrame, PriorityFrame, RstStreamFrame, SettingsFrame)
 
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+
 APP = sys.argv[1]
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 ENHANCE_YOUR_CALM = 0xB
@@ -40,24 +44,9 @@ def check(name, ok, detail=""):
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else f"  ({detail})"), flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start(*args):
-    port = free_port()
-    proc = subprocess.Popen([APP, str(port), *args], stdout=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    sys.exit("h2_wire: the app did not start")
+    srv = procs.start([APP, "{port}", *args], name="h2_wire's app", timeout=10)
+    return srv.proc, srv.port
 
 
 # ---- a client on Python's h2 -------------------------------------------------------------

@@ -11,12 +11,14 @@ cumulative and agrees with them. Also checks request ids and X-Forwarded-For ove
 """
 import http.client
 import shutil
-import socket
 import subprocess
 import sys
-import time
 
 from prometheus_client.parser import text_string_to_metric_families
+
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 APP = sys.argv[1]
 failures = []
@@ -26,12 +28,6 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
     if not ok:
         failures.append(what)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def request(port, method, path, body=None, headers=None):
@@ -57,15 +53,9 @@ def sample(families, family, name, labels=None):
 
 
 def main():
-    port = free_port()
-    proc = subprocess.Popen([APP, str(port)], stdout=subprocess.DEVNULL)
+    srv = procs.start([APP, "{port}"], name="the metrics app")
+    port = srv.port
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
         for _ in range(4):
             check(request(port, "GET", "/ok")[0] == 200, "GET /ok answers 200")
         for _ in range(2):
@@ -136,8 +126,7 @@ def main():
             check(got.get(("GET", "2xx")) == 4 + 1 + 1 + 1 + 1,
                   f"HTTP/2 requests are counted as others are: {got}")
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        srv.stop(expect=None)
     if failures:
         print(f"{len(failures)} check(s) failed")
         return 1

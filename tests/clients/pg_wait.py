@@ -11,7 +11,6 @@ be started.
     pg_wait.py path/to/tern_pg_wait_app
 """
 import http.client
-import subprocess
 import sys
 import tempfile
 import threading
@@ -19,7 +18,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
-from todo_smoke import free_port, postgres  # noqa: E402  (the same PostgreSQL harness)
+from todo_smoke import postgres  # noqa: E402  (the same PostgreSQL harness)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 results = []
 
@@ -50,16 +52,10 @@ def main():
         except Exception as e:  # noqa: BLE001  (any reason PostgreSQL cannot run here)
             print(f"skip: PostgreSQL could not start: {e}")
             return 0
-        port = free_port()
-        proc = subprocess.Popen([app, str(port), pg.conninfo()], stdout=subprocess.DEVNULL)
+        srv = procs.start([app, "{port}", pg.conninfo()], name="pg_wait's app", timeout=10,
+                          ready=procs.answers("/sum?a=0&b=0"))
+        port = srv.port
         try:
-            deadline = time.time() + 10
-            while time.time() < deadline:
-                try:
-                    get(port, "/sum?a=0&b=0")
-                    break
-                except OSError:
-                    time.sleep(0.05)
             status, body = get(port, "/sum?a=2&b=3")
             check("a query through libpq's non-blocking API answers", (status, body) == (200, "5"),
                   (status, body))
@@ -94,8 +90,7 @@ def main():
                   (status, body) == (504, "the database did not answer"), (status, body))
             check("the app serves after it", get(port, "/sum?a=40&b=2") == (200, "42"))
         finally:
-            proc.terminate()
-            proc.wait(10)
+            srv.stop(timeout=10, expect=None)
             pg.stop()
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")

@@ -19,14 +19,16 @@ import json
 import os
 import pathlib
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tls_clients import free_port, issue, make_ca, run  # noqa: E402
+from tls_clients import issue, make_ca, run  # noqa: E402
+
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 NOT_TERNS = {
     "cert_revocation": "the test certificate carries no CRL or OCSP URI",
@@ -46,15 +48,12 @@ def main(hello):
     (work / "public").mkdir()
     make_ca(work, days=365)
     issue(work, "server", days=90)
-    port = free_port()
-    proc = subprocess.Popen([hello, str(port), "--cert", str(work / "server.pem"), "--key",
-                             str(work / "server.key")], cwd=work, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    srv = procs.start([hello, "{port}", "--cert", str(work / "server.pem"), "--key",
+                       str(work / "server.key")], name="hello --cert", cwd=work,
+                      stderr=subprocess.DEVNULL,
+                      ready=lambda p: bool(run("curl", "-sk", f"https://127.0.0.1:{p}/").stdout))
+    port = srv.port
     try:
-        for _ in range(100):
-            if run("curl", "-sk", f"https://127.0.0.1:{port}/").stdout:
-                break
-            time.sleep(0.05)
         report = work / "testssl.json"
         r = subprocess.run([testssl, "--quiet", "--color", "0", "--warnings", "off",
                             "-p", "-s", "-P", "-f", "-S", "-g", "-U",
@@ -83,11 +82,7 @@ def main(hello):
         print(f"testssl: {len(findings)} findings, {len(serious)} at MEDIUM or above about tern")
         return 1 if serious else 0
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        srv.stop(timeout=15, expect=None)
         subprocess.run(["rm", "-rf", str(work)])
 
 

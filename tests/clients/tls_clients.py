@@ -24,6 +24,10 @@ import sys
 import tempfile
 import time
 
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+
 failures = 0
 
 
@@ -38,12 +42,6 @@ def check(what, ok, detail=""):
 
 def run(*args, stdin=None, timeout=15):
     return subprocess.run(args, input=stdin, capture_output=True, text=True, timeout=timeout)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def make_ca(d, days=2):
@@ -77,17 +75,16 @@ def main(hello):
     # hello reads these two paths; the reload below replaces their contents.
     (work / "cert.pem").write_bytes((work / "first.pem").read_bytes())
     (work / "key.pem").write_bytes((work / "first.key").read_bytes())
-    port = free_port()
     log = open(work / "hello.log", "w")
-    proc = subprocess.Popen([hello, str(port), "--cert", str(work / "cert.pem"), "--key",
-                             str(work / "key.pem")], cwd=work, stdout=log, stderr=subprocess.STDOUT)
     ca = str(work / "ca.pem")
+    srv = procs.start([hello, "{port}", "--cert", str(work / "cert.pem"), "--key",
+                       str(work / "key.pem")], name="hello --cert", cwd=work, stdout=log,
+                      stderr=subprocess.STDOUT,
+                      ready=lambda p: bool(run("curl", "-s", "--cacert", ca,
+                                               f"https://localhost:{p}/").stdout))
+    proc, port = srv.proc, srv.port
     url = f"https://localhost:{port}/"
     try:
-        for _ in range(100):
-            if run("curl", "-s", "--cacert", ca, url).stdout:
-                break
-            time.sleep(0.05)
 
         # curl, verifying the chain and the name.
         check("curl GET", run("curl", "-s", "--cacert", ca, url).stdout == "An incoming GET request!")
@@ -204,7 +201,6 @@ def main(hello):
 
         # OCSP stapling: a response made by the CA (openssl ocsp as the responder) for the
         # second certificate, stapled by hello --ocsp to a client that asks for it.
-        ocsp_port = free_port()
         serial = second_serial.split("=", 1)[1]
         expiry = time.strftime("%y%m%d%H%M%SZ", time.gmtime(time.time() + 2 * 86400))
         (work / "index.txt").write_text(f"V\t{expiry}\t\t{serial}\tunknown\t/CN=localhost\n")
@@ -213,22 +209,20 @@ def main(hello):
         run("openssl", "ocsp", "-index", f"{work}/index.txt", "-rsigner", ca, "-rkey",
             f"{work}/ca.key", "-CA", ca, "-reqin", f"{work}/req.der", "-respout",
             f"{work}/resp.der", "-ndays", "1")
-        stapler = subprocess.Popen([hello, str(ocsp_port), "--cert", str(work / "cert.pem"), "--key",
-                                    str(work / "key.pem"), "--ocsp", str(work / "resp.der")],
-                                   cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        stapler = procs.start([hello, "{port}", "--cert", str(work / "cert.pem"), "--key",
+                               str(work / "key.pem"), "--ocsp", str(work / "resp.der")],
+                              name="hello --ocsp", cwd=work, stdout=log, stderr=subprocess.STDOUT,
+                              ready=lambda p: bool(run("curl", "-s", "--cacert", ca,
+                                                       f"https://localhost:{p}/").stdout))
+        ocsp_port = stapler.port
         try:
-            for _ in range(100):
-                if run("curl", "-s", "--cacert", ca, f"https://localhost:{ocsp_port}/").stdout:
-                    break
-                time.sleep(0.05)
             r = run("openssl", "s_client", "-connect", f"127.0.0.1:{ocsp_port}", "-CAfile", ca,
                     "-status", stdin="Q\n")
             check("hello --ocsp staples the response (status good)",
                   "OCSP Response Status: successful" in r.stdout and "Cert Status: good" in r.stdout,
                   r.stdout[-600:])
         finally:
-            stapler.send_signal(signal.SIGTERM)
-            stapler.wait(timeout=15)
+            stapler.stop(timeout=15, expect=None)
     finally:
         if proc.poll() is None:
             proc.kill()

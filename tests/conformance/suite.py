@@ -4,29 +4,20 @@ their results."""
 import argparse
 import json
 import os
-import socket
 import subprocess
-import time
+import sys
+from pathlib import Path
 from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 
 def start_server(command: list[str], cwd: str | None) -> tuple[subprocess.Popen, int]:
     """Runs `command PORT` (the program's path made absolute, so `cwd` may differ) and waits
     until the port accepts."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen([os.path.abspath(command[0]), *command[1:], str(port)], cwd=cwd,
-                            stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit(f"conformance: {command[0]} did not listen on {port}")
+    srv = procs.start([os.path.abspath(command[0]), *command[1:], "{port}"], cwd=cwd)
+    return srv.proc, srv.port
 
 
 def main(doc: str, run: Callable[[int, str, argparse.Namespace], list[dict]],

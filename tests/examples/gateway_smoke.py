@@ -15,12 +15,13 @@ import http.client
 import http.server
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
 import threading
 import time
+
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 UPLOAD_BYTES = 100 * 1024 * 1024
 failures = []
@@ -30,12 +31,6 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
     if not ok:
         failures.append(what)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def upstream(name):
@@ -101,7 +96,7 @@ def upstream(name):
 
         do_POST = do_PUT = do_DELETE = echo
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", procs.free_port()), Handler)
     server.daemon_threads = True
     server.stopped = False
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -117,17 +112,6 @@ def request(port, method, path, body=None, headers=None, timeout=30):
     return r, data
 
 
-def wait_port(port, limit=10):
-    until = time.time() + limit
-    while time.time() < until:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
-
-
 def peak_rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -139,13 +123,12 @@ def peak_rss_kib(pid):
 def main():
     binary = sys.argv[1]
     a, b = upstream("A"), upstream("B")
-    port = free_port()
-    gw = subprocess.Popen([binary, str(port),
-                           "--upstream", "http://127.0.0.1:%d" % a.server_port,
-                           "--upstream", "http://127.0.0.1:%d/" % b.server_port,
-                           "--timeout", "1000"])
+    srv = procs.start([binary, "{port}",
+                       "--upstream", "http://127.0.0.1:%d" % a.server_port,
+                       "--upstream", "http://127.0.0.1:%d/" % b.server_port,
+                       "--timeout", "1000"], name="the gateway", timeout=10, stdout=None)
+    port, gw = srv.port, srv.proc
     try:
-        check(wait_port(port), "the gateway listens")
         # In turn, with the method, path, query, headers, forwarded-for and request id.
         seen = set()
         for _ in range(4):
@@ -230,12 +213,7 @@ def main():
         r, _ = request(port, "GET", "/nothing-here")
         check(r.status == 404, "the gateway still serves its own routes")
     finally:
-        gw.send_signal(signal.SIGTERM)
-        try:
-            code = gw.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            gw.kill()
-            code = None
+        code = srv.stop(timeout=10, expect=None)
         check(code == 0, "SIGTERM stops the gateway (exit %s)" % code)
     if failures:
         print("%d check(s) failed" % len(failures))

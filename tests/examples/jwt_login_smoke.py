@@ -15,11 +15,13 @@ import hmac
 import http.client
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
+
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 SECRET = "smoke-test-secret-that-is-32-bytes-or-more"
 
@@ -52,24 +54,11 @@ HS256 = {"alg": "HS256", "typ": "JWT"}
 
 class server:
     def __init__(self, binary, args):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
         env = dict(os.environ, JWT_SECRET=SECRET)
-        self.proc = subprocess.Popen([binary, str(self.port)] + args, env=env,
-                                     stdout=subprocess.DEVNULL)
         # The hashes of the demo users are made before it listens: allow for a slow machine.
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                fail(f"jwt_login {args} exited with {self.proc.returncode} at start")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.proc.kill()
-        fail(f"jwt_login {args} did not start")
+        self.srv = procs.start([binary, "{port}"] + args, name=f"jwt_login {args}", timeout=60,
+                               env=env)
+        self.proc, self.port = self.srv.proc, self.srv.port
 
     def request(self, method, path, body=None, headers=None):
         """(status, headers as a dict with lower-case names, body bytes), one connection each."""
@@ -241,14 +230,7 @@ def checks(srv, ttl):
 
 
 def stop(srv):
-    srv.proc.send_signal(signal.SIGTERM)
-    try:
-        status = srv.proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        srv.proc.kill()
-        fail("jwt_login did not stop on SIGTERM")
-    if status != 0:
-        fail(f"jwt_login exited with {status} after SIGTERM")
+    srv.srv.stop()
     ok("SIGTERM stops it with status 0")
 
 
@@ -260,9 +242,7 @@ def main(binary):
             checks(srv, ttl)
             stop(srv)
         finally:
-            if srv.proc.poll() is None:
-                srv.proc.kill()
-                srv.proc.wait()
+            srv.srv.kill()
 
     print("---- without JWT_SECRET", flush=True)
     for env in ({k: v for k, v in os.environ.items() if k != "JWT_SECRET"},

@@ -13,7 +13,6 @@ import base64
 import hashlib
 import json
 import pathlib
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,10 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "browser"))
 import cdp  # noqa: E402
+
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 FIRE = """
 window.__h2 = null;
@@ -53,18 +56,10 @@ def main():
                              "openssl pkey -pubin -outform der", shell=True, check=True,
                              capture_output=True).stdout
         spki = base64.b64encode(hashlib.sha256(der).digest()).decode()
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        proc = subprocess.Popen([app, str(port), "--cert", f"{work}/cert.pem", "--key",
-                                 f"{work}/key.pem"], stdout=subprocess.DEVNULL)
+        srv = procs.start([app, "{port}", "--cert", f"{work}/cert.pem", "--key",
+                           f"{work}/key.pem"], name="live", timeout=10)
+        port = srv.port
         try:
-            for _ in range(100):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.05)
             with cdp.Browser(extra_args=[f"--ignore-certificate-errors-spki-list={spki}"]) as b:
                 page = b.new_page()
                 page.navigate(f"https://127.0.0.1:{port}/", wait_for_load=True, timeout=20)
@@ -83,8 +78,7 @@ def main():
                 print(("ok   " if ok else "FAIL ") + "the page and 60 parallel fetches over h2")
                 return 0 if ok else 1
         finally:
-            proc.terminate()
-            proc.wait(10)
+            srv.stop(timeout=10, expect=None)
 
 
 if __name__ == "__main__":

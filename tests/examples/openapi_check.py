@@ -14,13 +14,15 @@ Swagger UI at /docs (issue 36, docs/openapi.md).
 import json
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
@@ -33,21 +35,9 @@ def fail(message):
 def start(argv, name):
     """Starts argv + [port] on a free port of 127.0.0.1; returns (process, base URL) once
     /openapi.json answers."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([argv[0], str(port)] + argv[1:], stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(base + "/openapi.json", timeout=1).read()
-            return proc, base
-        except OSError:
-            if proc.poll() is not None:
-                fail(f"{name} exited with {proc.returncode} before it answered")
-            time.sleep(0.05)
-    proc.kill()
-    fail(f"{name} did not answer /openapi.json within 10 s")
+    srv = procs.start([argv[0], "{port}"] + argv[1:], name=name, timeout=10,
+                      ready=procs.answers("/openapi.json"))
+    return srv.proc, srv.base
 
 
 def get(url):

@@ -15,7 +15,10 @@ import os
 import socket
 import subprocess
 import sys
-import time
+
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 results = []
 
@@ -25,24 +28,9 @@ def check(name, ok, detail=""):
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else f"  ({detail})"), flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start(cmd, cwd=None):
-    port = free_port()
-    proc = subprocess.Popen(cmd + [str(port)], cwd=cwd, stdout=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    sys.exit(f"openssl_on_demand: {cmd[0]} did not start")
+    srv = procs.start(cmd + ["{port}"], timeout=10, cwd=cwd)
+    return srv.proc, srv.port
 
 
 def get(port):

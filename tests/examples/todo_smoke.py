@@ -26,14 +26,16 @@ import json
 import os
 import pwd
 import shutil
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 SQL_TITLES = [
     "'); DROP TABLE todos;--",
@@ -60,29 +62,12 @@ def fail(what):
     raise SystemExit(f"FAIL {what}")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class server:
     def __init__(self, binary, args, cwd):
         self.args = args
-        self.port = free_port()
-        self.proc = subprocess.Popen([binary, str(self.port)] + args, cwd=cwd,
-                                     stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                fail(f"todo {args} exited with {self.proc.returncode} at start")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.proc.kill()
-        fail(f"todo {args} did not start")
+        self.srv = procs.start([binary, "{port}"] + args, name=f"todo {args}", timeout=30,
+                               cwd=cwd)
+        self.proc, self.port = self.srv.proc, self.srv.port
 
     def request(self, method, path, body=None, headers=None):
         """(status, headers as a dict with lower-case names, body bytes), one connection each."""
@@ -99,20 +84,11 @@ class server:
             conn.close()
 
     def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            status = self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            fail("todo did not stop on SIGTERM")
-        if status != 0:
-            fail(f"todo exited with {status} after SIGTERM")
+        self.srv.stop()
         ok("SIGTERM stops it with status 0")
 
     def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        self.srv.kill()
 
 
 def expect(got, want, what):
@@ -513,7 +489,7 @@ class postgres:
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
         self.data = os.path.join(self.dir, "data")
         self.log = os.path.join(self.dir, "log")
-        self.port = free_port()
+        self.port = procs.free_port()
         self.running = False
         self.run("initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
                  "--no-locale")
@@ -616,7 +592,7 @@ def postgres_part(binary, workdir):
     ok("PostgreSQL stopped")
 
     # A database that cannot be reached at start is a clear exit 1.
-    r = subprocess.run([binary, str(free_port()), "--pg", pg.conninfo()], cwd=workdir,
+    r = subprocess.run([binary, str(procs.free_port()), "--pg", pg.conninfo()], cwd=workdir,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=30)
     if r.returncode != 1 or "cannot connect" not in r.stderr:
         fail(f"start with PostgreSQL down: exit {r.returncode}, {r.stderr!r}")

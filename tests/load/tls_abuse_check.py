@@ -38,6 +38,10 @@ import tempfile
 import threading
 import time
 
+from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+
 DEADLINE = 10.0  # tern::config's first_byte_timeout and header_timeout (docs/limits.md)
 SLACK = 4.0      # how late a deadline may close on a busy shared machine
 STALLED = 12     # silent and trickle clients each (one connection each, held to the deadline)
@@ -55,12 +59,6 @@ def check(what, ok, detail=""):
     print(("ok   " if ok else "FAIL ") + what + (f": {detail}" if detail and not ok else ""))
     if not ok:
         failures += 1
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def client_context():
@@ -283,17 +281,11 @@ def main(hello, seconds):
         subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
                         "-nodes", "-keyout", f"{work}/key.pem", "-out", f"{work}/cert.pem", "-days", "1",
                         "-subj", "/CN=localhost"], check=True, capture_output=True)
-        port = free_port()
         log = open(f"{work}/hello.log", "w")
-        server = subprocess.Popen([hello, str(port), "--cert", f"{work}/cert.pem", "--key", f"{work}/key.pem"],
-                                  cwd=work, stdout=log, stderr=subprocess.STDOUT)
-        for _ in range(100):
-            if serving(port):
-                break
-            time.sleep(0.05)
-        else:
-            check("hello serves HTTPS", False, open(f"{work}/hello.log").read())
-            return 1
+        srv = procs.start([hello, "{port}", "--cert", f"{work}/cert.pem", "--key", f"{work}/key.pem"],
+                          name="hello --cert", cwd=work, stdout=log, stderr=subprocess.STDOUT,
+                          ready=serving)
+        server, port = srv.proc, srv.port
 
         stats = Stats()
         begin = time.monotonic()
