@@ -108,12 +108,13 @@ struct response {
     }
 };
 
-/// One request of client::send_all.
+/// One request of client::send_all. Every field has a default, so designated initializers
+/// may name only some: `{.target = "/users"}`.
 struct request {
     std::string method = "GET";  ///< The method.
-    std::string target;          ///< A path with an optional query, e.g. "/users?limit=2".
-    std::string body;            ///< The body, framed as client::request frames it.
-    header_list headers;         ///< Extra fields, as a call's `extra`.
+    std::string target{};        ///< A path with an optional query, e.g. "/users?limit=2".
+    std::string body{};          ///< The body, framed as client::request frames it.
+    header_list headers{};       ///< Extra fields, as a call's `extra`.
 };
 
 /// One keep-alive connection to a server on 127.0.0.1, HTTP/1.1 by default, HTTPS and HTTP/2

@@ -116,7 +116,8 @@ struct client::impl {
     response send_one(const call& c) { return std::move(send({c}).front()); }
 
     void disconnect() noexcept {
-        std::visit([](auto& wire) { wire.disconnect(); }, connection);
+        if (auto* h1 = std::get_if<detail::http1_connection>(&connection)) h1->disconnect();
+        if (auto* h2 = std::get_if<detail::h2_connection>(&connection)) h2->disconnect();
     }
 };
 
