@@ -170,8 +170,13 @@ std::size_t stream::receive(char* out, std::size_t size, clock::time_point deadl
 
 bool stream::idle_and_open() {
     if (!ssl_) return socket_.idle_and_open();
-    if (socket_.idle_and_open() && SSL_pending(ssl_.get()) == 0) return true;
-    // Readable: perhaps only records without data (session tickets), which a read takes.
+    // Nothing arrived, nothing received is waiting in OpenSSL: idle.
+    if (socket_.idle_and_open() && SSL_pending(ssl_.get()) == 0 &&
+        BIO_ctrl_pending(SSL_get_rbio(ssl_.get())) == 0) {
+        return true;
+    }
+    // Something did: perhaps only records without data (session tickets), which a read
+    // takes, or the server's close_notify.
     try {
         char byte = 0;
         return tls_receive(&byte, 1, clock::now()) < 0;

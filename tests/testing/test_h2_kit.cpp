@@ -120,6 +120,8 @@ TEST_CASE("HTTP/2 by ALPN over TLS: requests, headers, large bodies, cookies", "
     tern::testing::server server(app);
     auto http = server.make_client({.http2 = true});  // TLS set for the HTTPS app
     check_basics(http);
+    CHECK(server.app().stats().h2_connections == 1);  // every call on the one connection
+    CHECK(server.app().stats().tls_handshakes == 1);
 }
 
 TEST_CASE("HTTP/2 as h2c with prior knowledge: requests, headers, large bodies, cookies",
@@ -129,6 +131,7 @@ TEST_CASE("HTTP/2 as h2c with prior knowledge: requests, headers, large bodies, 
     tern::testing::server server(app);
     auto http = server.make_client({.http2 = true});
     check_basics(http);
+    CHECK(server.app().stats().h2_connections == 1);
 }
 
 TEST_CASE("send_all sends 20 requests as concurrent streams, h2 and h2c", "[kit][h2]") {
