@@ -3,6 +3,8 @@
 // streams (proven by handlers that answer only when all of them have arrived), the server's
 // RST_STREAM and GOAWAY, an app without HTTP/2, and a connection the server closed.
 
+#include "support/eventually.hpp"
+
 #include <catch2/catch.hpp>
 #include <tern/tern.hpp>
 #include <tern/testing.hpp>
@@ -262,4 +264,32 @@ TEST_CASE("HTTP/2: a late answer is a timeout_error, raw() is refused, and the c
                                               Catch::Contains("within the timeout (300 ms)"));
     CHECK(http.get("/me").body == "nobody");
     CHECK_THROWS_AS(http.raw("GET / HTTP/1.1\r\n\r\n"), std::logic_error);
+}
+
+TEST_CASE("HTTP/2: a server that stops before answering is a client_error naming its GOAWAY",
+          "[kit][h2]") {
+    std::vector<tern::deferred> held;
+    std::mutex mutex;
+    tern::config settings;
+    settings.drain_timeout = 300ms;  // the held request is cut off then
+    tern::app app(settings);
+    app.get("/never", [&](tern::context& ctx) {
+        std::lock_guard lock(mutex);
+        held.push_back(ctx.defer());
+    });
+    tern::testing::server server(app);
+    auto http = server.make_client({.http2 = true});
+    http.timeout(10s);
+    std::thread stopper([&] {
+        tern_test::eventually([&] {
+            std::lock_guard lock(mutex);
+            return !held.empty();
+        });
+        server.stop();
+    });
+    CHECK_THROWS_WITH(http.get("/never"), Catch::Contains("GET /never") &&
+                                              Catch::Contains("GOAWAY NO_ERROR (0x0)") &&
+                                              Catch::Contains("before the response was complete"));
+    stopper.join();
+    CHECK_THROWS_AS(http.get("/never"), tern::testing::client_error);  // the port refuses now
 }
