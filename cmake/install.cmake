@@ -35,12 +35,19 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     endforeach()
 endif()
 
-# tern_testing is static too, and its WebSocket client hashes with libcrypto: the installed
-# package names libcrypto's file the same way (the build tree links OpenSSL::Crypto), so a
-# consumer of tern::testing needs no OpenSSL CMake package. tern-testing.pc names it too.
+# tern_testing is static too: its HTTPS clients use libssl, its certificate and WebSocket
+# handshake libcrypto, its HTTP/2 client nghttp2. The installed package names their files the
+# same way (the build tree links OpenSSL::SSL, OpenSSL::Crypto and nghttp2's pkg-config
+# target), so a consumer of tern::testing needs no OpenSSL CMake package and no nghttp2
+# pkg-config module. tern-testing.pc names them too.
+tern_library_beside(OpenSSL::SSL TERN_SSL_LIBRARY ssl)
 tern_library_beside(OpenSSL::Crypto TERN_CRYPTO_LIBRARY crypto)
-target_link_libraries(tern_testing INTERFACE "$<INSTALL_INTERFACE:${TERN_CRYPTO_LIBRARY}>")
-set(TERN_TESTING_PC_LIBS " ${TERN_CRYPTO_LIBRARY}")
+find_library(TERN_NGHTTP2_LIBRARY NAMES nghttp2 HINTS ${TERN_NGHTTP2_LIBRARY_DIRS} REQUIRED)
+set(TERN_TESTING_PC_LIBS "")
+foreach(_file IN ITEMS "${TERN_SSL_LIBRARY}" "${TERN_CRYPTO_LIBRARY}" "${TERN_NGHTTP2_LIBRARY}")
+    target_link_libraries(tern_testing INTERFACE "$<INSTALL_INTERFACE:${_file}>")
+    string(APPEND TERN_TESTING_PC_LIBS " ${_file}")
+endforeach()
 
 install(DIRECTORY include/tern TYPE INCLUDE FILES_MATCHING PATTERN "*.hpp")
 # tern_testing (tern::testing, the test kit) is a static library beside libtern.

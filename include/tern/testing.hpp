@@ -1,10 +1,12 @@
 #pragma once
 /// @file testing.hpp
 /// The test kit (`tern::testing`, CMake target `tern::testing`): run a tern::app on a free
-/// loopback port for the length of a test and call it with a real HTTP/1.1 client over a
-/// real socket; read its Server-Sent Events with sse_reader and talk to its WebSockets with
-/// ws_client. No test framework is assumed: the kit returns values and throws
-/// std::exception subclasses, which Catch2, GoogleTest and plain asserts all report.
+/// loopback port for the length of a test and call it with a real client over a real socket,
+/// HTTP/1.1 or HTTP/2 (h2 by ALPN over HTTPS, h2c without), plain or HTTPS (test_tls() gives
+/// the app a certificate the kit's clients trust); read its Server-Sent Events with
+/// sse_reader and talk to its WebSockets with ws_client, over TLS too. No test framework is
+/// assumed: the kit returns values and throws std::exception subclasses, which Catch2,
+/// GoogleTest and plain asserts all report.
 ///
 ///     tern::testing::test(app, [](tern::testing::server&, tern::testing::client& http) {
 ///         assert(http.get("/hello").body == "hello");
@@ -15,6 +17,7 @@
 
 #include <tern/app.hpp>
 #include <tern/context.hpp>
+#include <tern/tls.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -29,9 +32,11 @@
 
 namespace tern::testing {
 
-/// A failure of the client: the server could not be reached, the connection broke before
-/// the response was complete, or the response was not valid HTTP/1.1. The message says
-/// which, with the request's method and target.
+/// A failure of the client: the server could not be reached, the TLS handshake failed, the
+/// connection broke before the response was complete, the response was not valid HTTP/1.1
+/// or HTTP/2, or the server reset the request's HTTP/2 stream (RST_STREAM) or ended the
+/// connection (GOAWAY) before answering it. The message says which, with the request's
+/// method and target (and the HTTP/2 error code's name).
 class client_error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
@@ -59,12 +64,35 @@ struct header {
 /// Header fields in the order they were sent.
 using header_list = std::vector<header>;
 
+/// HTTPS settings for an app under test: one certificate (self-signed, ECDSA P-256, subject
+/// alternative names DNS:localhost and IP:127.0.0.1, valid from an hour ago for 30 days),
+/// made with OpenSSL's API the first time any of these is called and then shared by the
+/// process (thread-safe); the key exists in memory only. Use:
+/// `app.tls(tern::testing::test_tls());`. Throws std::runtime_error when OpenSSL cannot make
+/// the certificate.
+tern::tls_config test_tls();
+/// That certificate as PEM, for other clients to trust (e.g. written to a file for
+/// `curl --cacert`).
+const std::string& test_certificate_pem();
+
+/// How a client reaches the server.
+struct client_options {
+    /// HTTPS: TLS 1.2/1.3, sending SNI "localhost", trusting only the kit's certificate and
+    /// checking the name (a server with another certificate fails the handshake:
+    /// client_error naming why). Default off: plain HTTP.
+    bool tls = false;
+    /// HTTP/2 (nghttp2's client session): h2 by ALPN with tls (a server that does not pick h2
+    /// is a client_error), h2c with prior knowledge without. Default off: HTTP/1.1.
+    bool http2 = false;
+};
+
 /// A complete response as the client read it off the wire.
 struct response {
-    int status = 0;       ///< The status code, e.g. 200.
-    std::string reason;   ///< The reason phrase, e.g. "OK" (may be empty).
-    header_list headers;  ///< Every field of the head, then the chunked trailer's, in order.
-    std::string body;     ///< The body, de-chunked; empty for HEAD, 1xx, 204 and 304.
+    int status = 0;        ///< The status code, e.g. 200.
+    std::string reason;    ///< The reason phrase, e.g. "OK" (may be empty; none over HTTP/2).
+    header_list headers;   ///< Every field of the head, then the trailer's, in order.
+    std::string body;      ///< The body, de-chunked; empty for HEAD, 1xx, 204 and 304.
+    std::string protocol;  ///< "HTTP/1.1", "HTTP/1.0" or "HTTP/2".
 
     /// The value of the first field named `name` (case-insensitive); std::nullopt when there
     /// is none. The view points into this response.
@@ -80,12 +108,28 @@ struct response {
     }
 };
 
-/// One keep-alive HTTP/1.1 connection to a server on 127.0.0.1, opened on the first call and
-/// opened again when the server has closed it (a request sent on a connection the server
-/// closed meanwhile is retried once on a new one). Every call sends `Host`, the default
-/// headers, the cookies of the jar and `Content-Length` for a body, then reads the whole
-/// response (Content-Length, chunked or close-delimited; none for HEAD, 1xx, 204 and 304).
-/// Interim 1xx responses (100, 103) are skipped; a 101 is returned and ends the connection.
+/// One request of client::send_all. Every field has a default, so designated initializers
+/// may name only some: `{.target = "/users"}`.
+struct request {
+    std::string method = "GET";  ///< The method.
+    std::string target{};        ///< A path with an optional query, e.g. "/users?limit=2".
+    std::string body{};          ///< The body, framed as client::request frames it.
+    header_list headers{};       ///< Extra fields, as a call's `extra`.
+};
+
+/// One keep-alive connection to a server on 127.0.0.1, HTTP/1.1 by default, HTTPS and HTTP/2
+/// by client_options, opened on the first call and opened again when the server has closed
+/// it (a request sent on a connection the server closed meanwhile is retried once on a new
+/// one). Every call sends `Host` (HTTP/2: `:authority`), the default headers, the cookies of
+/// the jar and `Content-Length` for a body, then reads the whole response (HTTP/1.1:
+/// Content-Length, chunked or close-delimited; none for HEAD, 1xx, 204 and 304). Interim 1xx
+/// responses (100, 103) are skipped; a 101 is returned and ends the connection.
+///
+/// HTTP/2: one connection, one stream per request; field names are sent in lower case and
+/// the fields HTTP/2 forbids (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding,
+/// Upgrade) are left out. A stream the server resets (RST_STREAM) or a connection it ends
+/// (GOAWAY) before the response is complete is a client_error naming the error code; the
+/// connection stays usable after a reset.
 ///
 /// Cookie jar: each Set-Cookie of a response is kept by name and Path (RFC 6265 default
 /// path when it has none) and sent back on later calls whose target is within that path;
@@ -94,13 +138,17 @@ struct response {
 /// too (loopback is treated as secure, as browsers do for localhost); HttpOnly and SameSite
 /// do not apply to a test client.
 ///
-/// Errors: client_error when the server cannot be reached or answers something that is not
-/// HTTP/1.1, timeout_error when a response takes longer than `timeout()` (default 10 s).
-/// A client is used by one thread at a time.
+/// Errors: client_error when the server cannot be reached, the TLS handshake fails or the
+/// answer is not valid HTTP, timeout_error when a response takes longer than `timeout()`
+/// (default 10 s). A client is used by one thread at a time.
 class client {
 public:
-    /// A client for the server on 127.0.0.1 at `port`. Connects on the first call.
+    /// A plain HTTP/1.1 client for the server on 127.0.0.1 at `port`. Connects on the first
+    /// call.
     explicit client(std::uint16_t port);
+    /// A client for the server on 127.0.0.1 at `port` that speaks as `options` say (HTTPS,
+    /// HTTP/2). Connects on the first call.
+    client(std::uint16_t port, client_options options);
     /// Closes the connection.
     ~client();
     /// Takes over `other`'s connection, settings and cookies.
@@ -172,12 +220,21 @@ public:
         return put(target, tern::detail::json_support<Tag>::dump(value), "application/json", extra);
     }
 
+    /// Sends every request at once and returns the responses in the same order: over HTTP/2
+    /// as concurrent streams on the one connection, over HTTP/1.1 one after another. The jar's
+    /// cookies are those it holds when each request goes out (over HTTP/2: before any
+    /// answer); every response's Set-Cookie is stored. The timeout bounds all of them
+    /// together. Errors as the single calls: the first request that failed (in order) is
+    /// named.
+    std::vector<response> send_all(const std::vector<testing::request>& requests);
+
     /// Sends `bytes` exactly as given on a new connection of its own (the keep-alive one is
     /// left alone) and returns everything the server sent back until it closed the
     /// connection, or until nothing more arrived for `quiet` (default 500 ms) — so an
     /// answer to a well-formed keep-alive request also comes back. Within `timeout()` in
     /// all (then what arrived so far is returned) and 16 MiB (more throws client_error);
-    /// client_error when the port refuses. For malformed-request tests.
+    /// client_error when the port refuses. For malformed-request tests. Over TLS with
+    /// client_options::tls; HTTP/1.1 only: std::logic_error on an HTTP/2 client.
     std::string raw(std::string_view bytes,
                     std::chrono::milliseconds quiet = std::chrono::milliseconds(500));
 
@@ -212,15 +269,17 @@ struct sse_options {
     header_list headers;
     /// How long connecting and reading the response head may take, and each next().
     std::chrono::milliseconds timeout{5000};
+    /// Over HTTPS (as client_options::tls). server::sse sets it for an app that serves HTTPS.
+    bool tls = false;
 };
 
-/// A Server-Sent Events client over one HTTP/1.1 connection to 127.0.0.1, reading the event
-/// stream as EventSource does (HTML standard, "Server-sent events"): lines end at CRLF, LF or
-/// CR; `data:` lines are joined with "\n"; `id:` sets the last event id (kept for later
-/// events); `retry:` sets retry(); comments and events without data are skipped. The
-/// chunked (or Content-Length, or close-delimited) framing of the body is removed. It does
-/// not reconnect by itself: reconnect() does, when the test says so. Move-only; one thread
-/// at a time.
+/// A Server-Sent Events client over one HTTP/1.1 connection to 127.0.0.1 (HTTPS with
+/// sse_options::tls), reading the event stream as EventSource does (HTML standard,
+/// "Server-sent events"): lines end at CRLF, LF or CR; `data:` lines are joined with "\n";
+/// `id:` sets the last event id (kept for later events); `retry:` sets retry(); comments and
+/// events without data are skipped. The chunked (or Content-Length, or close-delimited)
+/// framing of the body is removed. It does not reconnect by itself: reconnect() does, when
+/// the test says so. Move-only; one thread at a time.
 class sse_reader {
 public:
     /// Connects to 127.0.0.1:`port`, sends `GET target` with `Accept: text/event-stream`,
@@ -285,6 +344,9 @@ struct ws_options {
     /// 0: each message goes in one frame; otherwise in fragments of at most this many bytes
     /// (a text message may then be split inside a UTF-8 character, as RFC 6455 allows).
     std::size_t fragment_size = 0;
+    /// wss: over TLS (as client_options::tls). server::ws sets it for an app that serves
+    /// HTTPS.
+    bool tls = false;
 };
 
 /// The server closed the WebSocket: its close code (1005 when its Close frame had none, 1006
@@ -303,7 +365,8 @@ private:
     std::string reason_;
 };
 
-/// A WebSocket client (RFC 6455) over one connection to 127.0.0.1, for testing `app.ws`
+/// A WebSocket client (RFC 6455) over one connection to 127.0.0.1 (wss with ws_options::tls),
+/// for testing `app.ws`
 /// routes. It masks every frame it sends with a new random mask, answers pings and the
 /// server's Close, and reads strictly: a server frame with a reserved bit set, an unknown
 /// opcode, a mask, a length not in its shortest form, a fragmented or over-125-byte control
@@ -389,11 +452,16 @@ public:
 
     /// The bound port.
     std::uint16_t port() const noexcept;
-    /// A new client for this server.
+    /// A new HTTP/1.1 client for this server: over TLS when the app serves HTTPS.
     client make_client() const;
-    /// Opens an event stream at `target` on this server (sse_reader's constructor).
+    /// A new client for this server with `options`; `tls` is set for the caller when the app
+    /// serves HTTPS (a plain client for it: `client(server.port(), options)`).
+    client make_client(client_options options) const;
+    /// Opens an event stream at `target` on this server (sse_reader's constructor), over TLS
+    /// when the app serves HTTPS (the options' tls is set for the caller).
     sse_reader sse(std::string target, sse_options options = {}) const;
-    /// Opens a WebSocket at `target` on this server (ws_client's constructor).
+    /// Opens a WebSocket at `target` on this server (ws_client's constructor), wss when the
+    /// app serves HTTPS (the options' tls is set for the caller).
     ws_client ws(std::string target, ws_options options = {}) const;
     /// The running app.
     tern::app& app() const noexcept;
@@ -401,6 +469,9 @@ public:
     void stop();
 
 private:
+    // True when the app serves HTTPS (its settings hold a tls_config).
+    bool serves_tls() const noexcept;
+
     tern::app& app_;
 };
 

@@ -1,13 +1,18 @@
 #include <tern/testing.hpp>
 
 #include "testing/cookie_jar.hpp"
+#include "testing/h2_connection.hpp"
+#include "testing/http1_connection.hpp"
+#include "testing/outgoing.hpp"
 #include "testing/response_reader.hpp"
-#include "testing/socket.hpp"
+#include "testing/stream.hpp"
 
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <stdexcept>
 #include <utility>
+#include <variant>
 
 namespace tern::testing {
 
@@ -16,104 +21,109 @@ namespace {
 // raw() reads at most this much.
 constexpr std::size_t max_raw_size = 16 * 1024 * 1024;
 
-bool has_field(const header_list& fields, std::string_view name) {
-    return std::any_of(fields.begin(), fields.end(),
-                       [name](const testing::header& h) { return detail::iequals(h.name, name); });
-}
+// One call as the public API gives it: views into the caller's arguments.
+struct call {
+    std::string_view method;
+    std::string_view target;
+    std::string_view body;
+    const header_list& extra;
+};
 
-void append_field(std::string& out, std::string_view name, std::string_view value) {
-    out.append(name).append(": ").append(value).append("\r\n");
-}
+std::string describe(const call& c) { return std::string(c.method) + " " + std::string(c.target); }
 
 }  // namespace
 
 struct client::impl {
     std::uint16_t port;
+    client_options options;
     std::chrono::milliseconds timeout{10'000};
     header_list defaults;
     detail::cookie_jar jar;
-    std::optional<detail::socket> connection;
-    std::string buffer;  // received bytes not yet consumed
+    std::variant<detail::http1_connection, detail::h2_connection> connection;
 
-    // The request's bytes: request line, Host, defaults, extra fields (which win over the
-    // defaults of the same name), cookies, framing, body.
-    std::string serialize(std::string_view method, std::string_view target, std::string_view body,
-                          const header_list& extra) {
-        std::string out;
-        out.append(method).append(" ").append(target).append(" HTTP/1.1\r\n");
-        if (!has_field(extra, "Host")) {
-            append_field(out, "Host", "127.0.0.1:" + std::to_string(port));
-        }
+    impl(std::uint16_t p, client_options o)
+        : port(p), options(o), connection(std::in_place_type<detail::http1_connection>, p, o.tls) {
+        if (o.http2) connection.emplace<detail::h2_connection>(p, o.tls);
+    }
+
+    // The request with the client's fields: the defaults (unless the call's extra fields
+    // name the same), the extra fields, the jar's Cookie.
+    detail::outgoing_request prepare(const call& c) {
+        detail::outgoing_request out{c.method, c.target, c.body, {}};
+        out.fields.reserve(defaults.size() + c.extra.size() + 1);
         for (const testing::header& h : defaults) {
-            if (!has_field(extra, h.name)) append_field(out, h.name, h.value);
+            if (!detail::has_field(c.extra, h.name)) out.fields.push_back(h);
         }
-        for (const testing::header& h : extra) append_field(out, h.name, h.value);
-        if (const std::string cookies = jar.header_for(target); !cookies.empty()) {
-            append_field(out, "Cookie", cookies);
+        out.fields.insert(out.fields.end(), c.extra.begin(), c.extra.end());
+        if (std::string cookies = jar.header_for(c.target); !cookies.empty()) {
+            out.fields.push_back({"Cookie", std::move(cookies)});
         }
-        const bool body_method = method == "POST" || method == "PUT" || method == "PATCH";
-        if ((!body.empty() || body_method) && !has_field(extra, "Content-Length") &&
-            !has_field(extra, "Transfer-Encoding")) {
-            append_field(out, "Content-Length", std::to_string(body.size()));
-        }
-        out += "\r\n";
-        out += body;
         return out;
     }
 
-    response call(std::string_view method, std::string_view target, std::string_view body,
-                  const header_list& extra) {
-        const std::string describe = std::string(method) + " " + std::string(target);
-        const std::string bytes = serialize(method, target, body, extra);
+    void keep_cookies(const response& r, std::string_view target) {
+        for (const std::string_view cookie : r.header_values("Set-Cookie"))
+            jar.store(cookie, target);
+    }
+
+    std::vector<response> send(const std::vector<call>& calls) {
         const auto deadline = detail::clock::now() + timeout;
-        try {
-            // A keep-alive connection the server has closed meanwhile (idle timeout, stop,
-            // max_requests_per_connection) is replaced, and a request it dropped unanswered
-            // is sent once more on a new connection, as browsers do.
-            for (int attempt = 0;; ++attempt) {
-                bool reused = connection.has_value();
-                // Bytes left over after the last response were sent unasked: not a
-                // connection to trust with the next request either.
-                if (reused && (!buffer.empty() || !connection->idle_and_open())) {
-                    disconnect();
-                    reused = false;
-                }
-                if (!connection) connection.emplace(port, deadline);
-                try {
-                    if (!connection->send_all(bytes, deadline))
-                        throw detail::closed_before_response{};
-                    detail::read_result result =
-                        detail::read_response(*connection, buffer, method, deadline);
-                    if (!result.keep_alive) disconnect();
-                    for (const std::string_view cookie :
-                         result.response.header_values("Set-Cookie")) {
-                        jar.store(cookie, target);
-                    }
-                    return std::move(result.response);
-                } catch (const detail::closed_before_response&) {
-                    disconnect();
-                    if (!reused || attempt > 0) {
-                        throw client_error("the server closed the connection without answering");
-                    }
-                }
+        std::vector<response> out;
+        out.reserve(calls.size());
+        if (auto* h1 = std::get_if<detail::http1_connection>(&connection)) {
+            // One after another: each request carries the cookies the ones before it set.
+            for (const call& c : calls) {
+                guarded(describe(c), [&] { out.push_back(h1->exchange(prepare(c), deadline)); });
+                keep_cookies(out.back(), c.target);
             }
+            return out;
+        }
+        std::vector<detail::outgoing_request> requests;
+        requests.reserve(calls.size());
+        for (const call& c : calls) requests.push_back(prepare(c));
+        const std::string what = calls.size() == 1 ? describe(calls.front())
+                                                   : "send_all of " + std::to_string(calls.size()) +
+                                                         " requests over HTTP/2";
+        guarded(what, [&] {
+            try {
+                out = std::get<detail::h2_connection>(connection).exchange(requests, deadline);
+            } catch (const detail::h2_stream_error& e) {
+                throw client_error(calls.size() == 1
+                                       ? e.what()
+                                       : describe(calls[e.index()]) + " (request " +
+                                             std::to_string(e.index() + 1) + "): " + e.what());
+            }
+        });
+        for (std::size_t i = 0; i < calls.size(); ++i) keep_cookies(out[i], calls[i].target);
+        return out;
+    }
+
+    // Runs `fn`, naming `what` in the errors it throws; a failed call drops the connection
+    // (HTTP/2: unless only its stream failed).
+    template <class Fn>
+    void guarded(const std::string& what, Fn&& fn) {
+        try {
+            fn();
         } catch (const timeout_error& e) {
             disconnect();
-            throw timeout_error("tern::testing: " + describe + ": " + e.what() + " (" +
+            throw timeout_error("tern::testing: " + what + ": " + e.what() + " (" +
                                 std::to_string(timeout.count()) + " ms)");
         } catch (const client_error& e) {
-            disconnect();
-            throw client_error("tern::testing: " + describe + ": " + e.what());
+            throw client_error("tern::testing: " + what + ": " + e.what());
         }
     }
 
+    response send_one(const call& c) { return std::move(send({c}).front()); }
+
     void disconnect() noexcept {
-        connection.reset();
-        buffer.clear();
+        if (auto* h1 = std::get_if<detail::http1_connection>(&connection)) h1->disconnect();
+        if (auto* h2 = std::get_if<detail::h2_connection>(&connection)) h2->disconnect();
     }
 };
 
-client::client(std::uint16_t port) : impl_(std::make_unique<impl>()) { impl_->port = port; }
+client::client(std::uint16_t port) : client(port, client_options{}) {}
+client::client(std::uint16_t port, client_options options)
+    : impl_(std::make_unique<impl>(port, options)) {}
 client::~client() = default;
 client::client(client&& other) noexcept = default;
 client& client::operator=(client&& other) noexcept = default;
@@ -151,15 +161,15 @@ client& client::clear_cookies() {
 }
 
 response client::get(std::string_view target, const header_list& extra) {
-    return impl_->call("GET", target, {}, extra);
+    return impl_->send_one({"GET", target, {}, extra});
 }
 
 response client::head(std::string_view target, const header_list& extra) {
-    return impl_->call("HEAD", target, {}, extra);
+    return impl_->send_one({"HEAD", target, {}, extra});
 }
 
 response client::del(std::string_view target, const header_list& extra) {
-    return impl_->call("DELETE", target, {}, extra);
+    return impl_->send_one({"DELETE", target, {}, extra});
 }
 
 namespace {
@@ -167,7 +177,7 @@ namespace {
 header_list with_content_type(const header_list& extra, std::string content_type) {
     header_list fields;
     fields.reserve(extra.size() + 1);
-    if (!has_field(extra, "Content-Type"))
+    if (!detail::has_field(extra, "Content-Type"))
         fields.push_back({"Content-Type", std::move(content_type)});
     fields.insert(fields.end(), extra.begin(), extra.end());
     return fields;
@@ -177,27 +187,42 @@ header_list with_content_type(const header_list& extra, std::string content_type
 
 response client::post(std::string_view target, std::string_view body, std::string content_type,
                       const header_list& extra) {
-    return impl_->call("POST", target, body, with_content_type(extra, std::move(content_type)));
+    return impl_->send_one(
+        {"POST", target, body, with_content_type(extra, std::move(content_type))});
 }
 
 response client::put(std::string_view target, std::string_view body, std::string content_type,
                      const header_list& extra) {
-    return impl_->call("PUT", target, body, with_content_type(extra, std::move(content_type)));
+    return impl_->send_one(
+        {"PUT", target, body, with_content_type(extra, std::move(content_type))});
 }
 
 response client::patch(std::string_view target, std::string_view body, std::string content_type,
                        const header_list& extra) {
-    return impl_->call("PATCH", target, body, with_content_type(extra, std::move(content_type)));
+    return impl_->send_one(
+        {"PATCH", target, body, with_content_type(extra, std::move(content_type))});
 }
 
 response client::request(std::string_view method, std::string_view target, std::string_view body,
                          const header_list& extra) {
-    return impl_->call(method, target, body, extra);
+    return impl_->send_one({method, target, body, extra});
+}
+
+std::vector<response> client::send_all(const std::vector<testing::request>& requests) {
+    if (requests.empty()) return {};
+    std::vector<call> calls;
+    calls.reserve(requests.size());
+    for (const testing::request& r : requests)
+        calls.push_back({r.method, r.target, r.body, r.headers});
+    return impl_->send(calls);
 }
 
 std::string client::raw(std::string_view bytes, std::chrono::milliseconds quiet) {
+    if (impl_->options.http2) {
+        throw std::logic_error("tern::testing: raw() speaks HTTP/1.1: not on an HTTP/2 client");
+    }
     const auto deadline = detail::clock::now() + impl_->timeout;
-    detail::socket s(impl_->port, deadline);
+    detail::stream s(impl_->port, detail::http1_stream(impl_->options.tls), deadline);
     // A server that answers and closes before taking every byte (e.g. 400 at a malformed
     // request line) makes the rest of the send fail: what it answered is still read.
     s.send_all(bytes, deadline);

@@ -30,8 +30,8 @@ class reader {
 public:
     // `started`: part of the response was read before (by another reader), so a close now is
     // in its middle.
-    reader(socket& s, std::string& buffer, clock::time_point deadline, bool started = false)
-        : socket_(s), buffer_(buffer), deadline_(deadline), received_any_(started) {}
+    reader(stream& s, std::string& buffer, clock::time_point deadline, bool started = false)
+        : stream_(s), buffer_(buffer), deadline_(deadline), received_any_(started) {}
 
     // The received bytes not yet consumed.
     const std::string& buffer() const noexcept { return buffer_; }
@@ -41,7 +41,7 @@ public:
     // Receives more bytes; false at the peer's close.
     bool fill() {
         std::array<char, 16384> chunk{};
-        const std::size_t n = socket_.receive(chunk.data(), chunk.size(), deadline_);
+        const std::size_t n = stream_.receive(chunk.data(), chunk.size(), deadline_);
         if (n == 0) return false;
         buffer_.append(chunk.data(), n);
         received_any_ = true;
@@ -87,7 +87,7 @@ public:
     }
 
 private:
-    socket& socket_;
+    stream& stream_;
     std::string& buffer_;
     clock::time_point deadline_;
     bool received_any_;
@@ -109,6 +109,7 @@ int parse_status_line(std::string_view line, response& r, bool& http10) {
         throw client_error("not an HTTP/1.x status line: '" + std::string(line) + "'");
     }
     http10 = line[7] == '0';
+    r.protocol = std::string(line.substr(0, 8));
     r.status = static_cast<int>(parse_size(line.substr(9, 3), 10, "status code"));
     r.reason = line.size() > 13 ? std::string(line.substr(13)) : std::string();
     return r.status;
@@ -256,7 +257,7 @@ bool has_token(std::string_view value, std::string_view token) noexcept {
     return false;
 }
 
-read_result read_response(socket& s, std::string& buffer, std::string_view method,
+read_result read_response(stream& s, std::string& buffer, std::string_view method,
                           clock::time_point deadline) {
     reader in(s, buffer, deadline);
     read_result result;
@@ -265,26 +266,26 @@ read_result read_response(socket& s, std::string& buffer, std::string_view metho
     return result;
 }
 
-head_result read_head(socket& s, std::string& buffer, clock::time_point deadline) {
+head_result read_head(stream& s, std::string& buffer, clock::time_point deadline) {
     reader in(s, buffer, deadline);
     head_result result;
     result.http10 = read_head(in, result.response);
     return result;
 }
 
-bool read_body(socket& s, std::string& buffer, std::string_view method, head_result& head,
+bool read_body(stream& s, std::string& buffer, std::string_view method, head_result& head,
                clock::time_point deadline) {
     reader in(s, buffer, deadline, true);
     return read_body(in, method, head.response, head.http10);
 }
 
-bool read_chunk(socket& s, std::string& buffer, std::string& out, clock::time_point deadline) {
+bool read_chunk(stream& s, std::string& buffer, std::string& out, clock::time_point deadline) {
     reader in(s, buffer, deadline);
     header_list trailer;
     return next_chunk(in, out, trailer);
 }
 
-std::string describe_refusal(socket& s, std::string& buffer, head_result& head, std::string what,
+std::string describe_refusal(stream& s, std::string& buffer, head_result& head, std::string what,
                              clock::time_point deadline) {
     constexpr std::size_t quoted = 200;
     try {

@@ -1,13 +1,13 @@
 #pragma once
-// Reads one HTTP/1.1 response off a socket (RFC 9112): the status line, the header fields,
-// then the body framed by Transfer-Encoding: chunked, Content-Length or the close
+// Reads one HTTP/1.1 response off a stream, plain or TLS (RFC 9112): the status line, the header
+// fields, then the body framed by Transfer-Encoding: chunked, Content-Length or the close
 // (section 6.3), or no body for HEAD, 1xx, 204 and 304. Interim 1xx responses are skipped.
 // The head alone, the body after it and a chunked body one chunk at a time are there too,
 // for the readers of responses that do not end (an event stream) or end in an upgrade.
 
 #include <tern/testing.hpp>
 
-#include "testing/socket.hpp"
+#include "testing/stream.hpp"
 
 #include <string>
 #include <string_view>
@@ -28,7 +28,7 @@ struct read_result {
 /// received (what is left over stays there). Throws client_error for a malformed response
 /// or a close in its middle, timeout_error past `deadline`, closed_before_response when the
 /// peer closed before sending anything.
-read_result read_response(socket& s, std::string& buffer, std::string_view method,
+read_result read_response(stream& s, std::string& buffer, std::string_view method,
                           clock::time_point deadline);
 
 /// A response head: the status line and the fields.
@@ -40,19 +40,19 @@ struct head_result {
 /// Reads the head of the next response from `s` (interim 1xx skipped; a 101 is returned),
 /// `buffer` holding bytes already received; what follows the head stays in `buffer`.
 /// Errors as read_response.
-head_result read_head(socket& s, std::string& buffer, clock::time_point deadline);
+head_result read_head(stream& s, std::string& buffer, clock::time_point deadline);
 
 /// Reads the body of the response whose head is `head` into `head.response.body` (and a
 /// chunked trailer into its headers), framed as read_response frames it; returns whether the
 /// connection may carry another request.
-bool read_body(socket& s, std::string& buffer, std::string_view method, head_result& head,
+bool read_body(stream& s, std::string& buffer, std::string_view method, head_result& head,
                clock::time_point deadline);
 
 /// For a reader refused with an ordinary response (not the stream or upgrade it asked for):
 /// reads what comes of its body within half a second (or until `deadline`; a read error
 /// ends it early, the refusal being the error to report) and returns `what` followed by the
 /// start of that body, quoted (at most 200 bytes).
-std::string describe_refusal(socket& s, std::string& buffer, head_result& head, std::string what,
+std::string describe_refusal(stream& s, std::string& buffer, head_result& head, std::string what,
                              clock::time_point deadline);
 
 /// Reads the next chunk of a chunked body and appends its data to `out`: false at the last
@@ -60,7 +60,7 @@ std::string describe_refusal(socket& s, std::string& buffer, head_result& head, 
 /// chunk is there, so after a timeout_error the next call goes on where this one stopped.
 /// closed_before_response when the peer closed between two chunks, client_error when it
 /// closed in the middle of one or the framing is malformed.
-bool read_chunk(socket& s, std::string& buffer, std::string& out, clock::time_point deadline);
+bool read_chunk(stream& s, std::string& buffer, std::string& out, clock::time_point deadline);
 
 /// True when `a` and `b` are equal ignoring ASCII case.
 bool iequals(std::string_view a, std::string_view b) noexcept;

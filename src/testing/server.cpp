@@ -16,13 +16,22 @@ server::~server() {
 
 std::uint16_t server::port() const noexcept { return app_.port(); }
 
-client server::make_client() const { return client(port()); }
+bool server::serves_tls() const noexcept { return app_.settings().tls.has_value(); }
+
+client server::make_client() const { return make_client(client_options{}); }
+
+client server::make_client(client_options options) const {
+    options.tls = options.tls || serves_tls();
+    return client(port(), options);
+}
 
 sse_reader server::sse(std::string target, sse_options options) const {
+    options.tls = options.tls || serves_tls();
     return sse_reader(port(), std::move(target), std::move(options));
 }
 
 ws_client server::ws(std::string target, ws_options options) const {
+    options.tls = options.tls || serves_tls();
     return ws_client(port(), std::move(target), std::move(options));
 }
 

@@ -1,8 +1,8 @@
 #include <tern/testing.hpp>
 
 #include "testing/response_reader.hpp"
-#include "testing/socket.hpp"
 #include "testing/sse_parser.hpp"
+#include "testing/stream.hpp"
 
 #include <algorithm>
 #include <array>
@@ -39,7 +39,7 @@ struct sse_reader::impl {
     std::uint16_t port;
     std::string target;
     sse_options options;
-    std::optional<detail::socket> connection;
+    std::optional<detail::stream> connection;
     std::string buffer;  // received bytes not yet de-framed
     header_list head;
     framing framed_by = framing::close;
@@ -75,7 +75,7 @@ struct sse_reader::impl {
         close();
         const auto deadline = detail::clock::now() + options.timeout;
         try {
-            connection.emplace(port, deadline);
+            connection.emplace(port, detail::http1_stream(options.tls), deadline);
             if (!connection->send_all(request(), deadline)) {
                 throw client_error("the server closed the connection before the request was sent");
             }

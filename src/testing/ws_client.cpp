@@ -1,7 +1,7 @@
 #include <tern/testing.hpp>
 
 #include "testing/response_reader.hpp"
-#include "testing/socket.hpp"
+#include "testing/stream.hpp"
 #include "testing/ws_frames.hpp"
 #include "testing/ws_handshake.hpp"
 
@@ -43,7 +43,7 @@ struct ws_client::impl {
     std::uint16_t port;
     std::string target;
     ws_options options;
-    std::optional<detail::socket> connection;
+    std::optional<detail::stream> connection;
     std::string buffer;  // received bytes not yet decoded
     header_list head;
     std::string chosen;  // the subprotocol
@@ -71,7 +71,7 @@ struct ws_client::impl {
     void open() {
         const auto until = deadline();
         try {
-            connection.emplace(port, until);
+            connection.emplace(port, detail::http1_stream(options.tls), until);
             std::array<char, 16> nonce{};
             for (char& c : nonce) c = static_cast<char>(random() & 0xFF);
             std::string key = detail::base64(std::string_view(nonce.data(), nonce.size()));

@@ -2,8 +2,9 @@
 // beside consumer.cpp (tests/packaging/run.sh): a plain program, no test framework. It
 // starts an app with tern::testing::test, checks a GET, a JSON POST and a cookie kept
 // between calls, an event of an SSE route, a WebSocket echo and its closing handshake (the
-// kit's WebSocket client links libcrypto: the package must name it), and that the port
-// refuses once the test is over. Exits 0 when all hold.
+// kit's WebSocket client links libcrypto: the package must name it), that the port refuses
+// once the test is over, and HTTPS with test_tls() over HTTP/2 and HTTP/1.1 (libssl and
+// nghttp2, named by the package too). Exits 0 when all hold.
 
 #include <tern/json.hpp>
 #include <tern/tern.hpp>
@@ -65,6 +66,20 @@ int main() {
         refused = true;
     }
     expect(refused, "the port refuses after the test");
+
+    // HTTPS with the kit's certificate and HTTP/2 by ALPN: the kit's libssl and nghttp2, which
+    // the package must name too.
+    tern::app secure;
+    secure.threads(1);
+    secure.tls(tern::testing::test_tls());
+    secure.get("/hello", [](tern::context& ctx) { ctx.text(std::string(ctx.protocol())); });
+    {
+        tern::testing::server https(secure);
+        auto h2 = https.make_client({.http2 = true});
+        const auto answer = h2.get("/hello");
+        expect(answer.body == "HTTP/2" && answer.protocol == "HTTP/2", "h2 over HTTPS answers");
+        expect(https.make_client().get("/hello").body == "HTTP/1.1", "HTTPS/1.1 answers");
+    }
     std::printf("tern::testing consumer: %s\n", failures == 0 ? "all checks passed" : "failures");
     return failures == 0 ? 0 : 1;
 }
