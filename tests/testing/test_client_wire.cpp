@@ -10,6 +10,8 @@
 
 #include <string>
 
+namespace kit_test_client_wire {
+
 namespace {
 
 tern::config two_threads() {
@@ -190,3 +192,5 @@ TEST_CASE("a keep-alive connection the server closed while idle is replaced befo
         CHECK(server.app().stats().connections_accepted == 2);
     });
 }
+
+}  // namespace kit_test_client_wire

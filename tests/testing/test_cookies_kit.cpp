@@ -9,6 +9,8 @@
 
 #include <string>
 
+namespace kit_test_cookies_kit {
+
 namespace {
 
 // Echoes the Cookie header the request carried ("-" when none).
@@ -98,3 +100,5 @@ TEST_CASE(
     CHECK(http.cookie("later") == "4");  // Max-Age wins over Expires
     CHECK_FALSE(http.cookie("broken").has_value());
 }
+
+}  // namespace kit_test_cookies_kit

@@ -7,6 +7,8 @@
 
 #include <string>
 
+namespace kit_test_docs_shapes {
+
 namespace {
 
 // The application's routes, in a function that its main() and its tests both call.
@@ -62,3 +64,5 @@ TEST_CASE("a request with two Host fields is refused with 400", "[docs]") {
         CHECK(http.get("/me").status == 401);  // and the server serves on
     });
 }
+
+}  // namespace kit_test_docs_shapes

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <string>
 
+namespace kit_test_docs_streams {
+
 TEST_CASE("the price stream sends quotes and resumes after the last one", "[docs]") {
     tern::app app;
     app.sse("/prices", [](tern::context&, tern::sse_client client) {
@@ -99,3 +101,5 @@ TEST_CASE("a room needs a token, and a kicked member sees the close code", "[doc
     rude.send_raw(std::string("\x81\x02hi", 4));  // a text frame without a mask
     CHECK(rude.wait_close() == 1002);
 }
+
+}  // namespace kit_test_docs_streams

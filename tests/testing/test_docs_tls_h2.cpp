@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+namespace kit_test_docs_tls_h2 {
+
 TEST_CASE("the login works over HTTPS, and so do the event stream and the WebSocket", "[docs]") {
     tern::app app;
     app.tls(tern::testing::test_tls());  // the kit's certificate, made once per process
@@ -63,3 +65,5 @@ TEST_CASE("an upload that contradicts its content-length is reset", "[docs]") {
                       Catch::Contains("RST_STREAM PROTOCOL_ERROR (0x1)"));
     CHECK(h2c.post("/upload", "abc").status == 201);  // the connection serves on
 }
+
+}  // namespace kit_test_docs_tls_h2

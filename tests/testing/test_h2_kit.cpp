@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+namespace kit_test_h2_kit {
+
 using namespace std::chrono_literals;
 using tern::testing::client_options;
 
@@ -293,3 +295,5 @@ TEST_CASE("HTTP/2: a server that stops before answering is a client_error naming
     stopper.join();
     CHECK_THROWS_AS(http.get("/never"), tern::testing::client_error);  // the port refuses now
 }
+
+}  // namespace kit_test_h2_kit

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <string>
 
+namespace kit_test_kit_lifecycle {
+
 TEST_CASE("the server runs the app on a free port for its scope, and after it the port refuses",
           "[testing]") {
     tern::app app;
@@ -126,3 +128,5 @@ TEST_CASE("interim 100 and 103 responses are skipped for the final one", "[testi
     CHECK(r.body == "ok");
     CHECK_FALSE(r.header("Link").has_value());
 }
+
+}  // namespace kit_test_kit_lifecycle

@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 
+namespace kit_test_openapi_wire {
+
 namespace {
 
 void ok(tern::context& ctx) { ctx.text("ok"); }
@@ -156,3 +158,5 @@ TEST_CASE("app.swagger_ui refuses a directory without Swagger UI's files", "[ope
                       Catch::Contains("holds no swagger-ui-bundle.js"));
     CHECK_THROWS_AS(app.swagger_ui("docs"), std::invalid_argument);
 }
+
+}  // namespace kit_test_openapi_wire

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <string>
 
+namespace kit_test_sse_kit {
+
 using namespace std::chrono_literals;
 using tern::testing::sse_options;
 using tern::testing::sse_reader;
@@ -200,3 +202,5 @@ TEST_CASE("sse_reader: a silent server is a timeout_error from the constructor",
     options.timeout = 200ms;
     CHECK_THROWS_AS(sse_reader(silent.port(), "/", options), tern::testing::timeout_error);
 }
+
+}  // namespace kit_test_sse_kit

@@ -24,6 +24,8 @@
 #include <memory>
 #include <string>
 
+namespace kit_test_tls_kit {
+
 using namespace std::chrono_literals;
 
 namespace {
@@ -267,3 +269,5 @@ TEST_CASE("HTTPS: a WebSocket over TLS (wss) echoes and closes", "[kit][tls][ws]
     CHECK(direct.receive().data == "direct");
     CHECK(direct.close() == 1000);
 }
+
+}  // namespace kit_test_tls_kit

@@ -16,6 +16,8 @@
 #include <string>
 #include <thread>
 
+namespace kit_test_ws_kit {
+
 using namespace std::chrono_literals;
 using tern::testing::ws_client;
 using tern::testing::ws_closed;
@@ -344,3 +346,5 @@ TEST_CASE("ws_client: a connection that ends without a Close is ws_closed with 1
     }
     CHECK(ws.wait_close() == 1006);
 }
+
+}  // namespace kit_test_ws_kit
