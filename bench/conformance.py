@@ -30,6 +30,7 @@ from types import SimpleNamespace
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH / "lib"))
 from servers import Peers, stop_proc  # noqa: E402  (bench/lib, beside this script)
+import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
 
 SUITES = {"HTTP/1.1": BENCH.parent / "tests" / "conformance" / "http1.py",
           "HTTP/2": BENCH.parent / "tests" / "conformance" / "h2.py",
@@ -78,14 +79,7 @@ def listens(port: int) -> bool:
 def wait_ready(proc: subprocess.Popen, port: int, h2c: bool) -> bool:
     """HTTP/1.1 servers must answer GET / with 200; h2c-only ones (nginx's `listen ...
     http2` on a plain port) only listen."""
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return False
-        if (listens if h2c else answers)(port):
-            return True
-        time.sleep(0.05)
-    return False
+    return procs.poll_until(lambda: (listens if h2c else answers)(port), 15, proc)
 
 
 def start_ws(name: str, port: int, live_app: Path):

@@ -36,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit, stop_groups  # noqa: E402
+import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -74,13 +75,12 @@ def wrk(url, connections, seconds):
 
 
 def wait_up(port, path):
-    for _ in range(200):
+    def answers_200():
         r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
                             f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True)
-        if r.stdout == "200":
-            return
-        time.sleep(0.05)
-    raise SystemExit(f"gateway.py: nothing answers 200 on {port}{path}")
+        return r.stdout == "200"
+    if not procs.poll_until(answers_200, 10):
+        raise SystemExit(f"gateway.py: nothing answers 200 on {port}{path}")
 
 
 def main():

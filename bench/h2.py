@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
                     self_signed_cert, stop_groups)
+import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -98,13 +99,12 @@ def allowed_streams(port):
 
 
 def wait_up(port):
-    for _ in range(200):
+    def h2_answers():
         r = subprocess.run(["curl", "-sk", "--http2", "-o", "/dev/null", "-w", "%{http_version}",
                             f"https://127.0.0.1:{port}/small.txt"], capture_output=True, text=True)
-        if r.stdout == "2":
-            return
-        time.sleep(0.05)
-    raise SystemExit(f"h2.py: nothing answers h2 on {port}")
+        return r.stdout == "2"
+    if not procs.poll_until(h2_answers, 10):
+        raise SystemExit(f"h2.py: nothing answers h2 on {port}")
 
 
 def main():

@@ -42,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
                     self_signed_cert, stop_groups)
+import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -114,13 +115,12 @@ def build_tls_load(work):
 
 
 def wait_up(port):
-    for _ in range(200):
+    def answers_200():
         r = subprocess.run(["curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}",
                             f"https://127.0.0.1:{port}/"], capture_output=True, text=True)
-        if r.stdout == "200":
-            return
-        time.sleep(0.05)
-    raise SystemExit(f"tls.py: nothing answers on {port}")
+        return r.stdout == "200"
+    if not procs.poll_until(answers_200, 10):
+        raise SystemExit(f"tls.py: nothing answers on {port}")
 
 
 def main():

@@ -46,6 +46,7 @@ from common import (BENCH, CLK_TCK, cpu_busy_ticks, cpu_ticks, free_port, log, m
                     proc_tree, raise_fd_limit)
 from load import UNIT_MS, parse_wrk, run_wrk
 from servers import stop_proc
+import procs  # noqa: E402  (tests/support/procs.py, on the path common puts it on)
 
 APP_WORKLOADS = ["jwt", "health", "db-read", "db-write", "users1k"]
 JWT_SECRET = "bench-secret-0123456789abcdef0123456789abcdef"  # 44 bytes, > RFC 7518's 32
@@ -268,18 +269,15 @@ def request(port: int, method: str, path: str, body: bytes | None = None,
 
 
 def wait_ready(app: App, timeout: float = 20.0) -> bool:
+    """True once the app answers its probe with 200; False when it exits or `timeout` passes."""
     method, path, body = app.probe
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if app.proc.poll() is not None:
-            return False
+
+    def answers_probe() -> bool:
         try:
-            if request(app.port, method, path, body, timeout=1.0)[0] == 200:
-                return True
+            return request(app.port, method, path, body, timeout=1.0)[0] == 200
         except (OSError, http.client.HTTPException):
-            pass
-        time.sleep(0.05)
-    return False
+            return False
+    return procs.poll_until(answers_probe, timeout, app.proc)
 
 
 def b64url(data: str) -> bytes:

@@ -6,11 +6,11 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import BENCH, HELLO, answers_hello
+import procs  # noqa: E402  (tests/support/procs.py, on the path common puts it on)
 
 # ---- peers ---------------------------------------------------------------------------------
 
@@ -139,14 +139,8 @@ def stop_proc(p: subprocess.Popen | None, timeout: float = 5.0):
 
 
 def wait_ready(p: subprocess.Popen, port: int, timeout: float = 15.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if p.poll() is not None:
-            return False
-        if answers_hello(port):
-            return True
-        time.sleep(0.02)
-    return False
+    """True once the server on `port` answers hello; False when it exits or `timeout` passes."""
+    return procs.poll_until(lambda: answers_hello(port), timeout, p, interval=0.02)
 
 
 ALL_PEERS = ["tern", "tern-uring", "ceiling", "nginx", "h2o", "beast", "go", "node", "httplib"]

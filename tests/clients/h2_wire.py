@@ -88,8 +88,14 @@ class client:
         return sid
 
     def send_body(self, sid, body, end=True):
+        """Sends `body` as the flow-control windows allow, and stops once the server has reset
+        the stream: a server may answer before the body is complete and then reset the stream
+        (RFC 9113 section 8.1, e.g. tern's 503 for an upload the spool cannot take), and a
+        client stops sending then. Waiting for a window (a pump) is when that reset arrives."""
         at = 0
         while at < len(body):
+            if self.responses[sid]["reset"] is not None:
+                return
             n = min(16384, len(body) - at, self.conn.local_flow_control_window(sid))
             if n <= 0:
                 self.pump(0.2)
@@ -97,7 +103,7 @@ class client:
             self.conn.send_data(sid, body[at:at + n])
             at += n
             self.flush()
-        if end:
+        if end and self.responses[sid]["reset"] is None:
             self.conn.end_stream(sid)
         self.flush()
 

@@ -14,7 +14,6 @@ import hashlib
 import http.client
 import http.server
 import json
-import os
 import sys
 import threading
 import time

@@ -53,21 +53,33 @@ def answers(path: str = "/") -> Callable[[int], bool]:
     return check
 
 
+def poll_until(ready: Callable[[], bool], timeout: float = 15.0,
+               proc: Optional[subprocess.Popen] = None, interval: float = 0.05) -> bool:
+    """Polls `ready` every `interval` s: True once it is, False when `timeout` seconds pass
+    first or `proc` exits meanwhile. For callers that report a failure their own way (bench/);
+    the tests use wait_until."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if ready():
+            return True
+        if proc is not None and proc.poll() is not None:
+            return False
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
 def wait_until(ready: Callable[[], bool], what: str, timeout: float = 15.0,
                proc: Optional[subprocess.Popen] = None) -> None:
     """Polls `ready` every 50 ms until it is true; SystemExit("FAIL <what> ...") when `timeout`
     seconds pass first or `proc` exits meanwhile (it is killed on the timeout)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        if ready():
-            return
-        if proc is not None and proc.poll() is not None:
-            raise SystemExit(f"FAIL {what}: the program exited with {proc.returncode} first")
-        if time.monotonic() >= deadline:
-            if proc is not None:
-                kill(proc)
-            raise SystemExit(f"FAIL {what}: not within {timeout:g} s")
-        time.sleep(0.05)
+    if poll_until(ready, timeout, proc):
+        return
+    if proc is not None and proc.poll() is not None:
+        raise SystemExit(f"FAIL {what}: the program exited with {proc.returncode} first")
+    if proc is not None:
+        kill(proc)
+    raise SystemExit(f"FAIL {what}: not within {timeout:g} s")
 
 
 def wait_for_port(port: int, proc: Optional[subprocess.Popen] = None, timeout: float = 15.0,
