@@ -81,5 +81,8 @@ else
 fi
 # Three at a time on two cores: most tests wait on sockets, timers and child processes more
 # than they compute (2026-12-04, a fresh build's ctest: 193 s at -j2, 160 s at -j3, 143 s at
-# -j4). No test asserts on time, so more overlap changes durations, not results.
-ctest --test-dir "$build" --output-on-failure --timeout 300 -j3 "${tier[@]}"
+# -j4). No test asserts on time, so more overlap changes durations, not results. Two under
+# the sanitizers, whose code runs several times slower.
+jobs=3
+[ "$sanitize" -eq 1 ] && jobs=2
+ctest --test-dir "$build" --output-on-failure --timeout 300 -j"$jobs" "${tier[@]}"
