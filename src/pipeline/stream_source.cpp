@@ -64,7 +64,12 @@ bool stream_source::cut_locked() noexcept {
     cut_off_.store(true, std::memory_order_release);
     pending_.clear();
     pending_at_ = 0;
-    return need_wake();
+    // Always a wake-up of its own: one still pending may have reached the transport during
+    // a write, where it waits for the pull after the write, and a peer that never reads
+    // would keep the cut-off from it until write_timeout.
+    if (!attached_) return false;
+    wake_posted_ = true;
+    return true;
 }
 
 bool stream_source::need_wake() noexcept {

@@ -158,6 +158,43 @@ TEST_CASE("a stream ends after its last bytes are pulled, and on_writable follow
     CHECK_FALSE(s->write("more"));
 }
 
+namespace {
+
+// A loop that only counts the wake-ups posted to it: none of them runs.
+struct counting_door final : loop_door {
+    int posts = 0;
+    bool post(std::function<void()>) override {
+        ++posts;
+        return true;
+    }
+    void after(std::chrono::nanoseconds, std::function<void(bool)>) override {}
+    std::shared_ptr<fd_wait> wait_fd(int, bool, std::chrono::nanoseconds,
+                                     std::function<void(fd_wait_end)>) override {
+        return nullptr;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a cut-off wakes the transport even while an earlier wake-up found it writing",
+          "[stream]") {
+    // The transport takes a wake-up that arrives during a write as "the pull after the write
+    // finds the bytes", so bytes need no second one; a cut-off does, or a write to a peer that
+    // never reads would hide it until write_timeout.
+    auto s = std::make_shared<stream_source>(10, 20);
+    auto door = std::make_shared<counting_door>();
+    s->attach(door, {});
+    s->write("12345");
+    CHECK(door->posts == 1);
+    s->write("678");
+    CHECK(door->posts == 1);         // still pending: not pulled yet
+    s->write(std::string(30, 'z'));  // past the limit
+    CHECK(s->cut_off());
+    CHECK(door->posts == 2);
+    s->abort();  // already cut: nothing more to say
+    CHECK(door->posts == 2);
+}
+
 TEST_CASE("a stream whose transport view is dropped tells its producer", "[stream]") {
     auto s = std::make_shared<stream_source>(16, 64);
     bool closed = false;
