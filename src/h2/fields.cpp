@@ -14,7 +14,7 @@ namespace {
 using namespace std::string_view_literals;
 
 // "name: value\r\n": a field costs what it would on an HTTP/1 head.
-constexpr std::size_t field_overhead = 4;
+constexpr std::size_t http1_line_overhead = 4;
 
 }  // namespace
 
@@ -27,7 +27,7 @@ void request_head::add(std::string_view name, std::string_view value) {
             path_.assign(value);
         } else if (name == ":authority") {
             authority_.assign(value);
-            bytes_ += 4 + value.size() + field_overhead;  // as "Host: value\r\n"
+            bytes_ += 4 + value.size() + http1_line_overhead;  // as "Host: value\r\n"
         }
         // :scheme is checked by nghttp2 and not kept (the connection knows it is TLS or not).
         if (method_.size() + path_.size() + 1 > limits_.max_line_size) {
@@ -40,7 +40,7 @@ void request_head::add(std::string_view name, std::string_view value) {
         verdict_ = verdict::too_many_fields;
         return;
     }
-    bytes_ += name.size() + value.size() + field_overhead;
+    bytes_ += name.size() + value.size() + http1_line_overhead;
     if (bytes_ > limits_.max_header_size) {
         verdict_ = verdict::too_large;
         return;
@@ -54,7 +54,7 @@ void request_head::add_trailer(std::string_view name, std::string_view value) {
         verdict_ = verdict::too_many_fields;
         return;
     }
-    trailer_bytes_ += name.size() + value.size() + field_overhead;
+    trailer_bytes_ += name.size() + value.size() + http1_line_overhead;
     if (trailer_bytes_ > limits_.max_header_size) verdict_ = verdict::too_large;
 }
 

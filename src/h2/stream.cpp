@@ -43,8 +43,8 @@ h2_stream::~h2_stream() = default;
 
 bool h2_stream::on_field(std::string_view name, std::string_view value, bool trailer,
                          std::size_t cut) {
-    constexpr std::size_t field_overhead = 32;  // RFC 9113 6.5.2, as HPACK counts an entry
-    block_size_ += name.size() + value.size() + field_overhead;
+    constexpr std::size_t hpack_entry_overhead = 32;  // RFC 9113 6.5.2, as HPACK counts an entry
+    block_size_ += name.size() + value.size() + hpack_entry_overhead;
     if (block_size_ > cut) return false;
     if (trailer) {
         head_.add_trailer(name, value);

@@ -407,8 +407,6 @@ struct request_parser::state {
         }
     }
 
-    static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-
     // Whether the 8 bytes before `pos` are "HTTP/d.d" and `pos` is the CR ending the line.
     static bool ends_well_formed_version(const char* begin, const char* pos,
                                          const char* end) noexcept {

@@ -10,7 +10,7 @@ namespace tern::detail {
 
 namespace {
 
-enum class phase {
+enum class response_phase {
     idle,       // no byte of the next head yet (empty lines may come first)
     head,       // inside a head
     head_done,  // paused after a head: an interim one, or the final one before its body
@@ -57,7 +57,7 @@ struct response_parser::state {
     message_head head{head_limits_of(limits)};
     std::string body;
     std::uint64_t body_bytes = 0;
-    phase stage = phase::idle;
+    response_phase stage = response_phase::idle;
     response_error failure = response_error::none;
     bool paused = false;        // llhttp returned HPE_PAUSED; resume before the next execute
     bool head_request = false;  // the request was HEAD: no body follows any final head
@@ -127,7 +127,7 @@ struct response_parser::state {
         s.leading = 0;
         s.reason_len = 0;
         s.interim = s.has_transfer_encoding = false;
-        s.stage = phase::head;
+        s.stage = response_phase::head;
         return 0;
     }
 
@@ -157,17 +157,18 @@ struct response_parser::state {
     // Fields after a chunked body are trailers: counted, not kept.
     static int on_header_field(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
-        return s.check(s.head.field_name(s.resp.storage, at, len, s.stage == phase::body));
+        return s.check(s.head.field_name(s.resp.storage, at, len, s.stage == response_phase::body));
     }
 
     static int on_header_value(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
-        return s.check(s.head.field_value(s.resp.storage, at, len, s.stage == phase::body));
+        return s.check(
+            s.head.field_value(s.resp.storage, at, len, s.stage == response_phase::body));
     }
 
     static int on_header_value_complete(llhttp_t* p) {
         auto& s = of(p);
-        if (s.stage == phase::body) {
+        if (s.stage == response_phase::body) {
             s.head.trailer_complete();
             return 0;
         }
@@ -179,7 +180,7 @@ struct response_parser::state {
     static int on_headers_complete(llhttp_t* p) {
         auto& s = of(p);
         s.build_views();
-        s.stage = phase::head_done;
+        s.stage = response_phase::head_done;
         const int status = p->status_code;
         // llhttp takes three digits; "099" is not a status code (RFC 9110 15).
         if (status < 100) return s.fail(response_error::malformed);
@@ -230,10 +231,10 @@ struct response_parser::state {
             s.interim_close = s.interim_close || llhttp_should_keep_alive(p) == 0;
             p->flags = static_cast<std::uint16_t>((p->flags & ~F_CONNECTION_CLOSE) |
                                                   F_CONNECTION_KEEP_ALIVE);
-            s.stage = phase::idle;
+            s.stage = response_phase::idle;
             return 0;
         }
-        s.stage = phase::complete;
+        s.stage = response_phase::complete;
         s.keep_alive = !s.interim_close && llhttp_should_keep_alive(p) != 0;
         return HPE_PAUSED;
     }
@@ -328,13 +329,13 @@ response_parser::result response_parser::state::execute(std::string_view data, s
         llhttp_resume(&parser);
         paused = false;
     }
-    if (stage == phase::head_done && !interim) stage = phase::body;
+    if (stage == response_phase::head_done && !interim) stage = response_phase::body;
     const char* begin = data.data() + off;
     const std::size_t len = data.size() - off;
     head.start_chunk(begin);
     const llhttp_errno_t rc = llhttp_execute(&parser, begin, len);
     if (rc == HPE_OK) {
-        if (stage == phase::head && check(head.chunk_ended_in_head(len, 1)) != 0) {
+        if (stage == response_phase::head && check(head.chunk_ended_in_head(len, 1)) != 0) {
             return {event::error, data.size()};
         }
         return {event::need_more, data.size()};
@@ -342,7 +343,7 @@ response_parser::result response_parser::state::execute(std::string_view data, s
     if (rc == HPE_PAUSED && failure == response_error::none) {
         paused = true;
         const auto used = static_cast<std::size_t>(llhttp_get_error_pos(&parser) - data.data());
-        return {stage == phase::complete ? event::complete : event::head, used};
+        return {stage == response_phase::complete ? event::complete : event::head, used};
     }
     if (failure == response_error::none) failure = classify(rc);
     return {event::error, data.size()};
@@ -358,21 +359,21 @@ void response_parser::expect(bool head_request) noexcept {
     s.head_request = head_request;
     if (s.failure != response_error::none) return;
     // In the middle of a response the bytes that follow are not a response's start.
-    if (s.stage != phase::idle && s.stage != phase::complete) {
+    if (s.stage != response_phase::idle && s.stage != response_phase::complete) {
         s.failure = response_error::malformed;
         return;
     }
     s.reset_response();
-    s.stage = phase::idle;
+    s.stage = response_phase::idle;
 }
 
 response_parser::result response_parser::feed(std::string_view data) {
     auto& s = *state_;
     if (s.failure != response_error::none) return {event::error, 0};
     // The response was reported complete; the next one starts after expect().
-    if (s.stage == phase::complete) return {event::complete, 0};
+    if (s.stage == response_phase::complete) return {event::complete, 0};
     std::size_t off = 0;
-    if (s.stage == phase::idle || (s.stage == phase::head_done && s.interim)) {
+    if (s.stage == response_phase::idle || (s.stage == response_phase::head_done && s.interim)) {
         off = s.skip_empty_lines(data);
         if (s.failure != response_error::none) return {event::error, off};
         if (off == data.size()) return {event::need_more, off};
@@ -384,17 +385,17 @@ response_parser::result response_parser::finish() {
     auto& s = *state_;
     // After a final head, llhttp learns what follows it (the end, for a response without a
     // body; a body otherwise) only when it runs again.
-    if (s.stage == phase::head_done && !s.interim && s.failure == response_error::none) {
+    if (s.stage == response_phase::head_done && !s.interim && s.failure == response_error::none) {
         static constexpr std::string_view nothing = "";  // an empty input that points somewhere
         if (const auto r = s.execute(nothing, 0); r.what != event::need_more) return r;
     }
     if (s.failure != response_error::none) return {event::error, 0};
-    if (s.stage == phase::complete) return {event::complete, 0};
-    if (s.stage == phase::body) {
+    if (s.stage == response_phase::complete) return {event::complete, 0};
+    if (s.stage == response_phase::body) {
         // llhttp ends a body delimited by the close (calling on_message_complete) and
         // refuses the end of any other.
         const llhttp_errno_t rc = llhttp_finish(&s.parser);
-        if (s.stage == phase::complete && (rc == HPE_OK || rc == HPE_PAUSED)) {
+        if (s.stage == response_phase::complete && (rc == HPE_OK || rc == HPE_PAUSED)) {
             return {event::complete, 0};
         }
     }
@@ -409,7 +410,7 @@ std::string& response_parser::body() noexcept { return state_->body; }
 std::uint64_t response_parser::body_bytes() const noexcept { return state_->body_bytes; }
 
 bool response_parser::keep_alive() const noexcept {
-    return state_->stage == phase::complete && state_->keep_alive;
+    return state_->stage == response_phase::complete && state_->keep_alive;
 }
 
 response_error response_parser::error() const noexcept { return state_->failure; }

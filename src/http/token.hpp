@@ -6,6 +6,14 @@
 
 namespace tern::detail {
 
+/// DIGIT (RFC 5234 B.1).
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+/// ALPHA (RFC 5234 B.1).
+constexpr bool is_alpha(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" /
 /// "|" / "~" / DIGIT / ALPHA.
 constexpr bool is_tchar(char c) noexcept {

@@ -3,15 +3,11 @@
 // the first time it is asked for, then shared by the process. The key is PEM text in memory
 // only: nothing is written to disk.
 
+#include "testing/openssl_handles.hpp"
+
 #include <tern/testing.hpp>
 
-#include <openssl/bio.h>
-#include <openssl/bn.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 
 #include <memory>
 #include <stdexcept>
@@ -21,34 +17,17 @@ namespace tern::testing {
 
 namespace {
 
-template <auto Free>
-struct openssl_deleter {
-    template <class T>
-    void operator()(T* p) const noexcept {
-        Free(p);
-    }
-};
-using bio_ptr = std::unique_ptr<BIO, openssl_deleter<BIO_free_all>>;
-using bn_ptr = std::unique_ptr<BIGNUM, openssl_deleter<BN_free>>;
-using key_ptr = std::unique_ptr<EVP_PKEY, openssl_deleter<EVP_PKEY_free>>;
-using x509_ptr = std::unique_ptr<X509, openssl_deleter<X509_free>>;
-using extension_ptr = std::unique_ptr<X509_EXTENSION, openssl_deleter<X509_EXTENSION_free>>;
+using openssl::bio_ptr;
+using openssl::bio_text;
+using openssl::bn_ptr;
+using openssl::extension_ptr;
+using openssl::key_ptr;
+using openssl::x509_ptr;
 
 // Throws std::runtime_error naming the step and OpenSSL's queued errors.
 [[noreturn]] void fail(const std::string& what) {
-    std::string message = "tern::testing: making the test certificate: " + what;
-    while (const unsigned long e = ERR_get_error()) {
-        std::string text(256, '\0');
-        ERR_error_string_n(e, text.data(), text.size());
-        message += "; " + std::string(text.c_str());
-    }
-    throw std::runtime_error(message);
-}
-
-std::string bio_text(BIO* bio) {
-    char* data = nullptr;
-    const long n = BIO_get_mem_data(bio, &data);
-    return n > 0 ? std::string(data, static_cast<std::size_t>(n)) : std::string();
+    throw std::runtime_error(
+        openssl::with_errors("tern::testing: making the test certificate: " + what));
 }
 
 // Adds extension `nid` with its value in openssl.cnf syntax (e.g. "critical,CA:FALSE").

@@ -15,9 +15,6 @@ namespace tern::detail {
 
 namespace {
 
-bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-
 /// RFC 3986 3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
 bool is_scheme(std::string_view s) noexcept {
     if (s.empty() || !is_alpha(s.front())) return false;

@@ -1,6 +1,8 @@
 #include "web/forwarded.hpp"
 
+#include "http/header_values.hpp"
 #include "http/request.hpp"
+#include "http/token.hpp"
 
 #include <arpa/inet.h>
 
@@ -19,8 +21,6 @@ std::string_view trim(std::string_view s) noexcept {
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
     return s;
 }
-
-bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 // RFC 7239 6: node-port = port / obfport; port = 1*5DIGIT; obfport = "_" 1*(ALPHA / DIGIT /
 // "." / "_" / "-").
@@ -136,11 +136,6 @@ std::string joined(std::span<const header_field> headers, std::string_view name)
         any = true;
     }
     return all;
-}
-
-bool has_field(std::span<const header_field> headers, std::string_view name) noexcept {
-    return std::any_of(headers.begin(), headers.end(),
-                       [&](const header_field& h) { return iequals(h.name, name); });
 }
 
 }  // namespace

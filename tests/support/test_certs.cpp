@@ -1,12 +1,8 @@
 #include "support/test_certs.hpp"
 
-#include <openssl/bio.h>
-#include <openssl/bn.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
+#include "testing/openssl_handles.hpp"
+
 #include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 
 #include <cstring>
 #include <fstream>
@@ -18,32 +14,16 @@ namespace tern_test {
 
 namespace {
 
-// unique_ptr deleters for OpenSSL objects.
-template <auto Free>
-struct openssl_deleter {
-    template <class T>
-    void operator()(T* p) const noexcept {
-        Free(p);
-    }
-};
-using bio_ptr = std::unique_ptr<BIO, openssl_deleter<BIO_free_all>>;
-using bn_ptr = std::unique_ptr<BIGNUM, openssl_deleter<BN_free>>;
-using key_ptr = std::unique_ptr<EVP_PKEY, openssl_deleter<EVP_PKEY_free>>;
-using x509_ptr = std::unique_ptr<X509, openssl_deleter<X509_free>>;
-using extension_ptr = std::unique_ptr<X509_EXTENSION, openssl_deleter<X509_EXTENSION_free>>;
+using tern::testing::openssl::bio_ptr;
+using tern::testing::openssl::bio_text;
+using tern::testing::openssl::bn_ptr;
+using tern::testing::openssl::extension_ptr;
+using tern::testing::openssl::key_ptr;
+using tern::testing::openssl::x509_ptr;
 
 // Throws std::runtime_error("test_certs: <what>: <OpenSSL's queued errors>").
 [[noreturn]] void fail(const std::string& what) {
-    std::string message = "test_certs: " + what;
-    bool first = true;
-    while (const unsigned long e = ERR_get_error()) {
-        char text[256];
-        ERR_error_string_n(e, text, sizeof text);
-        message += first ? ": " : "; ";
-        message += text;
-        first = false;
-    }
-    throw std::runtime_error(message);
+    throw std::runtime_error(tern::testing::openssl::with_errors("test_certs: " + what));
 }
 
 // A password callback that gives none, so reading an encrypted key fails instead of
@@ -60,12 +40,6 @@ bio_ptr empty_bio() {
     bio_ptr bio(BIO_new(BIO_s_mem()));
     if (!bio) fail("BIO_new");
     return bio;
-}
-
-std::string bio_text(BIO* bio) {
-    char* data = nullptr;
-    const long n = BIO_get_mem_data(bio, &data);
-    return std::string(data, static_cast<std::size_t>(n));
 }
 
 key_ptr read_key(const std::string& pem) {
