@@ -18,12 +18,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import hpack
 from hyperframe.frame import (DataFrame, Frame, GoAwayFrame, HeadersFrame, PingFrame,
                               RstStreamFrame, SettingsFrame, WindowUpdateFrame)
 
-from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 

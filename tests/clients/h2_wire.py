@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import h2.config
 import h2.connection
@@ -28,7 +29,6 @@ import hpack
 from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, HeadersFrame,
                               PingFrame, PriorityFrame, RstStreamFrame, SettingsFrame)
 
-from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 

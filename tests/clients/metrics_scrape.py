@@ -13,10 +13,10 @@ import http.client
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 

@@ -22,11 +22,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tls_clients import issue, make_ca, run  # noqa: E402
 
-from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 

@@ -23,8 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
