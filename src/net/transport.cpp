@@ -1,7 +1,6 @@
 #include "net/transport.hpp"
 
 #include "http/buffers.hpp"
-#include "net/cancel_waits.hpp"
 #include "net/worker.hpp"
 
 #include <asio/post.hpp>
@@ -20,7 +19,7 @@
 namespace tern::detail {
 
 transport::transport(asio::ip::tcp::socket socket, worker& owner)
-    : timer_(socket.get_executor()), owner_(owner), write_timeout_(owner.settings().write_timeout) {
+    : owner_(owner), write_timeout_(owner.settings().write_timeout) {
     read_buffer_ = owner.read_buffer();
     std::error_code ec;
     socket.set_option(asio::ip::tcp::no_delay(true), ec);
@@ -45,7 +44,7 @@ transport::transport(asio::ip::tcp::socket socket, worker& owner)
     }
 }
 
-transport::~transport() = default;
+transport::~transport() { owner_.unschedule(*this); }
 
 void transport::start(std::shared_ptr<const tls_context> tls, std::uint16_t redirect_port) {
     redirect_port_ = redirect_port;
@@ -100,7 +99,7 @@ void transport::open_protocol(opening::mode what, std::string_view alpn) {
 
 void transport::hand_over(std::shared_ptr<transport_user> next) {
     // The protocol that hands over is let go on a later turn: this call comes from inside it.
-    asio::post(timer_.get_executor(), [old = std::exchange(user_, std::move(next))] {});
+    asio::post(owner_.executor(), [old = std::exchange(user_, std::move(next))] {});
     user_->start();
 }
 
@@ -124,7 +123,7 @@ void transport::close() noexcept {
     if (user_) user_->on_close();
     if (handshake_counted_) end_handshake(false, nullptr);  // the client left, or timed out
     if (tls_) tls_->shutdown();  // close_notify, if the session can still send one
-    cancel_waits(timer_);
+    owner_.unschedule(*this);
     if (polled_) {
         owner_.poller().forget(socket_.get(), *this);
         polled_ = false;
@@ -135,10 +134,10 @@ void transport::close() noexcept {
     owner_.forget(this);
     // The protocol holds this transport and is held by it: the cycle ends here, on a later
     // turn of the loop (the caller may be the protocol itself).
-    if (user_) asio::post(timer_.get_executor(), [keep = std::move(user_)] {});
+    if (user_) asio::post(owner_.executor(), [keep = std::move(user_)] {});
 }
 
-void transport::post(std::function<void()> fn) { asio::post(timer_.get_executor(), std::move(fn)); }
+void transport::post(std::function<void()> fn) { asio::post(owner_.executor(), std::move(fn)); }
 
 // ---- readiness ---------------------------------------------------------------------------
 
@@ -161,7 +160,7 @@ void transport::when_ready(ready what, ready_fn fn) {
     (what == ready::read ? on_readable_ : on_writable_).add(fn);
     if (!ready_hold_) ready_hold_ = shared_from_this();
     if (what == ready::read ? can_read_ : can_write_) {
-        asio::post(timer_.get_executor(), [keep = ready_hold_] { keep->run_ready(); });
+        asio::post(owner_.executor(), [keep = ready_hold_] { keep->run_ready(); });
     }
 }
 
@@ -170,7 +169,7 @@ void transport::cancel_ready(ready what) noexcept {
     // Let go on a later turn of the loop: the caller may know this connection by a plain
     // pointer only (the worker's list at a stop).
     if (on_readable_.empty() && on_writable_.empty() && ready_hold_) {
-        asio::post(timer_.get_executor(), [keep = std::move(ready_hold_)] {});
+        asio::post(owner_.executor(), [keep = std::move(ready_hold_)] {});
     }
 }
 
@@ -216,7 +215,7 @@ void transport::read() {
     if (tls_) {
         // OpenSSL may hold decrypted bytes already, whatever the socket has: they are read
         // in a handler of their own, so that a read never completes inside its own call.
-        asio::post(timer_.get_executor(), [self = shared_from_this()] {
+        asio::post(owner_.executor(), [self = shared_from_this()] {
             if (self->reading_ && !self->closed_) self->tls_read();
         });
         return;
@@ -349,7 +348,7 @@ void transport::send_file() {
     std::uint64_t this_turn = 0;
     while (f.length > 0) {
         if (this_turn >= file_turn_bytes) {
-            asio::post(timer_.get_executor(), [self = shared_from_this()] { self->file_ready(); });
+            asio::post(owner_.executor(), [self = shared_from_this()] { self->file_ready(); });
             return;
         }
         const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(f.length, 1 << 20));
@@ -433,21 +432,17 @@ void transport::set_deadline(clock::duration after, deadline_kind kind) {
 void transport::set_deadline_at(clock::time_point when, deadline_kind kind) {
     deadline_ = when;
     deadline_kind_ = kind;
-    if (timer_armed_ && timer_at_ <= when) return;  // on_timer moves it on when it fires
-    timer_armed_ = true;
-    timer_at_ = when;
-    timer_.expires_at(when);
-    timer_.async_wait([self = shared_from_this()](std::error_code ec) { self->on_timer(ec); });
+    if (closed_) return;
+    if (scheduled() && scheduled_at() <= when) return;  // deadline_due moves it on
+    owner_.schedule(*this, when);
 }
 
-void transport::on_timer(std::error_code ec) {
-    if (ec == asio::error::operation_aborted || closed_) return;
-    timer_armed_ = false;
+void transport::deadline_due() {
+    if (closed_ || deadline_kind_ == deadline_kind::none) return;
     if (clock::now() < deadline_) {
-        set_deadline_at(deadline_, deadline_kind_);
+        owner_.schedule(*this, deadline_);
         return;
     }
-    if (deadline_kind_ == deadline_kind::none) return;
     if (user_ && !lingering_) {
         user_->on_deadline(deadline_kind_);
     } else {

@@ -9,11 +9,11 @@
 
 #include "http/byte_transport.hpp"
 #include "http/file_handle.hpp"
+#include "net/deadline_heap.hpp"
 #include "net/socket_poller.hpp"
 #include "tls/session.hpp"
 
 #include <asio/ip/tcp.hpp>
-#include <asio/steady_timer.hpp>
 
 #include <sys/types.h>
 #include <chrono>
@@ -32,8 +32,10 @@ class worker;
 /// protocol, which it owns in turn until it closes; listed by its worker for stop and limits.
 class transport final : public byte_transport,
                         public std::enable_shared_from_this<transport>,
+                        public deadline_entry,
                         private poll_target {
 public:
+    using clock = byte_transport::clock;  // deadline_entry has the same one
     /// Takes the socket out of asio's hands into the worker's poller.
     transport(asio::ip::tcp::socket socket, worker& owner);
     ~transport();
@@ -71,6 +73,10 @@ public:
         deadline_kind_ = deadline_kind::none;
     }
     void post(std::function<void()> fn) override;
+
+    /// The worker, on the loop: the time this transport's deadline was scheduled for has
+    /// passed (the deadline itself may have moved later since).
+    void deadline_due();
 
 private:
     // Readiness (net/socket_poller.hpp): `fn` runs, in a handler of its own and never inside
@@ -111,7 +117,6 @@ private:
     // Reads the next piece of the file (at most n bytes, 64 KiB) into the worker's file
     // buffer: its size, or -1 with errno (EIO when the file ended early).
     ssize_t read_file_piece(std::size_t n);
-    void on_timer(std::error_code ec);
 
     // The PROXY protocol header (transport_proxy.cpp).
     void read_proxy_header();
@@ -128,7 +133,6 @@ private:
     void tls_wait(tls_session::status want, ready_fn fn);
 
     file_handle socket_;  // non-blocking, watched by the worker's poller
-    asio::steady_timer timer_;
     worker& owner_;
     std::shared_ptr<transport_user> user_;  // null until open, and after the close
     std::size_t written_ = 0;               // bytes of out_ already written
@@ -160,12 +164,11 @@ private:
     waiters on_writable_;
     std::shared_ptr<transport> ready_hold_;
 
-    // One timer serves every phase: the logical deadline lives here, and the timer is only
-    // re-armed when the deadline moves earlier (or when it fires before the deadline).
+    // One deadline serves every phase: the logical one lives here, and its place in the
+    // worker's deadline heap (the deadline_entry base) only moves when it moves earlier (or
+    // when that place comes due before it).
     clock::time_point deadline_ = clock::time_point::max();
     deadline_kind deadline_kind_ = deadline_kind::none;
-    clock::time_point timer_at_ = clock::time_point::max();
-    bool timer_armed_ = false;
 };
 
 }  // namespace tern::detail

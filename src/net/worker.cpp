@@ -68,6 +68,7 @@ worker::worker(shared_state& shared)
 }
 
 worker::~worker() {
+    ending_ = true;
     // Nothing writes to the pipe once the door is shut (run() shuts it when the loop ends;
     // here for a worker whose loop never ran).
     auto left = door_->shut();
@@ -205,6 +206,48 @@ void worker::on_messages() {
     // deferred request still to come back. While connections drain, a held response may
     // still be completed (through the door): keep listening for it.
     if (!draining_ || expected_posts_ > 0 || !connections_.empty()) wait_for_messages();
+}
+
+// ---- the connections' deadlines -----------------------------------------------------------
+
+void worker::schedule(transport& c, std::chrono::steady_clock::time_point when) {
+    deadlines_.schedule(c, when);
+    arm_deadlines();
+}
+
+void worker::unschedule(transport& c) noexcept {
+    deadlines_.unschedule(c);
+    // Nothing left to wait for: the timer must not keep a draining loop running.
+    if (deadlines_.empty() && deadline_timer_armed_ && !ending_) {
+        deadline_timer_armed_ = false;
+        cancel_waits(deadline_timer_);
+    }
+}
+
+void worker::arm_deadlines() {
+    const auto first = deadlines_.earliest();
+    if (first == std::chrono::steady_clock::time_point::max()) return;
+    // An earlier firing finds nothing due and arms it again for what is first then.
+    if (deadline_timer_armed_ && deadline_timer_at_ <= first) return;
+    deadline_timer_armed_ = true;
+    deadline_timer_at_ = first;
+    deadline_timer_.expires_at(first);  // cancels the wait for a later time, if any
+    deadline_timer_.async_wait([this](std::error_code ec) {
+        if (ec == asio::error::operation_aborted) return;  // re-armed, or nothing left
+        deadline_timer_armed_ = false;
+        run_deadlines();
+    });
+}
+
+void worker::run_deadlines() {
+    // Taken out first, then told: a connection told may move or drop any deadline.
+    const auto now = std::chrono::steady_clock::now();
+    while (auto* e = deadlines_.pop_due(now)) {
+        due_.push_back(static_cast<transport*>(e)->shared_from_this());
+    }
+    for (auto& c : due_) c->deadline_due();
+    due_.clear();
+    arm_deadlines();
 }
 
 void worker::forget(transport* c) noexcept {

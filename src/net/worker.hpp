@@ -7,6 +7,7 @@
 #include "http/parser.hpp"
 #include "http/protocol_host.hpp"
 #include "http/request_handler.hpp"
+#include "net/deadline_heap.hpp"
 #include "net/door.hpp"
 #include "net/fd_waits.hpp"
 #include "net/socket_poller.hpp"
@@ -115,6 +116,13 @@ public:
     /// The loop's buffer for pieces of file bodies (read from the file, then sent at once;
     /// a piece the socket did not take whole is read again from its offset next time).
     std::span<char> file_buffer();
+    /// The loop's executor, for the connections' posts.
+    asio::io_context::executor_type executor() noexcept { return io_context_.get_executor(); }
+    /// A connection's deadline at `when` (or moved there): its `deadline_due()` runs on the
+    /// loop once it has passed. One timer serves them all (deadline_heap.hpp).
+    void schedule(transport& c, std::chrono::steady_clock::time_point when);
+    /// The connection's deadline is no longer waited for (at its close, at the latest).
+    void unschedule(transport& c) noexcept;
     /// Removes a closed connection from this worker's list.
     void forget(transport* c) noexcept;
     /// Makes the protocol of a connection whose transport is open.
@@ -148,6 +156,9 @@ public:
 private:
     void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) override;
     void cancel_timers() noexcept;
+    // The connections' deadlines: the timer at the earliest, and what is due when it fires.
+    void arm_deadlines();
+    void run_deadlines();
     // One listening socket: the app's (HTTPS when TLS is on) or the plain one beside it.
     struct listener {
         explicit listener(asio::io_context& io) : acceptor(io), retry(io) {}
@@ -179,6 +190,15 @@ private:
     // connection and the loop (declared early, destroyed late).
     const std::unique_ptr<loop_state> app_state_;
     std::unordered_set<transport*> connections_;  // outlives io_context_ (declared first)
+    // The connections' deadlines, earliest first (outlives io_context_: a connection let go
+    // while the loop's handlers are destroyed takes its own out), the timer that waits for
+    // the earliest (after io_context_), and the connections due at its last firing.
+    deadline_heap deadlines_;
+    std::vector<std::shared_ptr<transport>> due_;
+    std::chrono::steady_clock::time_point deadline_timer_at_ =
+        std::chrono::steady_clock::time_point::max();
+    bool deadline_timer_armed_ = false;
+    bool ending_ = false;  // ~worker has begun: the timer may be gone
     // One thread runs this loop, and every socket, timer and handler queue on it is touched
     // only from that thread: so neither the scheduler nor the reactor needs locks. Messages
     // from other threads (stop, and the completions of deferred requests) come through a
@@ -208,6 +228,7 @@ private:
     // Timers armed through the door (coroutine sleeps), cancelled when the drain ends.
     std::list<asio::steady_timer> timers_;
     asio::steady_timer drain_timer_{io_context_};
+    asio::steady_timer deadline_timer_{io_context_};
     bool draining_ = false;
     bool reported_drained_ = false;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};
