@@ -44,7 +44,9 @@ transport::transport(asio::ip::tcp::socket socket, worker& owner)
     }
 }
 
-transport::~transport() { owner_.unschedule(*this); }
+transport::~transport() {
+    if (scheduled()) owner_.unschedule(*this);  // close() has taken it out, unless never closed
+}
 
 void transport::start(std::shared_ptr<const tls_context> tls, std::uint16_t redirect_port) {
     redirect_port_ = redirect_port;
