@@ -22,7 +22,8 @@ using clock = deadline_heap::clock;
 namespace {
 
 struct entry final : deadline_entry {
-    int id = 0;
+    explicit entry(int n = 0) : id(n) {}
+    int id;
 };
 
 const clock::time_point t0 = clock::time_point{} + 1000s;
@@ -41,10 +42,7 @@ std::vector<int> pop_all(deadline_heap& heap, clock::time_point now) {
 
 TEST_CASE("deadlines pop in time order and only once due", "[deadlines]") {
     deadline_heap heap;
-    entry a, b, c;
-    a.id = 1;
-    b.id = 2;
-    c.id = 3;
+    entry a(1), b(2), c(3);
     CHECK(heap.earliest() == clock::time_point::max());
     heap.schedule(a, t0 + 30ms);
     heap.schedule(b, t0 + 10ms);
@@ -60,10 +58,7 @@ TEST_CASE("deadlines pop in time order and only once due", "[deadlines]") {
 
 TEST_CASE("a scheduled deadline moves earlier or later in place", "[deadlines]") {
     deadline_heap heap;
-    entry a, b, c;
-    a.id = 1;
-    b.id = 2;
-    c.id = 3;
+    entry a(1), b(2), c(3);
     heap.schedule(a, t0 + 10ms);
     heap.schedule(b, t0 + 20ms);
     heap.schedule(c, t0 + 30ms);
@@ -77,10 +72,7 @@ TEST_CASE("a scheduled deadline moves earlier or later in place", "[deadlines]")
 
 TEST_CASE("an unscheduled deadline never pops, wherever it was", "[deadlines]") {
     deadline_heap heap;
-    entry a, b, c;
-    a.id = 1;
-    b.id = 2;
-    c.id = 3;
+    entry a(1), b(2), c(3);
     heap.unschedule(a);  // not scheduled: nothing
     heap.schedule(a, t0 + 10ms);
     heap.schedule(b, t0 + 20ms);
@@ -99,8 +91,7 @@ TEST_CASE("random schedules, moves and removals pop as a sorted reference says",
     constexpr int n = 200;
     std::vector<std::unique_ptr<entry>> entries;
     for (int i = 0; i < n; ++i) {
-        entries.push_back(std::make_unique<entry>());
-        entries.back()->id = i;
+        entries.push_back(std::make_unique<entry>(i));
     }
     deadline_heap heap;
     std::vector<clock::time_point> when(n, clock::time_point::max());  // max: not scheduled
