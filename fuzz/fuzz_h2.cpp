@@ -12,13 +12,13 @@
 #include "h2/session.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
+#include "support/fake_loop.hpp"
 
 #include <tern/config.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,28 +33,7 @@ void check(bool ok) {
     if (!ok) std::abort();
 }
 
-// The event loop: functions posted run between two reads.
-class fake_loop final : public loop_door {
-public:
-    bool post(std::function<void()> fn) override {
-        queue.push_back(std::move(fn));
-        return true;
-    }
-    void after(std::chrono::nanoseconds /*delay*/, std::function<void(bool)> fn) override {
-        queue.push_back([fn = std::move(fn)] { fn(true); });
-    }
-    // No descriptor waits here: the loop has ended, as far as a wait can tell.
-    std::shared_ptr<fd_wait> wait_fd(int /*fd*/, bool /*write*/,
-                                     std::chrono::nanoseconds /*timeout*/,
-                                     std::function<void(fd_wait_end)> /*fn*/) override {
-        return nullptr;
-    }
-    void run() {
-        auto work = std::exchange(queue, {});
-        for (auto& fn : work) fn();
-    }
-    std::deque<std::function<void()>> queue;
-};
+using tern_test::fake_loop;  // functions posted run when the harness says
 
 class empty_state final : public loop_state {};
 

@@ -8,6 +8,7 @@
 #include "h2/session.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
+#include "support/fake_loop.hpp"
 
 #include <tern/config.hpp>
 
@@ -16,7 +17,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -34,29 +34,7 @@ namespace {
 
 using field_list = std::vector<std::pair<std::string, std::string>>;
 
-// The event loop: what is posted runs when the rig pumps.
-class fake_loop final : public loop_door {
-public:
-    bool post(std::function<void()> fn) override {
-        queue.push_back(std::move(fn));
-        return true;
-    }
-    void after(std::chrono::nanoseconds /*delay*/, std::function<void(bool)> fn) override {
-        queue.push_back([fn = std::move(fn)] { fn(true); });
-    }
-    std::shared_ptr<fd_wait> wait_fd(int /*fd*/, bool /*write*/,
-                                     std::chrono::nanoseconds /*timeout*/,
-                                     std::function<void(fd_wait_end)> /*fn*/) override {
-        return nullptr;
-    }
-    bool run() {
-        if (queue.empty()) return false;
-        auto work = std::exchange(queue, {});
-        for (auto& fn : work) fn();
-        return true;
-    }
-    std::deque<std::function<void()>> queue;
-};
+using tern_test::fake_loop;  // functions posted run when the harness says
 
 class empty_state final : public loop_state {};
 
