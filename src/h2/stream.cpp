@@ -157,6 +157,7 @@ std::uint64_t h2_stream::spooled_bytes() const noexcept {
 void h2_stream::on_end() {
     request_ended_ = true;
     if (refused_ || answered_ || !head_done_) return;
+    if (const int status = head_.refusal_status(); status != 0) return refuse(status);  // trailers
     if (spool_) {
         if (!spool_->finish()) {
             refuse(500, failure_message(error::body_spool_failed));

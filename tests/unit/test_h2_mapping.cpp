@@ -3,7 +3,8 @@
 // client library refuses to: upper-case names, connection-specific fields), talks to
 // make_h2_session through its receive and pull. What the wire tests check over loopback with
 // Python's h2, here for the mapping itself: pseudo-fields to tern's request, tern's response
-// to fields, and the malformed requests docs/http2.md says are refused on their stream only.
+// to fields, trailers, the malformed requests and limits docs/http2.md says are refused on
+// their stream only, and the GOAWAYs of a stop and of max_requests_per_connection.
 
 #include "h2/session.hpp"
 #include "http/exchange_port.hpp"
@@ -15,6 +16,7 @@
 #include <nghttp2/nghttp2.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -75,13 +77,26 @@ public:
             res.status = 204;
             return;
         }
+        if (req.path.starts_with("/status/")) {
+            // A bodyless status whose handler set a body and a type anyway.
+            res.status = std::stoi(std::string(req.path.substr(8)));
+            res.content_type = "text/plain";
+            res.body = "never sent";
+            res.fields.emplace_back("ETag", "\"v1\"");
+            return;
+        }
         res.content_type = "text/plain";
         res.body = "seen " + std::string(req.target);
         if (req.path == "/fields") {
             // Connection-specific fields are HTTP/1's: never sent over HTTP/2.
             res.fields.emplace_back("Connection", "close");
             res.fields.emplace_back("Keep-Alive", "timeout=5");
+            res.fields.emplace_back("Transfer-Encoding", "chunked");
+            res.fields.emplace_back("Upgrade", "websocket");
+            res.fields.emplace_back("TE", "trailers");
+            res.fields.emplace_back("Proxy-Connection", "keep-alive");
             res.fields.emplace_back("X-Custom", "Value");
+            res.close = true;  // no meaning on a stream
         }
     }
     void handle_failure(request& /*req*/, int status, std::string_view /*message*/, response& res,
@@ -91,12 +106,19 @@ public:
     }
 };
 
+// What a rig changes from the defaults below.
+struct options {
+    bool secure = true;                           // h2 over TLS, else h2c
+    std::size_t max_requests_per_connection = 0;  // 0: no limit
+};
+
 class host final : public protocol_host {
 public:
-    explicit host(fake_loop& loop) : loop_door_(loop) {
+    host(fake_loop& loop, const options& o) : loop_door_(loop) {
         settings.max_header_count = 20;
         settings.max_header_size = 1024;
         settings.max_line_size = 256;
+        settings.max_requests_per_connection = o.max_requests_per_connection;
         limits_.max_header_count = settings.max_header_count;
         limits_.max_header_size = settings.max_header_size;
         limits_.max_line_size = settings.max_line_size;
@@ -139,8 +161,10 @@ constexpr std::uint8_t goaway_frame = 0x7;
 constexpr std::uint8_t ack = 0x1;
 constexpr std::uint8_t end_stream = 0x1;
 constexpr std::uint8_t end_headers = 0x4;
-constexpr std::uint32_t protocol_error = 0x1;
 constexpr std::uint32_t no_error = 0x0;
+constexpr std::uint32_t protocol_error = 0x1;
+constexpr std::uint32_t internal_error = 0x2;
+constexpr std::uint32_t enhance_your_calm = 0xb;
 
 std::string frame(std::uint8_t type, std::uint8_t flags, std::uint32_t stream,
                   std::string_view payload) {
@@ -164,7 +188,8 @@ std::uint32_t be32(const std::string& s, std::size_t at) {
 
 // One stream's answer as the client saw it.
 struct answer {
-    field_list fields;  // :status first
+    std::vector<int> interim;  // 1xx statuses, in order
+    field_list fields;         // the final head's, :status first
     std::string body;
     bool ended = false;                  // END_STREAM arrived
     std::optional<std::uint32_t> reset;  // the server's RST_STREAM code
@@ -185,7 +210,8 @@ struct answer {
 // The client side: HPACK by nghttp2's deflater and inflater, frames by hand.
 class rig {
 public:
-    rig() : host_(loop_), session_(make_h2_session(host_, h2_peer{"127.0.0.1", true, {}})) {
+    explicit rig(const options& o = {})
+        : host_(loop_, o), session_(make_h2_session(host_, h2_peer{"127.0.0.1", o.secure, {}})) {
         REQUIRE(nghttp2_hd_deflate_new(&deflater_, 4096) == 0);
         REQUIRE(nghttp2_hd_inflate_new(&inflater_) == 0);
         session_->attach(loop_ptr_, port_);
@@ -232,8 +258,10 @@ public:
         REQUIRE(session_->receive(bytes));
         pump();
     }
+    // Trailers on `stream`: a HEADERS frame that ends it.
+    void trailers(std::uint32_t stream, const field_list& fields) { request(stream, fields); }
     // Runs posted work and takes the server's output until both are quiet; PINGs are
-    // acknowledged as they come.
+    // acknowledged as they come, unless ack_pings is false (then the last is kept).
     void pump() {
         for (int turn = 0; turn < 100; ++turn) {
             const bool ran = loop_.run();
@@ -258,8 +286,17 @@ public:
         pump();
     }
 
+    // Acknowledges the PING held while ack_pings was false.
+    void ack_held_ping() {
+        REQUIRE(held_ping_.size() == 8);
+        send(frame(ping_frame, ack, 0, std::exchange(held_ping_, {})));
+    }
+
     std::map<std::uint32_t, answer> answers;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> goaways;  // last stream id, code
+    std::vector<std::uint8_t> frame_types;                         // every frame, in order
+    std::map<std::uint16_t, std::uint32_t> server_settings;        // its SETTINGS frame's
+    bool ack_pings = true;
     bool ended_ = false;
     std::vector<seen_request>& seen() { return host_.handler.seen; }
 
@@ -274,10 +311,21 @@ private:
             const std::uint32_t stream = be32(input_, 5) & 0x7fffffffU;
             const std::string payload = input_.substr(9, length);
             input_.erase(0, 9 + length);
+            frame_types.push_back(type);
             if (type == headers_frame) {
                 REQUIRE((flags & end_headers) != 0);  // tern's blocks fit in one frame here
-                inflate(answers[stream], payload);
-                if ((flags & end_stream) != 0) answers[stream].ended = true;
+                answer& a = answers[stream];
+                field_list block;
+                inflate(block, payload);
+                REQUIRE(!block.empty());
+                REQUIRE(block.front().first == ":status");
+                const int code = std::stoi(block.front().second);
+                if (code < 200) {
+                    a.interim.push_back(code);
+                } else {
+                    a.fields.insert(a.fields.end(), block.begin(), block.end());
+                }
+                if ((flags & end_stream) != 0) a.ended = true;
             } else if (type == data_frame) {
                 answers[stream].body += payload;
                 if ((flags & end_stream) != 0) answers[stream].ended = true;
@@ -286,11 +334,22 @@ private:
             } else if (type == goaway_frame) {
                 goaways.emplace_back(be32(payload, 0) & 0x7fffffffU, be32(payload, 4));
             } else if (type == ping_frame && (flags & ack) == 0) {
-                replies_ += frame(ping_frame, ack, 0, payload);
+                if (ack_pings) {
+                    replies_ += frame(ping_frame, ack, 0, payload);
+                } else {
+                    held_ping_ = payload;
+                }
+            } else if (type == settings_frame && (flags & ack) == 0) {
+                for (std::size_t at = 0; at + 6 <= payload.size(); at += 6) {
+                    const auto id =
+                        static_cast<std::uint16_t>((static_cast<unsigned char>(payload[at]) << 8) |
+                                                   static_cast<unsigned char>(payload[at + 1]));
+                    server_settings[id] = be32(payload, at + 2);
+                }
             }
         }
     }
-    void inflate(answer& a, const std::string& block) {
+    void inflate(field_list& fields, const std::string& block) {
         const auto* in = reinterpret_cast<const std::uint8_t*>(block.data());
         std::size_t left = block.size();
         for (;;) {
@@ -301,8 +360,8 @@ private:
             in += n;
             left -= static_cast<std::size_t>(n);
             if ((flags & NGHTTP2_HD_INFLATE_EMIT) != 0) {
-                a.fields.emplace_back(std::string(reinterpret_cast<char*>(nv.name), nv.namelen),
-                                      std::string(reinterpret_cast<char*>(nv.value), nv.valuelen));
+                fields.emplace_back(std::string(reinterpret_cast<char*>(nv.name), nv.namelen),
+                                    std::string(reinterpret_cast<char*>(nv.value), nv.valuelen));
             }
             if ((flags & NGHTTP2_HD_INFLATE_FINAL) != 0) {
                 nghttp2_hd_inflate_end_headers(inflater_);
@@ -320,7 +379,8 @@ private:
     nghttp2_hd_deflater* deflater_ = nullptr;
     nghttp2_hd_inflater* inflater_ = nullptr;
     std::string input_;
-    std::string replies_;  // PING acknowledgements to send
+    std::string replies_;    // PING acknowledgements to send
+    std::string held_ping_;  // a PING not acknowledged (ack_pings false)
 };
 
 }  // namespace
@@ -345,8 +405,10 @@ TEST_CASE("HTTP/2 pseudo-fields become the request's method, target, path, query
     CHECK(c.answers[1].ended);
 }
 
-TEST_CASE("cookies split over several HTTP/2 fields reach the handler joined by \"; \"",
-          "[h2map]") {
+TEST_CASE(
+    "cookies split over several HTTP/2 fields reach the handler as one, joined by a semicolon and "
+    "a space",
+    "[h2map]") {
     rig c;
     c.get(1, "/", {{"cookie", "a=1"}, {"cookie", "b=2"}, {"cookie", "c=3"}});
     REQUIRE(c.seen().size() == 1);
@@ -389,9 +451,21 @@ TEST_CASE(
     CHECK_FALSE(a.field("connection").has_value());
     CHECK_FALSE(a.field("keep-alive").has_value());
     CHECK_FALSE(a.field("transfer-encoding").has_value());
-    for (const auto& [name, value] : a.fields) {
-        for (const char ch : name) CHECK_FALSE((ch >= 'A' && ch <= 'Z'));
-    }
+    CHECK_FALSE(a.field("upgrade").has_value());
+    CHECK_FALSE(a.field("te").has_value());
+    CHECK_FALSE(a.field("proxy-connection").has_value());
+    // In the order docs/http2.md gives: tern's own fields, then the handler's.
+    std::vector<std::string> names;
+    for (const auto& [name, value] : a.fields) names.push_back(name);
+    CHECK(names == std::vector<std::string>{":status", "date", "content-type", "content-length",
+                                            "x-custom"});
+    CHECK(a.field("date").value_or("").ends_with(" GMT"));
+    CHECK(a.body == "seen /fields");
+    CHECK(a.ended);
+    // res.close has no meaning on a stream: the connection goes on.
+    CHECK(c.goaways.empty());
+    c.get(3, "/next");
+    CHECK(c.answers[3].status() == 200);
 }
 
 TEST_CASE("HEAD gets the length of the body it does not get, 204 gets neither", "[h2map]") {
@@ -417,10 +491,30 @@ TEST_CASE("malformed HTTP/2 requests are reset with PROTOCOL_ERROR and the conne
     rig c;
     SECTION("an upper-case field name") { c.get(1, "/", {{"X-Upper", "1"}}); }
     SECTION("a connection-specific field") { c.get(1, "/", {{"connection", "keep-alive"}}); }
+    SECTION("keep-alive") { c.get(1, "/", {{"keep-alive", "timeout=5"}}); }
+    SECTION("transfer-encoding") { c.get(1, "/", {{"transfer-encoding", "chunked"}}); }
+    SECTION("upgrade") { c.get(1, "/", {{"upgrade", "websocket"}}); }
     SECTION("te other than trailers") { c.get(1, "/", {{"te", "gzip"}}); }
     SECTION("no :path") {
         c.request(1, {{":method", "GET"}, {":scheme", "https"}, {":authority", "example.test"}});
     }
+    SECTION("no :method") {
+        c.request(1, {{":scheme", "https"}, {":authority", "example.test"}, {":path", "/"}});
+    }
+    SECTION("an empty :path") {
+        c.request(1, {{":method", "GET"},
+                      {":scheme", "https"},
+                      {":authority", "example.test"},
+                      {":path", ""}});
+    }
+    SECTION("two :path fields") {
+        c.request(1, {{":method", "GET"},
+                      {":scheme", "https"},
+                      {":authority", "example.test"},
+                      {":path", "/a"},
+                      {":path", "/b"}});
+    }
+    SECTION("an unknown pseudo-field") { c.get(1, "/", {{":protocol", "websocket"}}); }
     SECTION("a pseudo-field after a regular one") {
         c.request(1, {{":method", "GET"},
                       {":scheme", "https"},
@@ -437,6 +531,19 @@ TEST_CASE("malformed HTTP/2 requests are reset with PROTOCOL_ERROR and the conne
                    {"content-length", "3"}},
                   false);
         c.data(1, "abcdef", true);
+    }
+    SECTION("a body shorter than its content-length") {
+        c.request(1,
+                  {{":method", "POST"},
+                   {":scheme", "https"},
+                   {":authority", "example.test"},
+                   {":path", "/upload"},
+                   {"content-length", "10"}},
+                  false);
+        c.data(1, "abc", true);
+    }
+    SECTION("a content-length on a request without a body") {
+        c.get(1, "/", {{"content-length", "5"}});
     }
     CHECK(c.seen().empty());  // never reached the handler
     REQUIRE(c.answers.count(1) == 1);
@@ -519,6 +626,348 @@ TEST_CASE(
     CHECK(c.goaways[0].second == no_error);
     CHECK(c.goaways[1].first == 3);
     CHECK(c.goaways[1].second == no_error);
+}
+
+TEST_CASE(
+    "the server's first frame is SETTINGS with its stream limit, header list size and table size",
+    "[h2map]") {
+    rig c;
+    REQUIRE(!c.frame_types.empty());
+    CHECK(c.frame_types.front() == settings_frame);
+    CHECK(c.server_settings[0x3] == 100);   // MAX_CONCURRENT_STREAMS, the default
+    CHECK(c.server_settings[0x6] == 1280);  // MAX_HEADER_LIST_SIZE: 1024 + 256
+    CHECK(c.server_settings[0x1] == 4096);  // HEADER_TABLE_SIZE
+}
+
+TEST_CASE(
+    "regular fields reach the handler in order after Host, the joined cookie where the first was",
+    "[h2map]") {
+    rig c;
+    c.get(1, "/",
+          {{"x-b", "2"}, {"cookie", "a=1"}, {"accept", "*/*"}, {"cookie", "b=2"}, {"x-a", ""}});
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].headers == field_list{{"Host", "example.test"},
+                                            {"x-b", "2"},
+                                            {"cookie", "a=1; b=2"},
+                                            {"accept", "*/*"},
+                                            {"x-a", ""}});
+}
+
+TEST_CASE("a host field equal to :authority is the request's only Host, where the client put it",
+          "[h2map]") {
+    rig c;
+    c.get(1, "/", {{"accept", "*/*"}, {"host", "example.test"}});
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].headers == field_list{{"accept", "*/*"}, {"host", "example.test"}});
+    CHECK(c.answers[1].status() == 200);
+}
+
+TEST_CASE("without :authority the client's host field is the request's Host", "[h2map]") {
+    rig c;
+    c.request(1, {{":method", "GET"}, {":scheme", "https"}, {":path", "/"}, {"host", "h.test"}});
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].headers == field_list{{"host", "h.test"}});
+    CHECK(c.answers[1].status() == 200);
+}
+
+TEST_CASE("a request is secure over TLS and not over h2c, whatever its :scheme says", "[h2map]") {
+    const bool secure = GENERATE(true, false);
+    const std::string scheme = GENERATE(std::string("http"), std::string("https"));
+    rig c(options{secure, 0});
+    c.request(
+        1,
+        {{":method", "GET"}, {":scheme", scheme}, {":authority", "example.test"}, {":path", "/"}});
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].secure == secure);
+    CHECK_FALSE(c.seen()[0].header(":scheme").has_value());
+}
+
+TEST_CASE("a path without a query has an empty query, and an empty query after ? stays empty",
+          "[h2map]") {
+    rig c;
+    c.get(1, "/plain");
+    c.get(3, "/q?");
+    REQUIRE(c.seen().size() == 2);
+    CHECK(c.seen()[0].path == "/plain");
+    CHECK(c.seen()[0].query.empty());
+    CHECK(c.seen()[1].target == "/q?");
+    CHECK(c.seen()[1].path == "/q");
+    CHECK(c.seen()[1].query.empty());
+}
+
+TEST_CASE("te: trailers is the one te a request may carry", "[h2map]") {
+    rig c;
+    c.get(1, "/", {{"te", "trailers"}});
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].header("te") == "trailers");
+    CHECK(c.answers[1].status() == 200);
+    CHECK_FALSE(c.answers[1].reset.has_value());
+}
+
+TEST_CASE("request trailers end the request and are dropped: the handler sees the body alone",
+          "[h2map]") {
+    rig c;
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"},
+               {"x-before", "1"}},
+              false);
+    c.data(1, "abc", false);
+    c.data(1, "def", false);
+    CHECK(c.seen().empty());
+    c.trailers(1, {{"x-checksum", "42"}});
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].body == "abcdef");
+    CHECK(c.seen()[0].header("x-before") == "1");
+    CHECK_FALSE(c.seen()[0].header("x-checksum").has_value());
+    CHECK(c.answers[1].status() == 200);
+    CHECK_FALSE(c.answers[1].reset.has_value());
+}
+
+TEST_CASE("a 204 or 304 whose handler set a body and a type sends the head alone", "[h2map]") {
+    rig c;
+    const std::string code = GENERATE(std::string("204"), std::string("304"));
+    c.get(1, "/status/" + code);
+    REQUIRE(c.answers.count(1) == 1);
+    const auto& a = c.answers[1];
+    std::vector<std::string> names;
+    for (const auto& [name, value] : a.fields) names.push_back(name);
+    CHECK(names == std::vector<std::string>{":status", "date", "etag"});
+    CHECK(a.status() == std::stoi(code));
+    CHECK(a.field("etag") == "\"v1\"");
+    CHECK(a.body.empty());
+    CHECK(a.ended);
+    CHECK(std::count(c.frame_types.begin(), c.frame_types.end(), data_frame) == 0);
+}
+
+TEST_CASE("a HEAD answer carries the GET's type and length and no DATA frame", "[h2map]") {
+    rig c;
+    c.request(1, {{":method", "HEAD"},
+                  {":scheme", "https"},
+                  {":authority", "example.test"},
+                  {":path", "/abc"}});
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].method == "HEAD");
+    CHECK(c.answers[1].field("content-type") == "text/plain");
+    CHECK(c.answers[1].field("content-length") == "9");  // "seen /abc"
+    CHECK(c.answers[1].ended);
+    CHECK(std::count(c.frame_types.begin(), c.frame_types.end(), data_frame) == 0);
+}
+
+TEST_CASE("Expect: 100-continue gets an interim 100 before the final answer", "[h2map]") {
+    rig c;
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"},
+               {"content-length", "4"},
+               {"expect", "100-continue"}},
+              false);
+    REQUIRE(c.answers.count(1) == 1);
+    CHECK(c.answers[1].interim == std::vector<int>{100});
+    CHECK(c.answers[1].fields.empty());  // no final answer yet
+    c.data(1, "body", true);
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].body == "body");
+    CHECK(c.answers[1].interim == std::vector<int>{100});
+    CHECK(c.answers[1].status() == 200);
+}
+
+TEST_CASE("a declared body over the limit with Expect: 100-continue gets 413 and no 100",
+          "[h2map]") {
+    rig c;
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"},
+               {"content-length", "65"},  // the handler's body_limit is 64
+               {"expect", "100-continue"}},
+              false);
+    CHECK(c.answers[1].interim.empty());
+    CHECK(c.answers[1].status() == 413);
+    CHECK(c.seen().empty());
+}
+
+TEST_CASE("a body of exactly the handler's body_limit is taken, one byte more is 413", "[h2map]") {
+    rig c;
+    const std::size_t size = GENERATE(std::size_t{64}, std::size_t{65});
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"}},
+              false);
+    c.data(1, std::string(size, 'b'), true);
+    if (size == 64) {
+        REQUIRE(c.seen().size() == 1);
+        CHECK(c.seen()[0].body == std::string(64, 'b'));
+        CHECK(c.answers[1].status() == 200);
+    } else {
+        CHECK(c.seen().empty());
+        CHECK(c.answers[1].status() == 413);
+        CHECK(c.answers[1].body == "refused");  // the handler's handle_failure answered
+    }
+}
+
+TEST_CASE("an answer sent before the request ended is followed by RST_STREAM NO_ERROR", "[h2map]") {
+    rig c;
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"},
+               {"content-length", "100"}},
+              false);
+    CHECK(c.answers[1].status() == 413);
+    CHECK(c.answers[1].ended);
+    CHECK(c.answers[1].reset == no_error);  // RFC 9113 8.1
+    CHECK(c.goaways.empty());
+    c.get(3, "/next");
+    CHECK(c.answers[3].status() == 200);
+}
+
+TEST_CASE("a malformed stream beside an open one is reset alone and the open one finishes",
+          "[h2map]") {
+    rig c;
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"}},
+              false);
+    c.data(1, "first ", false);
+    c.get(3, "/", {{"X-Upper", "1"}});
+    CHECK(c.answers[3].reset == protocol_error);
+    CHECK(c.seen().empty());
+    c.data(1, "half", true);
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].body == "first half");
+    CHECK(c.answers[1].status() == 200);
+    CHECK_FALSE(c.answers[1].reset.has_value());
+    CHECK(c.goaways.empty());
+}
+
+TEST_CASE(
+    "a header block that decodes past twice the header list size is reset with INTERNAL_ERROR, "
+    "the third ends the connection",
+    "[h2map]") {
+    rig c;
+    // 2 x 1280 bytes, counted as HPACK does (name + value + 32 per field).
+    const std::string big(3000, 'z');
+    c.get(1, "/", {{"x-big", big}});
+    CHECK(c.answers[1].reset == internal_error);
+    CHECK(c.answers[1].fields.empty());
+    c.get(3, "/", {{"x-big", big}});
+    CHECK(c.answers[3].reset == internal_error);
+    CHECK(c.goaways.empty());
+    c.get(5, "/next");
+    CHECK(c.answers[5].status() == 200);  // the connection goes on after two
+    c.get(7, "/", {{"x-big", big}});
+    REQUIRE(c.goaways.size() == 1);
+    CHECK(c.goaways[0].first == 7);  // nghttp2 had begun the stream it was decoding
+    CHECK(c.goaways[0].second == enhance_your_calm);
+    CHECK(c.seen().size() == 1);
+}
+
+TEST_CASE(
+    "at max_requests_per_connection answers the server sends GOAWAY NO_ERROR, the open streams "
+    "finish and newer ones are ignored",
+    "[h2map]") {
+    rig c(options{true, 2});
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"}},
+              false);
+    c.get(3, "/a");
+    CHECK(c.goaways.empty());
+    c.get(5, "/b");
+    REQUIRE(c.goaways.size() == 1);
+    CHECK(c.goaways[0] == std::pair<std::uint32_t, std::uint32_t>{5, no_error});
+    CHECK(c.answers[5].status() == 200);
+    c.get(7, "/too-late");
+    CHECK(c.answers.count(7) == 0);
+    CHECK_FALSE(c.ended_);
+    c.data(1, "open", true);
+    CHECK(c.answers[1].status() == 200);
+    CHECK(c.answers[1].body == "seen /upload");
+    CHECK(c.seen().size() == 3);
+    CHECK(c.ended_);  // the last stream done, the connection ends
+}
+
+TEST_CASE(
+    "a stream sent after the shutdown notice is served, one after the final GOAWAY is ignored "
+    "and the streams taken finish",
+    "[h2map]") {
+    rig c;
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"}},
+              false);
+    c.ack_pings = false;
+    c.stop();
+    REQUIRE(c.goaways.size() == 1);
+    CHECK(c.goaways[0] == std::pair<std::uint32_t, std::uint32_t>{0x7fffffffU, no_error});
+    c.get(3, "/sent-before-the-notice-arrived");
+    CHECK(c.answers[3].status() == 200);
+    c.ack_held_ping();
+    REQUIRE(c.goaways.size() == 2);
+    CHECK(c.goaways[1] == std::pair<std::uint32_t, std::uint32_t>{3, no_error});
+    c.get(5, "/too-late");
+    CHECK(c.answers.count(5) == 0);
+    CHECK_FALSE(c.ended_);
+    c.data(1, "x", true);
+    CHECK(c.answers[1].status() == 200);
+    CHECK(c.seen().size() == 2);
+    CHECK(c.ended_);
+}
+
+TEST_CASE("request trailers over max_header_size or max_header_count are answered 431", "[h2map]") {
+    rig c;
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"},
+               {"x-head", "1"}},
+              false);
+    c.data(1, "abc", false);
+    field_list trailers;
+    SECTION("one field of 1,100 bytes") { trailers.emplace_back("x-sum", std::string(1100, 'q')); }
+    SECTION("20 fields beside the head's one") {
+        for (int i = 0; i < 20; ++i) trailers.emplace_back("x-t" + std::to_string(i), "v");
+    }
+    c.trailers(1, trailers);
+    CHECK(c.seen().empty());
+    CHECK(c.answers[1].status() == 431);
+    CHECK(c.answers[1].ended);
+    CHECK(c.goaways.empty());
+    c.get(3, "/next");
+    CHECK(c.answers[3].status() == 200);
+}
+
+TEST_CASE("trailers within the limits beside a head near them are taken", "[h2map]") {
+    rig c;
+    // Their own byte budget: 900 bytes in the head and 900 in the trailers pass 1,024 each.
+    c.request(1,
+              {{":method", "POST"},
+               {":scheme", "https"},
+               {":authority", "example.test"},
+               {":path", "/upload"},
+               {"x-head", std::string(900, 'h')}},
+              false);
+    c.data(1, "abc", false);
+    c.trailers(1, {{"x-sum", std::string(900, 't')}});
+    REQUIRE(c.seen().size() == 1);
+    CHECK(c.seen()[0].body == "abc");
+    CHECK(c.answers[1].status() == 200);
 }
 
 }  // namespace unit_test_h2_mapping
