@@ -251,6 +251,17 @@ public:
         fields.insert(fields.end(), extra.begin(), extra.end());
         request(stream, fields);
     }
+    // A POST of `path` with the usual pseudo-fields and `extra` after them; its body follows
+    // in DATA frames unless `ends`.
+    void post(std::uint32_t stream, const std::string& path, const field_list& extra = {},
+              bool ends = false) {
+        field_list fields{{":method", "POST"},
+                          {":scheme", "https"},
+                          {":authority", "example.test"},
+                          {":path", path}};
+        fields.insert(fields.end(), extra.begin(), extra.end());
+        request(stream, fields, ends);
+    }
     void data(std::uint32_t stream, std::string_view bytes, bool ends) {
         send(frame(data_frame, ends ? end_stream : 0, stream, bytes));
     }
@@ -417,13 +428,7 @@ TEST_CASE(
 
 TEST_CASE("a request body in several DATA frames reaches the handler whole", "[h2map]") {
     rig c;
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"},
-               {"content-length", "11"}},
-              false);
+    c.post(1, "/upload", {{"content-length", "11"}}, false);
     c.data(1, "hello", false);
     c.data(1, " ", false);
     CHECK(c.seen().empty());  // not before its end
@@ -523,23 +528,11 @@ TEST_CASE("malformed HTTP/2 requests are reset with PROTOCOL_ERROR and the conne
                       {":path", "/"}});
     }
     SECTION("a body longer than its content-length") {
-        c.request(1,
-                  {{":method", "POST"},
-                   {":scheme", "https"},
-                   {":authority", "example.test"},
-                   {":path", "/upload"},
-                   {"content-length", "3"}},
-                  false);
+        c.post(1, "/upload", {{"content-length", "3"}}, false);
         c.data(1, "abcdef", true);
     }
     SECTION("a body shorter than its content-length") {
-        c.request(1,
-                  {{":method", "POST"},
-                   {":scheme", "https"},
-                   {":authority", "example.test"},
-                   {":path", "/upload"},
-                   {"content-length", "10"}},
-                  false);
+        c.post(1, "/upload", {{"content-length", "10"}}, false);
         c.data(1, "abc", true);
     }
     SECTION("a content-length on a request without a body") {
@@ -587,22 +580,11 @@ TEST_CASE("the HTTP/1 limits hold over HTTP/2: 431, 414 and 413 on the stream al
         CHECK(c.answers[1].status() == 414);
     }
     SECTION("a declared body over the route's limit, answered before the body") {
-        c.request(1,
-                  {{":method", "POST"},
-                   {":scheme", "https"},
-                   {":authority", "example.test"},
-                   {":path", "/upload"},
-                   {"content-length", "100"}},
-                  false);
+        c.post(1, "/upload", {{"content-length", "100"}}, false);
         CHECK(c.answers[1].status() == 413);
     }
     SECTION("an undeclared body that grows past the route's limit") {
-        c.request(1,
-                  {{":method", "POST"},
-                   {":scheme", "https"},
-                   {":authority", "example.test"},
-                   {":path", "/upload"}},
-                  false);
+        c.post(1, "/upload", {}, false);
         c.data(1, std::string(40, 'x'), false);
         c.data(1, std::string(40, 'x'), true);
         CHECK(c.answers[1].status() == 413);
@@ -707,13 +689,7 @@ TEST_CASE("te: trailers is the one te a request may carry", "[h2map]") {
 TEST_CASE("request trailers end the request and are dropped: the handler sees the body alone",
           "[h2map]") {
     rig c;
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"},
-               {"x-before", "1"}},
-              false);
+    c.post(1, "/upload", {{"x-before", "1"}}, false);
     c.data(1, "abc", false);
     c.data(1, "def", false);
     CHECK(c.seen().empty());
@@ -758,14 +734,7 @@ TEST_CASE("a HEAD answer carries the GET's type and length and no DATA frame", "
 
 TEST_CASE("Expect: 100-continue gets an interim 100 before the final answer", "[h2map]") {
     rig c;
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"},
-               {"content-length", "4"},
-               {"expect", "100-continue"}},
-              false);
+    c.post(1, "/upload", {{"content-length", "4"}, {"expect", "100-continue"}}, false);
     REQUIRE(c.answers.count(1) == 1);
     CHECK(c.answers[1].interim == std::vector<int>{100});
     CHECK(c.answers[1].fields.empty());  // no final answer yet
@@ -795,12 +764,7 @@ TEST_CASE("a declared body over the limit with Expect: 100-continue gets 413 and
 TEST_CASE("a body of exactly the handler's body_limit is taken, one byte more is 413", "[h2map]") {
     rig c;
     const std::size_t size = GENERATE(std::size_t{64}, std::size_t{65});
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"}},
-              false);
+    c.post(1, "/upload", {}, false);
     c.data(1, std::string(size, 'b'), true);
     if (size == 64) {
         REQUIRE(c.seen().size() == 1);
@@ -815,13 +779,7 @@ TEST_CASE("a body of exactly the handler's body_limit is taken, one byte more is
 
 TEST_CASE("an answer sent before the request ended is followed by RST_STREAM NO_ERROR", "[h2map]") {
     rig c;
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"},
-               {"content-length", "100"}},
-              false);
+    c.post(1, "/upload", {{"content-length", "100"}}, false);
     CHECK(c.answers[1].status() == 413);
     CHECK(c.answers[1].ended);
     CHECK(c.answers[1].reset == no_error);  // RFC 9113 8.1
@@ -833,12 +791,7 @@ TEST_CASE("an answer sent before the request ended is followed by RST_STREAM NO_
 TEST_CASE("a malformed stream beside an open one is reset alone and the open one finishes",
           "[h2map]") {
     rig c;
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"}},
-              false);
+    c.post(1, "/upload", {}, false);
     c.data(1, "first ", false);
     c.get(3, "/", {{"X-Upper", "1"}});
     CHECK(c.answers[3].reset == protocol_error);
@@ -878,12 +831,7 @@ TEST_CASE(
     "finish and newer ones are ignored",
     "[h2map]") {
     rig c(options{true, 2});
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"}},
-              false);
+    c.post(1, "/upload", {}, false);
     c.get(3, "/a");
     CHECK(c.goaways.empty());
     c.get(5, "/b");
@@ -905,12 +853,7 @@ TEST_CASE(
     "and the streams taken finish",
     "[h2map]") {
     rig c;
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"}},
-              false);
+    c.post(1, "/upload", {}, false);
     c.ack_pings = false;
     c.stop();
     REQUIRE(c.goaways.size() == 1);
@@ -931,13 +874,7 @@ TEST_CASE(
 
 TEST_CASE("request trailers over max_header_size or max_header_count are answered 431", "[h2map]") {
     rig c;
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"},
-               {"x-head", "1"}},
-              false);
+    c.post(1, "/upload", {{"x-head", "1"}}, false);
     c.data(1, "abc", false);
     field_list trailers;
     SECTION("one field of 1,100 bytes") { trailers.emplace_back("x-sum", std::string(1100, 'q')); }
