@@ -242,25 +242,23 @@ public:
         const auto flags = static_cast<std::uint8_t>(end_headers | (ends ? end_stream : 0));
         send(frame(headers_frame, flags, stream, block));
     }
-    // A GET of `path` with the usual pseudo-fields and `extra` after them.
-    void get(std::uint32_t stream, const std::string& path, const field_list& extra = {}) {
-        field_list fields{{":method", "GET"},
-                          {":scheme", "https"},
-                          {":authority", "example.test"},
-                          {":path", path}};
-        fields.insert(fields.end(), extra.begin(), extra.end());
-        request(stream, fields);
-    }
-    // A POST of `path` with the usual pseudo-fields and `extra` after them; its body follows
-    // in DATA frames unless `ends`.
-    void post(std::uint32_t stream, const std::string& path, const field_list& extra = {},
-              bool ends = false) {
-        field_list fields{{":method", "POST"},
+    // A `method` request for `path` with the usual pseudo-fields and `extra` after them;
+    // a body follows in DATA frames unless `ends`.
+    void ask(std::string_view method, std::uint32_t stream, const std::string& path,
+             const field_list& extra = {}, bool ends = true) {
+        field_list fields{{":method", std::string(method)},
                           {":scheme", "https"},
                           {":authority", "example.test"},
                           {":path", path}};
         fields.insert(fields.end(), extra.begin(), extra.end());
         request(stream, fields, ends);
+    }
+    void get(std::uint32_t stream, const std::string& path, const field_list& extra = {}) {
+        ask("GET", stream, path, extra);
+    }
+    void post(std::uint32_t stream, const std::string& path, const field_list& extra = {},
+              bool ends = false) {
+        ask("POST", stream, path, extra, ends);
     }
     void data(std::uint32_t stream, std::string_view bytes, bool ends) {
         send(frame(data_frame, ends ? end_stream : 0, stream, bytes));
@@ -475,10 +473,7 @@ TEST_CASE(
 
 TEST_CASE("HEAD gets the length of the body it does not get, 204 gets neither", "[h2map]") {
     rig c;
-    c.request(1, {{":method", "HEAD"},
-                  {":scheme", "https"},
-                  {":authority", "example.test"},
-                  {":path", "/abc"}});
+    c.ask("HEAD", 1, "/abc");
     REQUIRE(c.answers.count(1) == 1);
     CHECK(c.answers[1].status() == 200);
     CHECK(c.answers[1].field("content-length") == std::to_string(std::string("seen /abc").size()));
@@ -720,10 +715,7 @@ TEST_CASE("a 204 or 304 whose handler set a body and a type sends the head alone
 
 TEST_CASE("a HEAD answer carries the GET's type and length and no DATA frame", "[h2map]") {
     rig c;
-    c.request(1, {{":method", "HEAD"},
-                  {":scheme", "https"},
-                  {":authority", "example.test"},
-                  {":path", "/abc"}});
+    c.ask("HEAD", 1, "/abc");
     REQUIRE(c.seen().size() == 1);
     CHECK(c.seen()[0].method == "HEAD");
     CHECK(c.answers[1].field("content-type") == "text/plain");
@@ -748,14 +740,8 @@ TEST_CASE("Expect: 100-continue gets an interim 100 before the final answer", "[
 TEST_CASE("a declared body over the limit with Expect: 100-continue gets 413 and no 100",
           "[h2map]") {
     rig c;
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"},
-               {"content-length", "65"},  // the handler's body_limit is 64
-               {"expect", "100-continue"}},
-              false);
+    // The handler's body_limit is 64.
+    c.post(1, "/upload", {{"content-length", "65"}, {"expect", "100-continue"}});
     CHECK(c.answers[1].interim.empty());
     CHECK(c.answers[1].status() == 413);
     CHECK(c.seen().empty());
@@ -893,13 +879,7 @@ TEST_CASE("request trailers over max_header_size or max_header_count are answere
 TEST_CASE("trailers within the limits beside a head near them are taken", "[h2map]") {
     rig c;
     // Their own byte budget: 900 bytes in the head and 900 in the trailers pass 1,024 each.
-    c.request(1,
-              {{":method", "POST"},
-               {":scheme", "https"},
-               {":authority", "example.test"},
-               {":path", "/upload"},
-               {"x-head", std::string(900, 'h')}},
-              false);
+    c.post(1, "/upload", {{"x-head", std::string(900, 'h')}});
     c.data(1, "abc", false);
     c.trailers(1, {{"x-sum", std::string(900, 't')}});
     REQUIRE(c.seen().size() == 1);
