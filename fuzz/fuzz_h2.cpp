@@ -89,11 +89,11 @@ private:
 class host final : public protocol_host {
 public:
     explicit host(fake_loop& loop) : handler_(loop), fake_(loop) {
-        settings_.max_header_count = 20;
-        settings_.max_header_size = 1024;
-        settings_.max_line_size = 512;
-        settings_.h2_max_concurrent_streams = 8;
-        settings_.spool_body_above = 0;
+        settings_.limits.max_header_count = 20;
+        settings_.limits.max_header_size = 1024;
+        settings_.limits.max_line_size = 512;
+        settings_.http2.max_concurrent_streams = 8;
+        settings_.spool.body_above = 0;
         limits_.max_body_size = 4096;
         loop_ = loop_view{&handler_, &state_,   &settings_, &limits_, &no_,
                           &no_,      &counted_, &counted_,  &counted_};

@@ -52,7 +52,7 @@ public:
     handler take() && { return std::move(fn_); }
     /// Whether it was a coroutine handler.
     bool is_coroutine() const noexcept { return coroutine_; }
-    /// The route's own request body limit (0: config::max_body_size); see body_limit().
+    /// The route's own request body limit (0: limits_config::max_body_size); see body_limit().
     std::size_t body_limit() const noexcept { return body_limit_; }
     /// Sets it (see tern::body_limit).
     route_handler& body_limit(std::size_t bytes) noexcept {
@@ -75,10 +75,10 @@ private:
     std::shared_ptr<const api_doc> doc_;
 };
 
-/// A route with its own limit on request bodies, above or below `config::max_body_size`
+/// A route with its own limit on request bodies, above or below `limits_config::max_body_size`
 /// (an upload route that takes 1 GiB while the rest of the app keeps 1 MiB): over it, 413
 /// (from the Content-Length before any body byte is read, or as soon as a chunked body
-/// passes it). Bodies over `config::spool_body_above` go to a temporary file, not memory.
+/// passes it). Bodies over `spool_config::body_above` go to a temporary file, not memory.
 ///
 ///     app.post("/upload", tern::body_limit(std::size_t{1} << 30, handle_upload));
 template <class F>
@@ -279,6 +279,15 @@ public:
 
     // ---- settings (see tern::config for defaults) -----------------------------------
 
+    /// Every limit at once (`config::limits`, docs/limits.md), e.g.
+    /// `app.limits({.max_body_size = 1 << 20, .max_json_depth = 64})`: the fields not named
+    /// take their defaults. Throws std::invalid_argument for a value the one-field setters
+    /// below refuse.
+    app& limits(limits_config settings);
+    /// Every timeout at once (`config::timeouts`, docs/limits.md), e.g.
+    /// `app.timeouts({.header = 5s, .keep_alive = 30s})`. Throws std::invalid_argument for a
+    /// negative one.
+    app& timeouts(timeouts_config settings);
     /// Worker threads; 0 means one per hardware thread.
     app& threads(unsigned n);
     /// Threads of the pool for `tern::blocking` handlers. Throws std::invalid_argument for 0.
@@ -295,12 +304,12 @@ public:
     /// Limit on request body bytes. 0 refuses every non-empty body.
     app& max_body_size(std::size_t bytes);
     /// Bodies over `bytes` go to a temporary file in `spool_directory` (default 1 MiB; 0:
-    /// none); see config::spool_body_above and docs/uploads.md.
+    /// none); see spool_config::body_above and docs/uploads.md.
     app& spool_body_above(std::size_t bytes);
     /// Where spooled bodies go (default $TMPDIR, else /tmp); give it its own file system.
     app& spool_directory(std::string directory);
     /// Bytes all spooled bodies may hold at once (default 1 GiB; 0: no bound); a body that
-    /// would pass it is answered 503 + Retry-After. See config::max_spooled_bytes.
+    /// would pass it is answered 503 + Retry-After. See spool_config::max_bytes.
     app& max_spooled_bytes(std::uint64_t bytes);
     /// Limit on header fields per request. Throws std::invalid_argument for 0.
     app& max_header_count(std::size_t n);
@@ -321,14 +330,14 @@ public:
     /// std::invalid_argument for 0.
     app& max_json_depth(std::size_t n);
     /// Bytes a streamed body may queue before `write` returns false (see
-    /// `config::stream_buffer_size`). Throws std::invalid_argument for 0.
+    /// `streams_config::buffer_size`). Throws std::invalid_argument for 0.
     app& stream_buffer_size(std::size_t bytes);
-    /// Bytes a stream may queue at most before it is cut off (see `config::max_stream_buffer`).
+    /// Bytes a stream may queue at most before it is cut off (see `streams_config::max_buffer`).
     /// Throws std::invalid_argument below `stream_buffer_size`.
     app& max_stream_buffer(std::size_t bytes);
     /// Silence after which an SSE stream sends a keep-alive comment; 0: never.
     app& sse_keep_alive(std::chrono::milliseconds interval);
-    /// The largest WebSocket message a peer may send (see `config::ws_max_message_size`).
+    /// The largest WebSocket message a peer may send (see `websocket_config::max_message_size`).
     /// Throws std::invalid_argument for 0.
     app& ws_max_message_size(std::size_t bytes);
     /// Silence after which a WebSocket connection is pinged; 0: never.
@@ -398,7 +407,7 @@ public:
     /// Starts serving on a Unix domain socket (as `listen_unix`) and returns.
     void start_unix(const std::string& path, unsigned permissions = 0660);
     /// Stops accepting, closes idle connections, lets in-flight requests finish (they get
-    /// `Connection: close`) for up to `drain_timeout`, then closes what remains and joins
+    /// `Connection: close`) for up to `timeouts.drain`, then closes what remains and joins
     /// the worker threads. With `health`, readiness turns 503 first and the server keeps
     /// serving for `health_config::grace` before it stops accepting (a second `stop()`, or
     /// a second signal, cuts the grace short). Safe to call more than once. Called from a

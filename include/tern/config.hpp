@@ -119,60 +119,27 @@ struct static_files_config {
     bool cache_small_files = true;
 };
 
-/// The settings of one `tern::app`. Defaults follow docs/limits.md; each limit names the
-/// status a client gets when it is exceeded. Values are fixed once the server starts.
-struct config {
-    /// Worker threads, each with its own event loop and acceptor. 0: one per hardware thread.
-    unsigned threads = 0;
-    /// Threads of the pool that runs blocking handlers (`tern::blocking`) and coroutines'
-    /// `on_blocking_pool` work, started as that work needs them (none until then). At most
-    /// this many such jobs run at once; the others wait in order (up to max_blocking_queue).
-    unsigned blocking_threads = 16;
-    /// Requests waiting for a blocking-pool thread (not running yet), across all threads; one
-    /// more is answered 503 + Retry-After: 1 (through app.error(503)) and the connection
-    /// stays open. Must be at least 1. Large, so that a burst queues (what decides overload
-    /// is how long a request waits: max_blocking_wait).
-    std::size_t max_blocking_queue = 4096;
-    /// How long a request may wait for a blocking-pool thread: one a thread takes after
-    /// waiting longer is answered 503 + Retry-After: 1 instead of running (the handler, or
-    /// the work a coroutine's `co_await tern::on_blocking_pool` hands over): the pool is
-    /// overloaded, and an answer that late helps no one. Zero: no bound.
-    std::chrono::milliseconds max_blocking_wait{5000};
-
+/// What one client may send, each limit with the status it is answered (docs/limits.md).
+/// `config::limits`; `app::limits` sets them all, `app::max_body_size` and the other
+/// setters one each.
+struct limits_config {
     /// Open connections across all threads; one more is answered 503 + Retry-After and closed.
     std::size_t max_concurrent_connections = 10000;
-    /// Request body bytes (after de-chunking); more is answered 413 and the connection closes.
-    std::size_t max_body_size = 10 * 1024 * 1024;
+    /// Requests served on one connection; the last gets `Connection: close`. 0: unlimited.
+    std::size_t max_requests_per_connection = 0;
+    /// Bytes of the request line (method, target, version); more is answered 414 and the
+    /// connection closes.
+    std::size_t max_line_size = 8 * 1024;
     /// Header fields in one request; more is answered 431 and the connection closes.
     std::size_t max_header_count = 100;
     /// All header bytes of one request together (names, values, separators, line ends);
     /// more is answered 431 and the connection closes.
     std::size_t max_header_size = 8 * 1024;
-    /// Bytes of the request line (method, target, version); more is answered 414 and the
-    /// connection closes.
-    std::size_t max_line_size = 8 * 1024;
     /// Empty lines (CRLF) tolerated before a request line; more is answered 400 and the
     /// connection closes.
     std::size_t max_empty_lines = 10;
-    /// Requests served on one connection; the last gets `Connection: close`. 0: unlimited.
-    std::size_t max_requests_per_connection = 0;
-
-    /// How long a new connection may stay silent before its first byte; then a silent close.
-    std::chrono::milliseconds first_byte_timeout{10'000};
-    /// Total time from a request's first byte to the end of its headers, however the bytes
-    /// trickle in (a per-read timer alone lets slowloris win); then 408 + close.
-    std::chrono::milliseconds header_timeout{10'000};
-    /// Longest pause between two reads of a request body; then 408 + close.
-    std::chrono::milliseconds body_idle_timeout{20'000};
-    /// Longest wait for the next request on an idle keep-alive connection; then a silent close.
-    std::chrono::milliseconds keep_alive_timeout{60'000};
-    /// Longest a response write may make no progress (a client that stopped reading); then close.
-    std::chrono::milliseconds write_timeout{20'000};
-    /// How long `stop()` lets in-flight requests finish (running `tern::blocking` handlers
-    /// included) before their connections are closed; then `stop()` returns even while a
-    /// blocking handler still runs (its result is discarded).
-    std::chrono::milliseconds drain_timeout{10'000};
-
+    /// Request body bytes (after de-chunking); more is answered 413 and the connection closes.
+    std::size_t max_body_size = 10 * 1024 * 1024;
     /// Bytes of one uploaded file in a multipart/form-data body; more is answered 413. The
     /// whole body is bounded by max_body_size.
     std::size_t max_upload_file_size = 10 * 1024 * 1024;
@@ -182,51 +149,146 @@ struct config {
     /// Nesting of arrays and objects in a body that `body_as` parses, checked before the
     /// document is built; deeper is answered 400 naming this limit.
     std::size_t max_json_depth = 512;
+};
 
+/// How long each phase of a connection may take (docs/limits.md). `config::timeouts`,
+/// `app::timeouts`.
+struct timeouts_config {
+    /// How long a new connection may stay silent before its first byte; then a silent close.
+    std::chrono::milliseconds first_byte{10'000};
+    /// Total time from a request's first byte to the end of its headers, however the bytes
+    /// trickle in (a per-read timer alone lets slowloris win); then 408 + close.
+    std::chrono::milliseconds header{10'000};
+    /// Longest pause between two reads of a request body; then 408 + close.
+    std::chrono::milliseconds body_idle{20'000};
+    /// Longest wait for the next request on an idle keep-alive connection; then a silent close.
+    std::chrono::milliseconds keep_alive{60'000};
+    /// Longest a response write may make no progress (a client that stopped reading); then close.
+    std::chrono::milliseconds write{20'000};
+    /// How long `stop()` lets in-flight requests finish (running `tern::blocking` handlers
+    /// included) before their connections are closed; then `stop()` returns even while a
+    /// blocking handler still runs (its result is discarded).
+    std::chrono::milliseconds drain{10'000};
+};
+
+/// The pool that runs blocking handlers (`tern::blocking`) and coroutines' `on_blocking_pool`
+/// work (docs/blocking.md). `config::blocking`.
+struct blocking_config {
+    /// Threads of the pool that runs blocking handlers (`tern::blocking`) and coroutines'
+    /// `on_blocking_pool` work, started as that work needs them (none until then). At most
+    /// this many such jobs run at once; the others wait in order (up to `max_queue`).
+    unsigned threads = 16;
+    /// Requests waiting for a blocking-pool thread (not running yet), across all threads; one
+    /// more is answered 503 + Retry-After: 1 (through app.error(503)) and the connection
+    /// stays open. Must be at least 1. Large, so that a burst queues (what decides overload
+    /// is how long a request waits: `max_wait`).
+    std::size_t max_queue = 4096;
+    /// How long a request may wait for a blocking-pool thread: one a thread takes after
+    /// waiting longer is answered 503 + Retry-After: 1 instead of running (the handler, or
+    /// the work a coroutine's `co_await tern::on_blocking_pool` hands over): the pool is
+    /// overloaded, and an answer that late helps no one. Zero: no bound.
+    std::chrono::milliseconds max_wait{5000};
+};
+
+/// Request bodies written to temporary files instead of memory (docs/uploads.md).
+/// `config::spool`.
+struct spool_config {
     /// Request bodies larger than this are written to an unnamed temporary file as they
     /// arrive instead of being kept in memory (`ctx.body()` then views the file, mapped
     /// read-only); 0 keeps every body in memory. See docs/uploads.md.
-    std::size_t spool_body_above = 1024 * 1024;
+    std::size_t body_above = 1024 * 1024;
     /// Directory of those files; empty: $TMPDIR, else /tmp. Give it a file system of its
-    /// own, larger than max_spooled_bytes.
-    std::string spool_directory;
+    /// own, larger than `max_bytes`.
+    std::string directory;
     /// Bytes all spooled bodies of the server may hold at once (taken as bytes arrive, or
     /// at once when a request declares its length); a body that would pass it is answered
     /// 503 + Retry-After, and the server goes on (docs/uploads.md). 0: no bound.
-    std::uint64_t max_spooled_bytes = 1024ULL * 1024 * 1024;
+    std::uint64_t max_bytes = 1024ULL * 1024 * 1024;
+};
 
+/// Streamed answers: `ctx.stream()` and Server-Sent Events (docs/streaming.md).
+/// `config::streams`.
+struct streams_config {
     /// Bytes a streamed body (`ctx.stream()`, SSE) may queue for a client before `write`
     /// returns false (backpressure: wait for `on_writable`). Per stream.
-    std::size_t stream_buffer_size = 64 * 1024;
+    std::size_t buffer_size = 64 * 1024;
     /// Bytes a stream may queue at most: a producer that writes past it (ignoring the
     /// false) has its stream cut off, so a client that stops reading costs at most this.
-    /// At least `stream_buffer_size`.
-    std::size_t max_stream_buffer = 1024 * 1024;
+    /// At least `buffer_size`.
+    std::size_t max_buffer = 1024 * 1024;
     /// Silence after which an SSE stream sends a comment (`:`), so proxies keep it open and
     /// a client that left is noticed; 0 turns it off.
     std::chrono::milliseconds sse_keep_alive{15'000};
+};
 
+/// WebSocket connections (docs/websocket.md). `config::websocket`.
+struct websocket_config {
     /// The largest WebSocket message (and so frame) a peer may send, counted after
     /// decompression; a larger one closes the connection with 1009 (docs/websocket.md).
-    std::size_t ws_max_message_size = 1024 * 1024;
+    std::size_t max_message_size = 1024 * 1024;
     /// Silence (nothing sent) after which a WebSocket connection is pinged; a peer that has
     /// sent nothing by the next interval is closed. 0: no pings.
-    std::chrono::milliseconds ws_ping_interval{30'000};
+    std::chrono::milliseconds ping_interval{30'000};
     /// Accept permessage-deflate (RFC 7692) when a WebSocket client offers it. Off by
     /// default: each compressing connection keeps zlib state (see docs/websocket.md).
-    bool ws_compression = false;
+    bool compression = false;
+};
+
+/// HTTP/2 (docs/http2.md). `config::http2`.
+struct http2_config {
+    /// Serve HTTP/2 (docs/http2.md): `h2` chosen by ALPN on an HTTPS listener, and h2c with
+    /// prior knowledge (a client that opens with the HTTP/2 preface) on a plain one. Off:
+    /// HTTP/1.1 only (ALPN offers `http/1.1` alone, the preface is answered 505).
+    bool enabled = true;
+    /// Streams one HTTP/2 client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS); a
+    /// stream past it is refused (RST_STREAM REFUSED_STREAM). At least 1.
+    std::uint32_t max_concurrent_streams = 100;
+    /// Response bytes one HTTP/2 connection may hold unsent (bodies made in memory, not yet
+    /// framed); while it holds this much, no new stream's handler runs: new streams wait, in
+    /// order, until the client has taken enough (docs/http2.md). At least 1.
+    std::size_t max_unsent = 4 * 1024 * 1024;
+    /// File bodies one HTTP/2 connection may send at once, each an open descriptor; at the
+    /// limit no new stream's handler runs until one is done. At least 1.
+    std::size_t max_open_files = 8;
+    /// Bytes of spooled request bodies one HTTP/2 connection may hold at once; past it a
+    /// stream's body is answered 503 + Retry-After, unless it is the connection's only
+    /// spooled body (bounded then by its body limit, as over HTTP/1.1, where a connection
+    /// spools one body at a time). At least 1.
+    std::uint64_t max_spooled_bytes = 64 * 1024 * 1024;
+    /// Bytes an HTTP/2 stream (and a connection) waiting for flow-control window must send
+    /// per `timeouts_config::write` (or all it has); less, and the stream is reset
+    /// (RST_STREAM CANCEL), the connection ended (GOAWAY ENHANCE_YOUR_CALM). A minimum rate,
+    /// not "any progress".
+    std::size_t min_send_progress = 16 * 1024;
+};
+
+/// The settings of one `tern::app`, grouped by concern. Defaults follow docs/limits.md;
+/// each limit names the status a client gets when it is exceeded. Values are fixed once the
+/// server starts. docs/configuration.md lists every field and its fluent setter.
+struct config {
+    /// Worker threads, each with its own event loop and acceptor. 0: one per hardware thread.
+    unsigned threads = 0;
+
+    /// What one client may send.
+    limits_config limits;
+    /// How long each phase of a connection may take.
+    timeouts_config timeouts;
+    /// The blocking pool.
+    blocking_config blocking;
+    /// Request bodies kept in temporary files.
+    spool_config spool;
+    /// Streamed answers and SSE.
+    streams_config streams;
+    /// WebSocket.
+    websocket_config websocket;
+    /// HTTP/2.
+    http2_config http2;
 
     /// Every connection starts with a PROXY protocol header (version 1 or 2, HAProxy's
     /// spec) from a TCP load balancer, whose source address becomes the client's address
     /// (`ctx.ip()`). A connection without a valid header is closed without an answer. Only
     /// for listeners that nothing but the balancer can reach (docs/deploy.md).
     bool proxy_protocol = false;
-
-    /// Serve HTTP/2 (docs/http2.md): `h2` chosen by ALPN on an HTTPS listener, and h2c with
-    /// prior knowledge (a client that opens with the HTTP/2 preface) on a plain one. Off:
-    /// HTTP/1.1 only (ALPN offers `http/1.1` alone, the preface is answered 505).
-    bool http2 = true;
-
     /// How file bodies larger than 16 KiB leave over plain HTTP. Off (the default, as in
     /// nginx): read in 64 KiB pieces into the event loop's buffer and sent (`pread` +
     /// `send`). On: `sendfile(2)`, which saves the server a copy of every byte but hands
@@ -234,31 +296,12 @@ struct config {
     /// same host) that made 10 MiB downloads about half as fast (docs/performance.md).
     /// Turn it on for large files sent to other hosts through a network card.
     bool sendfile = false;
-    /// Streams one HTTP/2 client may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS); a
-    /// stream past it is refused (RST_STREAM REFUSED_STREAM). At least 1.
-    std::uint32_t h2_max_concurrent_streams = 100;
-    /// Response bytes one HTTP/2 connection may hold unsent (bodies made in memory, not yet
-    /// framed); while it holds this much, no new stream's handler runs: new streams wait, in
-    /// order, until the client has taken enough (docs/http2.md). At least 1.
-    std::size_t h2_max_unsent = 4 * 1024 * 1024;
-    /// File bodies one HTTP/2 connection may send at once, each an open descriptor; at the
-    /// limit no new stream's handler runs until one is done. At least 1.
-    std::size_t h2_max_open_files = 8;
-    /// Bytes of spooled request bodies one HTTP/2 connection may hold at once; past it a
-    /// stream's body is answered 503 + Retry-After, unless it is the connection's only
-    /// spooled body (bounded then by its body limit, as over HTTP/1.1, where a connection
-    /// spools one body at a time). At least 1.
-    std::uint64_t h2_max_spooled_bytes = 64 * 1024 * 1024;
-    /// Bytes an HTTP/2 stream (and a connection) waiting for flow-control window must send
-    /// per write_timeout (or all it has); less, and the stream is reset (RST_STREAM CANCEL),
-    /// the connection ended (GOAWAY ENHANCE_YOUR_CALM). A minimum rate, not "any progress".
-    std::size_t h2_min_send_progress = 16 * 1024;
 
     /// Directories served as static files, in the order they are tried.
     std::vector<static_files_config> static_files;
     /// CORS answers and headers; unset: none.
     std::optional<cors_config> cors;
-    /// gzip compression of responses; unset: none.
+    /// Compression of responses; unset: none.
     std::optional<compression_config> compression;
     /// HTTPS on the listener (docs/tls.md); unset: plain HTTP.
     std::optional<tls_config> tls;

@@ -160,7 +160,7 @@ public:
     std::vector<std::string> form_params(std::string_view name) const;
     /// The first file uploaded in form field `name` of a multipart/form-data body;
     /// std::nullopt when there is none. A malformed body throws http_error 400, a file over
-    /// `config::max_upload_file_size` http_error 413.
+    /// `limits_config::max_upload_file_size` http_error 413.
     std::optional<tern::uploaded_file> uploaded_file(std::string_view name) const;
     /// Every file uploaded in form field `name`, in order.
     std::vector<tern::uploaded_file> uploaded_files(std::string_view name) const;
@@ -188,10 +188,10 @@ public:
     /// Every request header field, in the order received.
     std::span<const header_field> headers() const noexcept;
     /// The request body (de-chunked); empty when there is none. A body over
-    /// `config::spool_body_above` is kept in a temporary file, and this views it mapped
+    /// `spool_config::body_above` is kept in a temporary file, and this views it mapped
     /// read-only (docs/uploads.md).
     std::string_view body() const noexcept;
-    /// The open temporary file of a body over `config::spool_body_above` (read it in pieces
+    /// The open temporary file of a body over `spool_config::body_above` (read it in pieces
     /// with pread(2), e.g. to hash or copy a large upload without touching all of it at
     /// once); -1 when the body is in memory. Valid as long as the request.
     int body_fd() const noexcept;
@@ -263,8 +263,8 @@ public:
     context& json_text(std::string document);
     /// The request body parsed as JSON into a T (with the user's `from_json`). Malformed
     /// JSON (a NUL byte included), or JSON of the wrong shape for T, throws http_error 400
-    /// saying what is wrong; a body over `config::max_json_size` 413, nesting deeper than
-    /// `config::max_json_depth` 400 (both checked before parsing). Needs <tern/json.hpp>.
+    /// saying what is wrong; a body over `limits_config::max_json_size` 413, nesting deeper than
+    /// `limits_config::max_json_depth` 400 (both checked before parsing). Needs <tern/json.hpp>.
     template <class T, class Tag = detail::json_tag>
     T body_as() const {
         return detail::json_support<Tag>::template parse<T>(json_body());
@@ -273,7 +273,7 @@ public:
     /// `ctx.body_validator<todo>().check("title", has_title, "must not be empty").get()`.
     /// An empty body is missing ("is required"); malformed JSON or JSON of the wrong shape
     /// for T is an error of "body" (so `tern::require_valid` reports it beside other
-    /// fields); a body over `config::max_json_size` still throws 413. Needs <tern/json.hpp>.
+    /// fields); a body over `limits_config::max_json_size` still throws 413. Needs <tern/json.hpp>.
     template <class T, class Tag = detail::json_tag>
     validator<T> body_validator() const {
         if (body().empty()) return validator<T>("body", std::nullopt);

@@ -20,10 +20,10 @@ namespace tern {
 /// One connected EventSource (an `app::sse` route), usable from any thread. Copies refer to
 /// the same client; the stream stays open while a copy exists and ends (cleanly: the browser
 /// reconnects after its retry time) when the last one is gone or `close()` is called. A
-/// comment is sent when the stream has been silent for `config::sse_keep_alive`, so proxies
+/// comment is sent when the stream has been silent for `streams_config::sse_keep_alive`, so proxies
 /// keep it open and a client that left is noticed. The backpressure rules of
 /// `response_stream` apply: a client that stops reading is cut off at
-/// `config::max_stream_buffer`.
+/// `streams_config::max_buffer`.
 class TERN_API sse_client {
 public:
     /// An empty handle.

@@ -19,9 +19,9 @@ struct stream_token;
 /// thread. The head goes out when the handler chain has finished; the body follows in
 /// pieces as they are written: chunked on HTTP/1.1, up to the close on HTTP/1.0.
 ///
-/// Backpressure: `write` returns false once `config::stream_buffer_size` bytes wait for the
+/// Backpressure: `write` returns false once `streams_config::buffer_size` bytes wait for the
 /// client; wait for `on_writable` before writing more. A producer that ignores it is cut
-/// off at `config::max_stream_buffer` (the stream is aborted), so a slow client never makes
+/// off at `streams_config::max_buffer` (the stream is aborted), so a slow client never makes
 /// the server hold more than that. Copies refer to the same stream; when the last copy is
 /// gone without `end()`, the stream is aborted: the connection closes without the final
 /// chunk, so the client sees the body incomplete. (Call `end()` when the body is complete,
@@ -32,7 +32,7 @@ public:
     response_stream() noexcept = default;
 
     /// Queues `bytes` for the client. True while the queue is below
-    /// `config::stream_buffer_size`; false when it is at or above it (the bytes were taken:
+    /// `streams_config::buffer_size`; false when it is at or above it (the bytes were taken:
     /// wait for `on_writable`), or when the stream is over (`closed()`; nothing was taken).
     bool write(std::string_view bytes) const;
     /// The body is complete: what was written goes out, then the end of the body.
@@ -44,7 +44,7 @@ public:
     /// the write deadline passed, or the request was a HEAD (head only).
     bool closed() const noexcept;
     /// Runs `fn` on the connection's thread each time the queue drains below
-    /// `config::stream_buffer_size` after a `write` returned false.
+    /// `streams_config::buffer_size` after a `write` returned false.
     void on_writable(std::function<void()> fn) const;
     /// Runs `fn` once when the stream is over (see `closed`), on the connection's thread (at
     /// once, on this thread, when it is over already). A producer stops there.

@@ -65,7 +65,7 @@ struct tls_config {
     /// Handshakes in progress per worker thread, counted from a hello's first bytes; a
     /// connection whose hello begins over it is closed at once (counted as refused), so a
     /// flood of handshakes cannot take the loop from the connections already established.
-    /// A connection that sends nothing takes no slot (first_byte_timeout closes it).
+    /// A connection that sends nothing takes no slot (timeouts.first_byte closes it).
     std::size_t max_handshakes = 64;
     /// Client certificates (mutual TLS). The verified subject is `ctx.client_certificate()`.
     tern::client_certificates client_certificates = tern::client_certificates::none;

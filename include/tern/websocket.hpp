@@ -27,8 +27,8 @@ class ws_session;
 /// whether or not a handle exists.
 ///
 /// Backpressure is that of `response_stream`: `send` returns false once
-/// `config::stream_buffer_size` bytes wait for the peer (wait for `on_writable`), and a
-/// connection whose queue would pass `config::max_stream_buffer` is closed, so a peer that
+/// `streams_config::buffer_size` bytes wait for the peer (wait for `on_writable`), and a
+/// connection whose queue would pass `streams_config::max_buffer` is closed, so a peer that
 /// stops reading never makes the server hold more than that.
 class TERN_API ws_connection {
 public:
@@ -36,7 +36,7 @@ public:
     ws_connection() noexcept = default;
 
     /// Queues a text message. Throws std::invalid_argument when `text` is not UTF-8 (RFC
-    /// 6455 5.6). True while the queue is below `config::stream_buffer_size`; false at or
+    /// 6455 5.6). True while the queue is below `streams_config::buffer_size`; false at or
     /// above it (the message was queued: wait for `on_writable`), or when the connection is
     /// closing or closed (nothing was queued).
     bool send(std::string_view text) const;
@@ -50,7 +50,7 @@ public:
     /// True until the closing handshake started or the connection ended.
     bool is_open() const noexcept;
     /// Runs `fn` once, on the connection's event loop, when the queue has drained below
-    /// `config::stream_buffer_size` after a `send` returned false.
+    /// `streams_config::buffer_size` after a `send` returned false.
     void on_writable(std::function<void()> fn) const;
 
     /// A path parameter of the route (`/chat/{room}`), percent-decoded; empty when absent.

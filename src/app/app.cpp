@@ -36,7 +36,7 @@ app::app(tern::config settings) {
 
 app::~app() {
     stop();
-    impl_->settle();  // blocking handlers that outlived drain_timeout use this app
+    impl_->settle();  // blocking handlers that outlived timeouts.drain use this app
 }
 
 // ---- routes ------------------------------------------------------------------------------
@@ -221,17 +221,27 @@ app& app::compression(compression_config settings) {
 // ---- settings ----------------------------------------------------------------------------
 
 app& app::blocking_threads(unsigned n) {
-    impl_->update("blocking_threads", [&](tern::config& c) { c.blocking_threads = n; });
+    impl_->update("blocking_threads", [&](tern::config& c) { c.blocking.threads = n; });
     return *this;
 }
 
 app& app::max_blocking_wait(std::chrono::milliseconds wait) {
-    impl_->update("max_blocking_wait", [&](tern::config& c) { c.max_blocking_wait = wait; });
+    impl_->update("max_blocking_wait", [&](tern::config& c) { c.blocking.max_wait = wait; });
     return *this;
 }
 
 app& app::max_blocking_queue(std::size_t n) {
-    impl_->update("max_blocking_queue", [&](tern::config& c) { c.max_blocking_queue = n; });
+    impl_->update("max_blocking_queue", [&](tern::config& c) { c.blocking.max_queue = n; });
+    return *this;
+}
+
+app& app::limits(limits_config settings) {
+    impl_->update("limits", [&](tern::config& c) { c.limits = settings; });
+    return *this;
+}
+
+app& app::timeouts(timeouts_config settings) {
+    impl_->update("timeouts", [&](tern::config& c) { c.timeouts = settings; });
     return *this;
 }
 
@@ -242,104 +252,107 @@ app& app::threads(unsigned n) {
 
 app& app::max_concurrent_connections(std::size_t n) {
     impl_->update("max_concurrent_connections",
-                  [&](tern::config& c) { c.max_concurrent_connections = n; });
+                  [&](tern::config& c) { c.limits.max_concurrent_connections = n; });
     return *this;
 }
 
 app& app::max_body_size(std::size_t bytes) {
-    impl_->update("max_body_size", [&](tern::config& c) { c.max_body_size = bytes; });
+    impl_->update("max_body_size", [&](tern::config& c) { c.limits.max_body_size = bytes; });
     return *this;
 }
 
 app& app::spool_body_above(std::size_t bytes) {
-    impl_->update("spool_body_above", [&](tern::config& c) { c.spool_body_above = bytes; });
+    impl_->update("spool_body_above", [&](tern::config& c) { c.spool.body_above = bytes; });
     return *this;
 }
 
 app& app::spool_directory(std::string directory) {
     impl_->update("spool_directory",
-                  [&](tern::config& c) { c.spool_directory = std::move(directory); });
+                  [&](tern::config& c) { c.spool.directory = std::move(directory); });
     return *this;
 }
 
 app& app::max_spooled_bytes(std::uint64_t bytes) {
-    impl_->update("max_spooled_bytes", [&](tern::config& c) { c.max_spooled_bytes = bytes; });
+    impl_->update("max_spooled_bytes", [&](tern::config& c) { c.spool.max_bytes = bytes; });
     return *this;
 }
 
 app& app::max_header_count(std::size_t n) {
-    impl_->update("max_header_count", [&](tern::config& c) { c.max_header_count = n; });
+    impl_->update("max_header_count", [&](tern::config& c) { c.limits.max_header_count = n; });
     return *this;
 }
 
 app& app::max_header_size(std::size_t bytes) {
-    impl_->update("max_header_size", [&](tern::config& c) { c.max_header_size = bytes; });
+    impl_->update("max_header_size", [&](tern::config& c) { c.limits.max_header_size = bytes; });
     return *this;
 }
 
 app& app::max_line_size(std::size_t bytes) {
-    impl_->update("max_line_size", [&](tern::config& c) { c.max_line_size = bytes; });
+    impl_->update("max_line_size", [&](tern::config& c) { c.limits.max_line_size = bytes; });
     return *this;
 }
 
 app& app::max_empty_lines(std::size_t n) {
-    impl_->update("max_empty_lines", [&](tern::config& c) { c.max_empty_lines = n; });
+    impl_->update("max_empty_lines", [&](tern::config& c) { c.limits.max_empty_lines = n; });
     return *this;
 }
 
 app& app::max_requests_per_connection(std::size_t n) {
     impl_->update("max_requests_per_connection",
-                  [&](tern::config& c) { c.max_requests_per_connection = n; });
+                  [&](tern::config& c) { c.limits.max_requests_per_connection = n; });
     return *this;
 }
 
 app& app::max_upload_file_size(std::size_t bytes) {
-    impl_->update("max_upload_file_size", [&](tern::config& c) { c.max_upload_file_size = bytes; });
+    impl_->update("max_upload_file_size",
+                  [&](tern::config& c) { c.limits.max_upload_file_size = bytes; });
     return *this;
 }
 
 app& app::max_json_size(std::size_t bytes) {
-    impl_->update("max_json_size", [&](tern::config& c) { c.max_json_size = bytes; });
+    impl_->update("max_json_size", [&](tern::config& c) { c.limits.max_json_size = bytes; });
     return *this;
 }
 
 app& app::max_json_depth(std::size_t n) {
-    impl_->update("max_json_depth", [&](tern::config& c) { c.max_json_depth = n; });
+    impl_->update("max_json_depth", [&](tern::config& c) { c.limits.max_json_depth = n; });
     return *this;
 }
 
 app& app::stream_buffer_size(std::size_t bytes) {
-    impl_->update("stream_buffer_size", [&](tern::config& c) { c.stream_buffer_size = bytes; });
+    impl_->update("stream_buffer_size", [&](tern::config& c) { c.streams.buffer_size = bytes; });
     return *this;
 }
 
 app& app::max_stream_buffer(std::size_t bytes) {
-    impl_->update("max_stream_buffer", [&](tern::config& c) { c.max_stream_buffer = bytes; });
+    impl_->update("max_stream_buffer", [&](tern::config& c) { c.streams.max_buffer = bytes; });
     return *this;
 }
 
 app& app::sse_keep_alive(std::chrono::milliseconds interval) {
-    impl_->update("sse_keep_alive", [&](tern::config& c) { c.sse_keep_alive = interval; });
+    impl_->update("sse_keep_alive", [&](tern::config& c) { c.streams.sse_keep_alive = interval; });
     return *this;
 }
 
 app& app::ws_max_message_size(std::size_t bytes) {
-    impl_->update("ws_max_message_size", [&](tern::config& c) { c.ws_max_message_size = bytes; });
+    impl_->update("ws_max_message_size",
+                  [&](tern::config& c) { c.websocket.max_message_size = bytes; });
     return *this;
 }
 
 app& app::ws_ping_interval(std::chrono::milliseconds interval) {
-    impl_->update("ws_ping_interval", [&](tern::config& c) { c.ws_ping_interval = interval; });
+    impl_->update("ws_ping_interval",
+                  [&](tern::config& c) { c.websocket.ping_interval = interval; });
     return *this;
 }
 
 app& app::ws_compression(bool on) {
-    impl_->update("ws_compression", [&](tern::config& c) { c.ws_compression = on; });
+    impl_->update("ws_compression", [&](tern::config& c) { c.websocket.compression = on; });
     return *this;
 }
 
 app& app::http2(bool on) {
-    impl_->update("http2", [&](tern::config& c) { c.http2 = on; });
+    impl_->update("http2", [&](tern::config& c) { c.http2.enabled = on; });
     return *this;
 }
 
@@ -355,22 +368,23 @@ app& app::proxy_protocol(bool on) {
 
 app& app::h2_max_concurrent_streams(std::uint32_t streams) {
     impl_->update("h2_max_concurrent_streams",
-                  [&](tern::config& c) { c.h2_max_concurrent_streams = streams; });
+                  [&](tern::config& c) { c.http2.max_concurrent_streams = streams; });
     return *this;
 }
 
 app& app::h2_max_unsent(std::size_t bytes) {
-    impl_->update("h2_max_unsent", [&](tern::config& c) { c.h2_max_unsent = bytes; });
+    impl_->update("h2_max_unsent", [&](tern::config& c) { c.http2.max_unsent = bytes; });
     return *this;
 }
 
 app& app::h2_max_open_files(std::size_t files) {
-    impl_->update("h2_max_open_files", [&](tern::config& c) { c.h2_max_open_files = files; });
+    impl_->update("h2_max_open_files", [&](tern::config& c) { c.http2.max_open_files = files; });
     return *this;
 }
 
 app& app::h2_max_spooled_bytes(std::uint64_t bytes) {
-    impl_->update("h2_max_spooled_bytes", [&](tern::config& c) { c.h2_max_spooled_bytes = bytes; });
+    impl_->update("h2_max_spooled_bytes",
+                  [&](tern::config& c) { c.http2.max_spooled_bytes = bytes; });
     return *this;
 }
 

@@ -25,12 +25,12 @@ void app::impl::settle() {
 std::unique_ptr<detail::loop_state> app::impl::make_loop_state() {
     auto state = std::make_unique<loop_state>();
     auto& env = state->env;
-    env.max_upload_file_size = settings.max_upload_file_size;
-    env.max_json_size = settings.max_json_size;
-    env.max_json_depth = settings.max_json_depth;
-    env.stream_buffer_size = settings.stream_buffer_size;
-    env.max_stream_buffer = settings.max_stream_buffer;
-    env.sse_keep_alive = settings.sse_keep_alive;
+    env.max_upload_file_size = settings.limits.max_upload_file_size;
+    env.max_json_size = settings.limits.max_json_size;
+    env.max_json_depth = settings.limits.max_json_depth;
+    env.stream_buffer_size = settings.streams.buffer_size;
+    env.max_stream_buffer = settings.streams.max_buffer;
+    env.sse_keep_alive = settings.streams.sse_keep_alive;
     env.settings = &settings;
     env.pool = pool.get();
     env.sessions = pipeline.sessions.get();
@@ -96,13 +96,13 @@ void app::impl::handle(detail::request& req, detail::response& res, std::string_
 }
 
 std::size_t app::impl::body_limit(const detail::request& head) const noexcept {
-    if (!has_body_limits) return settings.max_body_size;
+    if (!has_body_limits) return settings.limits.max_body_size;
     std::vector<detail::path_param> params;
     const auto found = pipeline.routes.find(head.method, head.path, params);
     if (found.result == detail::router::outcome::found && found.body_limit != 0) {
         return found.body_limit;
     }
-    return settings.max_body_size;
+    return settings.limits.max_body_size;
 }
 
 void app::impl::handle_failure(detail::request& req, int status, std::string_view message,

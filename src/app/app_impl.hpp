@@ -44,7 +44,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     // Runs tern::blocking handlers; made at start() when some route has one, reset after
     // the workers are joined (they wait for every handler they handed to it).
     std::unique_ptr<detail::blocking_pool> pool;
-    // A stop that returned while blocking handlers still ran (past drain_timeout): the
+    // A stop that returned while blocking handlers still ran (past timeouts.drain): the
     // server, whose loops wait for those handlers' answers, and their pool. settle() waits
     // for them and lets them go.
     std::shared_ptr<detail::server> retired_server;

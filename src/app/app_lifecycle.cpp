@@ -73,7 +73,7 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
                    : std::make_unique<detail::cookie_signer>(cfg.cookie_secret);
     if (impl_->has_blocking_routes && !impl_->pool) {
         impl_->pool = std::make_unique<detail::blocking_pool>(
-            cfg.blocking_threads, cfg.max_blocking_queue, cfg.max_blocking_wait);
+            cfg.blocking.threads, cfg.blocking.max_queue, cfg.blocking.max_wait);
     }
     {
         std::lock_guard meters_lock(impl_->meters_mutex);
@@ -101,7 +101,7 @@ void app::stop() {
     bool handlers_left = false;
     {
         std::lock_guard lock(impl_->join_mutex);
-        // The connections are closed after at most about drain_timeout; a blocking handler
+        // The connections are closed after at most about timeouts.drain; a blocking handler
         // cannot be interrupted, so one still running then is left to return on its own.
         handlers_left = s->wait_drained();
         if (!handlers_left) s->join();

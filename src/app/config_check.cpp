@@ -48,30 +48,31 @@ void not_negative(std::vector<std::string>& faults, std::chrono::milliseconds va
 
 std::vector<std::string> config_faults(const config& c) {
     std::vector<std::string> faults;
-    at_least(faults, c.blocking_threads, 1, "blocking_threads");
-    at_least(faults, c.max_blocking_queue, 1, "max_blocking_queue");
-    not_negative(faults, c.max_blocking_wait, "max_blocking_wait");
-    at_least(faults, c.max_concurrent_connections, 1, "max_concurrent_connections");
-    at_least(faults, c.max_header_count, 1, "max_header_count");
-    at_least(faults, c.max_header_size, 1, "max_header_size");
-    at_least(faults, c.max_line_size, 16, "max_line_size");
-    not_negative(faults, c.first_byte_timeout, "first_byte_timeout");
-    not_negative(faults, c.header_timeout, "header_timeout");
-    not_negative(faults, c.body_idle_timeout, "body_idle_timeout");
-    not_negative(faults, c.keep_alive_timeout, "keep_alive_timeout");
-    not_negative(faults, c.write_timeout, "write_timeout");
-    not_negative(faults, c.drain_timeout, "drain_timeout");
-    at_least(faults, c.max_json_size, 1, "max_json_size");
-    at_least(faults, c.max_json_depth, 1, "max_json_depth");
-    at_least(faults, c.stream_buffer_size, 1, "stream_buffer_size");
-    at_least(faults, c.max_stream_buffer, c.stream_buffer_size, "max_stream_buffer");
-    not_negative(faults, c.sse_keep_alive, "sse_keep_alive");
-    at_least(faults, c.ws_max_message_size, 1, "ws_max_message_size");
-    not_negative(faults, c.ws_ping_interval, "ws_ping_interval");
-    at_least(faults, std::size_t{c.h2_max_concurrent_streams}, 1, "h2_max_concurrent_streams");
-    at_least(faults, c.h2_max_unsent, 1, "h2_max_unsent");
-    at_least(faults, c.h2_max_open_files, 1, "h2_max_open_files");
-    at_least(faults, c.h2_max_spooled_bytes, 1, "h2_max_spooled_bytes");
+    at_least(faults, c.blocking.threads, 1, "blocking.threads");
+    at_least(faults, c.blocking.max_queue, 1, "blocking.max_queue");
+    not_negative(faults, c.blocking.max_wait, "blocking.max_wait");
+    at_least(faults, c.limits.max_concurrent_connections, 1, "limits.max_concurrent_connections");
+    at_least(faults, c.limits.max_header_count, 1, "limits.max_header_count");
+    at_least(faults, c.limits.max_header_size, 1, "limits.max_header_size");
+    at_least(faults, c.limits.max_line_size, 16, "limits.max_line_size");
+    not_negative(faults, c.timeouts.first_byte, "timeouts.first_byte");
+    not_negative(faults, c.timeouts.header, "timeouts.header");
+    not_negative(faults, c.timeouts.body_idle, "timeouts.body_idle");
+    not_negative(faults, c.timeouts.keep_alive, "timeouts.keep_alive");
+    not_negative(faults, c.timeouts.write, "timeouts.write");
+    not_negative(faults, c.timeouts.drain, "timeouts.drain");
+    at_least(faults, c.limits.max_json_size, 1, "limits.max_json_size");
+    at_least(faults, c.limits.max_json_depth, 1, "limits.max_json_depth");
+    at_least(faults, c.streams.buffer_size, 1, "streams.buffer_size");
+    at_least(faults, c.streams.max_buffer, c.streams.buffer_size, "streams.max_buffer");
+    not_negative(faults, c.streams.sse_keep_alive, "streams.sse_keep_alive");
+    at_least(faults, c.websocket.max_message_size, 1, "websocket.max_message_size");
+    not_negative(faults, c.websocket.ping_interval, "websocket.ping_interval");
+    at_least(faults, std::size_t{c.http2.max_concurrent_streams}, 1,
+             "http2.max_concurrent_streams");
+    at_least(faults, c.http2.max_unsent, 1, "http2.max_unsent");
+    at_least(faults, c.http2.max_open_files, 1, "http2.max_open_files");
+    at_least(faults, c.http2.max_spooled_bytes, 1, "http2.max_spooled_bytes");
     for (const auto& files : c.static_files) {
         if (files.directory.empty()) faults.emplace_back("static_files needs a directory");
         if (files.hosted_path.empty() || files.hosted_path.front() != '/') {

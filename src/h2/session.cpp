@@ -213,13 +213,13 @@ struct callback_table {
 h2_session::h2_session(protocol_host& host, h2_peer peer)
     : host_(host),
       peer_(std::move(peer)),
-      guard_(host.settings().h2_max_concurrent_streams),
-      order_(2 * std::size_t{host.settings().h2_max_concurrent_streams}),
+      guard_(host.settings().http2.max_concurrent_streams),
+      order_(2 * std::size_t{host.settings().http2.max_concurrent_streams}),
       idle_since_(clock::now()) {
     const auto& cfg = host.settings();
-    head_limits_.max_header_count = cfg.max_header_count;
-    head_limits_.max_header_size = cfg.max_header_size;
-    head_limits_.max_line_size = cfg.max_line_size;
+    head_limits_.max_header_count = cfg.limits.max_header_count;
+    head_limits_.max_header_size = cfg.limits.max_header_size;
+    head_limits_.max_line_size = cfg.limits.max_line_size;
 
     static const callback_table table;
     nghttp2_option* options = nullptr;
@@ -230,11 +230,12 @@ h2_session::h2_session(protocol_host& host, h2_peer peer)
     if (made != 0) throw std::bad_alloc();
 
     // The server's SETTINGS, the first frame it sends (RFC 9113 3.4).
-    const auto header_list = static_cast<std::uint32_t>(std::min<std::size_t>(
-        cfg.max_header_size + cfg.max_line_size, std::numeric_limits<std::uint32_t>::max()));
+    const auto header_list = static_cast<std::uint32_t>(
+        std::min<std::size_t>(cfg.limits.max_header_size + cfg.limits.max_line_size,
+                              std::numeric_limits<std::uint32_t>::max()));
     header_block_cut_ = 2 * std::size_t{header_list};
     const std::array<nghttp2_settings_entry, 3> settings = {{
-        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, cfg.h2_max_concurrent_streams},
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, cfg.http2.max_concurrent_streams},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, header_list},
         {NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, hpack_table_size},
     }};
@@ -325,7 +326,7 @@ void h2_session::want_write() noexcept {
 
 void h2_session::count_answer() {
     ++answered_;
-    const auto limit = host_.settings().max_requests_per_connection;
+    const auto limit = host_.settings().limits.max_requests_per_connection;
     if (limit != 0 && answered_ >= limit && !going_away_) go_away(NGHTTP2_NO_ERROR);
 }
 
@@ -390,13 +391,13 @@ void h2_session::bury(std::int32_t id) noexcept {
 std::chrono::milliseconds h2_session::idle_interval() const noexcept {
     const auto now = clock::now();
     auto next = clock::time_point::max();
-    if (streams_.empty()) next = idle_since_ + host_.settings().keep_alive_timeout;
+    if (streams_.empty()) next = idle_since_ + host_.settings().timeouts.keep_alive;
     for (const auto& [id, stream] : streams_) next = std::min(next, stream->next_deadline());
     next = std::min(next, send_rate_deadline());
     if (shutdown_notice_at_ != clock::time_point{} && !going_away_) {
         next = std::min(next, shutdown_notice_at_ + shutdown_notice_wait);
     }
-    if (next == clock::time_point::max()) return host_.settings().keep_alive_timeout;
+    if (next == clock::time_point::max()) return host_.settings().timeouts.keep_alive;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(next - now);
     return std::max(left, std::chrono::milliseconds(1));
 }
@@ -417,9 +418,9 @@ void h2_session::check_deadlines(clock::time_point now) {
         now >= shutdown_notice_at_ + shutdown_notice_wait) {
         finish_shutdown();
     }
-    // No stream for keep_alive_timeout: the client is told and the connection ends.
+    // No stream for timeouts.keep_alive: the client is told and the connection ends.
     if (streams_.empty() && !going_away_ &&
-        now >= idle_since_ + host_.settings().keep_alive_timeout) {
+        now >= idle_since_ + host_.settings().timeouts.keep_alive) {
         go_away(NGHTTP2_NO_ERROR);
         return;
     }
@@ -429,7 +430,7 @@ void h2_session::check_deadlines(clock::time_point now) {
     for (auto& [id, stream] : streams_) streams.push_back(stream);
     for (auto& stream : streams) {
         if (!stream->check(now)) {
-            // A header block that did not complete within header_timeout.
+            // A header block that did not complete within timeouts.header.
             nghttp2_session_terminate_session(session_, NGHTTP2_NO_ERROR);
             going_away_ = true;
             return;

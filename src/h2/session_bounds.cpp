@@ -37,7 +37,7 @@ void h2_session::admit() {
         // A connection that holds nothing always runs its next stream, so the bounds never
         // stop a connection altogether.
         const bool holds = unsent != 0 || files != 0;
-        if (holds && (unsent >= cfg.h2_max_unsent || files >= cfg.h2_max_open_files)) break;
+        if (holds && (unsent >= cfg.http2.max_unsent || files >= cfg.http2.max_open_files)) break;
         if (host_.short_of_descriptors()) {
             nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream->id(),
                                       NGHTTP2_REFUSED_STREAM);
@@ -55,7 +55,7 @@ bool h2_session::may_open_file() {
     for (const auto& [id, stream] : streams_) {
         if (stream->holds_file()) ++files;
     }
-    return files < host_.settings().h2_max_open_files && !host_.short_of_descriptors();
+    return files < host_.settings().http2.max_open_files && !host_.short_of_descriptors();
 }
 
 bool h2_session::may_spool(const h2_stream& stream, std::uint64_t bytes) const {
@@ -65,7 +65,7 @@ bool h2_session::may_spool(const h2_stream& stream, std::uint64_t bytes) const {
     }
     // The connection's only spooled body is bounded by its body limit alone, as over
     // HTTP/1.1; beside others, all of them by h2_max_spooled_bytes.
-    return others == 0 || others + bytes <= host_.settings().h2_max_spooled_bytes;
+    return others == 0 || others + bytes <= host_.settings().http2.max_spooled_bytes;
 }
 
 bool h2_session::pull_frames(std::string& out, std::size_t max) {
@@ -85,20 +85,20 @@ bool h2_session::pull_frames(std::string& out, std::size_t max) {
 void h2_session::check_send_rate(clock::time_point now) {
     if (broken_ || ended_) return;
     // Some stream has bytes to send and only the connection's window holds it back: the
-    // connection must send h2_min_send_progress bytes of DATA within write_timeout (or be
+    // connection must send http2.min_send_progress bytes of DATA within timeouts.write (or be
     // granted that much window), else it ends. A stream whose own window is shut is reset
     // by its own check, which ran first.
     const auto& cfg = host_.settings();
     bool waits = false;
     for (const auto& [id, stream] : streams_) waits = waits || stream->wants_window();
     const auto window = nghttp2_session_get_remote_window_size(session_);
-    if (!waits || window >= static_cast<std::int64_t>(cfg.h2_min_send_progress)) {
+    if (!waits || window >= static_cast<std::int64_t>(cfg.http2.min_send_progress)) {
         window_stalled_since_ = clock::time_point{};
     } else if (window_stalled_since_ == clock::time_point{} ||
-               data_sent_ - window_stalled_sent_ >= cfg.h2_min_send_progress) {
+               data_sent_ - window_stalled_sent_ >= cfg.http2.min_send_progress) {
         window_stalled_since_ = now;
         window_stalled_sent_ = data_sent_;
-    } else if (now >= window_stalled_since_ + cfg.write_timeout && !going_away_) {
+    } else if (now >= window_stalled_since_ + cfg.timeouts.write && !going_away_) {
         nghttp2_session_terminate_session(session_, NGHTTP2_ENHANCE_YOUR_CALM);
         going_away_ = true;
     }
@@ -108,7 +108,7 @@ h2_session::clock::time_point h2_session::send_rate_deadline() const noexcept {
     if (window_stalled_since_ == clock::time_point{} || going_away_) {
         return clock::time_point::max();
     }
-    return window_stalled_since_ + host_.settings().write_timeout;
+    return window_stalled_since_ + host_.settings().timeouts.write;
 }
 
 }  // namespace tern::detail

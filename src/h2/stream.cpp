@@ -379,10 +379,10 @@ void h2_stream::wake() {
 h2_stream::clock::time_point h2_stream::next_deadline() const noexcept {
     const auto& cfg = host_->settings();
     if (closed_) return clock::time_point::max();
-    if (!head_done_) return begun_ + cfg.header_timeout;
-    if (!request_ended_ && !refused_ && !answered_) return last_read_ + cfg.body_idle_timeout;
+    if (!head_done_) return begun_ + cfg.timeouts.header;
+    if (!request_ended_ && !refused_ && !answered_) return last_read_ + cfg.timeouts.body_idle;
     if (sending_ && !source_waits_ && stalled_since_ != clock::time_point{}) {
-        return stalled_since_ + cfg.write_timeout;
+        return stalled_since_ + cfg.timeouts.write;
     }
     if (sending_ && source_waits_ && source_) {
         const auto idle = source_->idle_interval();
@@ -394,26 +394,26 @@ h2_stream::clock::time_point h2_stream::next_deadline() const noexcept {
 bool h2_stream::check(clock::time_point now) {
     if (closed_ || session_ == nullptr) return true;
     const auto& cfg = host_->settings();
-    if (!head_done_) return now < begun_ + cfg.header_timeout;
-    if (!request_ended_ && !refused_ && !answered_ && now >= last_read_ + cfg.body_idle_timeout) {
+    if (!head_done_) return now < begun_ + cfg.timeouts.header;
+    if (!request_ended_ && !refused_ && !answered_ && now >= last_read_ + cfg.timeouts.body_idle) {
         refuse(408);  // RFC 9110 15.5.9, as over HTTP/1
         return true;
     }
     if (sending_ && !source_waits_) {
         // The stream's own flow-control window holds it back (the connection's window is
         // the session's to watch). A minimum rate, not "any progress": once stalled, the
-        // stream must send h2_min_send_progress bytes within write_timeout, or be granted
+        // stream must send http2.min_send_progress bytes within timeouts.write, or be granted
         // that much window, else it is reset. So a window opened a byte at a time (each byte
-        // progress) ends within 2 x write_timeout of the trickle's start.
+        // progress) ends within 2 x timeouts.write of the trickle's start.
         const auto window = nghttp2_session_get_stream_remote_window_size(session_->raw(), id_);
-        const auto need = static_cast<std::int64_t>(cfg.h2_min_send_progress);
+        const auto need = static_cast<std::int64_t>(cfg.http2.min_send_progress);
         if (window >= need) {
             stalled_since_ = clock::time_point{};
         } else if (stalled_since_ == clock::time_point{} ||
-                   progress_ - stalled_progress_ >= cfg.h2_min_send_progress) {
+                   progress_ - stalled_progress_ >= cfg.http2.min_send_progress) {
             stalled_since_ = now;
             stalled_progress_ = progress_;
-        } else if (now >= stalled_since_ + cfg.write_timeout) {
+        } else if (now >= stalled_since_ + cfg.timeouts.write) {
             reset(NGHTTP2_CANCEL);
         }
         return true;

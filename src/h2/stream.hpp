@@ -116,7 +116,7 @@ private:
     clock::time_point last_read_;
     clock::time_point last_sent_;
     // The client's window holds the response back: since when, and the bytes sent by then
-    // (the stream must send h2_min_send_progress within write_timeout to restart the clock).
+    // (the stream must send http2.min_send_progress within timeouts.write to restart the clock).
     clock::time_point stalled_since_{};
     std::uint64_t stalled_progress_ = 0;
     std::uint64_t progress_ = 0;  // body bytes handed to nghttp2 so far

@@ -27,8 +27,8 @@ enum class error {
     method_not_supported,      ///< CONNECT: tern is not a proxy (501)
     unknown_method,            ///< a method token llhttp does not know (501)
     version_not_supported,     ///< HTTP major version other than 1, or HTTP/2 preface (505)
-    header_timeout,            ///< headers not complete within header_timeout (408)
-    body_timeout,              ///< body stalled longer than body_idle_timeout (408)
+    header_timeout,            ///< headers not complete within timeouts.header (408)
+    body_timeout,              ///< body stalled longer than timeouts.body_idle (408)
     body_spool_failed,         ///< a large body could not be written to its temporary file (500)
     body_spool_full,           ///< the spool quota cannot hold a large body now (503)
 };

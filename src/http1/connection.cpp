@@ -74,7 +74,7 @@ void http1_connection::stop_when_idle() {
         if (served_ != 0 || io_->secure()) {
             close();
         } else {
-            io_->set_deadline(std::min<clock::duration>(host_.settings().first_byte_timeout,
+            io_->set_deadline(std::min<clock::duration>(host_.settings().timeouts.first_byte,
                                                         first_request_wait_at_stop),
                               deadline_kind::idle);
         }
@@ -216,9 +216,9 @@ void http1_connection::set_read_deadline() {
     // Between requests the current deadline stands (keep-alive idle or first byte).
     const auto& cfg = host_.settings();
     if (parser_.reading_body()) {
-        io_->set_deadline(cfg.body_idle_timeout, deadline_kind::body);
+        io_->set_deadline(cfg.timeouts.body_idle, deadline_kind::body);
     } else if (parser_.in_progress()) {
-        io_->set_deadline_at(head_started_ + cfg.header_timeout, deadline_kind::header);
+        io_->set_deadline_at(head_started_ + cfg.timeouts.header, deadline_kind::header);
     }
 }
 
@@ -237,7 +237,7 @@ void http1_connection::answer(request& req) {
 }
 
 void http1_connection::finish_answer(request& req) {
-    const auto limit = host_.settings().max_requests_per_connection;
+    const auto limit = host_.settings().limits.max_requests_per_connection;
     const bool close = !req.keep_alive || response_.close || host_.closing_connections() ||
                        (limit != 0 && served_ >= limit);
     if (response_.upgrade && response_.status == 101) {

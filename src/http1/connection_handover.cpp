@@ -32,7 +32,8 @@ bool http1_connection::h2_preface_arrived() const noexcept {
     // The preface must open the connection; a shorter first read that matches its start is
     // taken too (the session checks the rest). Not on the listener that redirects to HTTPS.
     constexpr std::size_t enough = 4;  // "PRI ": no HTTP/1 request of tern's starts so
-    if (redirect_port_ != 0 || io_->secure() || !host_.settings().http2 || input_.size() < enough) {
+    if (redirect_port_ != 0 || io_->secure() || !host_.settings().http2.enabled ||
+        input_.size() < enough) {
         return false;
     }
     const std::size_t n = std::min(input_.size(), h2_preface.size());

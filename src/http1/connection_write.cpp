@@ -62,7 +62,7 @@ void http1_connection::after_write() {
     }
     // A request may be in progress: one whose headers were followed by 100 Continue, or a
     // pipelined one that began in the last read. Its own deadline runs, not keep-alive.
-    io_->set_deadline(host_.settings().keep_alive_timeout, deadline_kind::idle);
+    io_->set_deadline(host_.settings().timeouts.keep_alive, deadline_kind::idle);
     set_read_deadline();
     phase_ = phase::reading;
     read();

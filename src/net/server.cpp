@@ -37,14 +37,14 @@ thread_local const void* current_server = nullptr;
 
 parser_limits limits_of(const config& c, const body_planner& planner) {
     parser_limits l;
-    l.max_body_size = c.max_body_size;
+    l.max_body_size = c.limits.max_body_size;
     l.planner = &planner;
-    l.spool_body_above = c.spool_body_above;
-    l.spool_directory = c.spool_directory;
-    l.max_header_count = c.max_header_count;
-    l.max_header_size = c.max_header_size;
-    l.max_line_size = c.max_line_size;
-    l.max_empty_lines = c.max_empty_lines;
+    l.spool_body_above = c.spool.body_above;
+    l.spool_directory = c.spool.directory;
+    l.max_header_count = c.limits.max_header_count;
+    l.max_header_size = c.limits.max_header_size;
+    l.max_line_size = c.limits.max_line_size;
+    l.max_empty_lines = c.limits.max_empty_lines;
     return l;
 }
 
@@ -202,7 +202,7 @@ struct server::impl {
 
     impl(const config& settings, request_handler& handler, protocol_opener open)
         : shared{settings, limits_of(settings, handler), handler, open} {
-        shared.spool_space = std::make_shared<spool_quota>(settings.max_spooled_bytes);
+        shared.spool_space = std::make_shared<spool_quota>(settings.spool.max_bytes);
         shared.limits.spool_space = shared.spool_space.get();
     }
 };
@@ -252,7 +252,7 @@ void server::start_fd(int fd) {
         throw std::invalid_argument(
             "tern: tls http_port has no address to bind beside a Unix socket");
     }
-    if (tls) s.shared.tls = tls_context::build(*tls, s.shared.settings.http2);
+    if (tls) s.shared.tls = tls_context::build(*tls, s.shared.settings.http2.enabled);
     const unsigned n = thread_count();
     for (unsigned i = 0; i < n; ++i) {
         auto w = std::make_unique<worker>(s.shared);
@@ -281,7 +281,7 @@ void server::start(const std::string& host, std::uint16_t port) {
     asio::ip::tcp::endpoint endpoint(resolve_host(host), port);
     // The certificates are loaded before anything binds: a bad file is an error at start.
     if (s.shared.settings.tls)
-        s.shared.tls = tls_context::build(*s.shared.settings.tls, s.shared.settings.http2);
+        s.shared.tls = tls_context::build(*s.shared.settings.tls, s.shared.settings.http2.enabled);
     if (port != 0) refuse_port_in_use(endpoint);
     // With HTTPS, a plain-HTTP listener beside it when asked for (tls_config::http_port).
     auto plain = plain_listener_beside(s.shared.settings, endpoint);
@@ -373,7 +373,7 @@ void server::reload_tls() {
     // thread, for the connections it accepts from then on. Connections already open keep
     // the certificates they started with.
     std::shared_ptr<const tls_context> fresh =
-        tls_context::build(*s.shared.settings.tls, s.shared.settings.http2);
+        tls_context::build(*s.shared.settings.tls, s.shared.settings.http2.enabled);
     for (auto& w : s.workers) {
         w->door()->post([w = w.get(), fresh] { w->set_tls(fresh); });
     }

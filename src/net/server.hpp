@@ -48,7 +48,7 @@ public:
     /// With TLS, SIGHUP meanwhile reloads the certificates (a failure is logged).
     void wait_for_stop_signal();
     /// After `begin_stop`: waits until every worker has closed its connections (the drain,
-    /// at most about drain_timeout). True when some worker still waits for a blocking
+    /// at most about timeouts.drain). True when some worker still waits for a blocking
     /// handler that outlived the drain: its thread ends when the handler returns. Not from a
     /// worker thread.
     bool wait_drained();

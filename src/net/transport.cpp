@@ -19,7 +19,7 @@
 namespace tern::detail {
 
 transport::transport(asio::ip::tcp::socket socket, worker& owner)
-    : owner_(owner), write_timeout_(owner.settings().write_timeout) {
+    : owner_(owner), write_timeout_(owner.settings().timeouts.write) {
     read_buffer_ = owner.read_buffer();
     std::error_code ec;
     socket.set_option(asio::ip::tcp::no_delay(true), ec);
@@ -56,7 +56,7 @@ void transport::start(std::shared_ptr<const tls_context> tls, std::uint16_t redi
     }
     // A client that connects and sends nothing is closed without an answer.
     accepted_at_ = clock::now();
-    set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+    set_deadline(owner_.settings().timeouts.first_byte, deadline_kind::idle);
     tls_context_ = std::move(tls);
     opening_ = true;
     if (owner_.settings().proxy_protocol) {
@@ -81,7 +81,7 @@ void transport::refuse() {
 void transport::opened(std::string_view alpn) {
     opening_ = false;
     // The first request has a new connection's deadlines, from here.
-    set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+    set_deadline(owner_.settings().timeouts.first_byte, deadline_kind::idle);
     open_protocol(opening::mode::serve, alpn);
 }
 

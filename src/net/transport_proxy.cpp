@@ -19,7 +19,7 @@ void transport::read_proxy_header() { when_ready(ready::read, &transport::on_pro
 void transport::on_proxy_bytes() {
     if (!opening_ || closed_) return;
     // The whole header has the header deadline, counted from the accept.
-    set_deadline_at(accepted_at_ + owner_.settings().header_timeout, deadline_kind::handshake);
+    set_deadline_at(accepted_at_ + owner_.settings().timeouts.header, deadline_kind::handshake);
     std::array<char, max_proxy_header> peeked;
     const auto room = max_proxy_header - proxy_bytes_.size();
     const auto n = ::recv(socket_.get(), peeked.data(), room, MSG_PEEK);
@@ -60,7 +60,7 @@ void transport::on_proxy_bytes() {
     std::string().swap(proxy_bytes_);
     if (tls_context_) {
         // The first-byte deadline again, for the hello (as on a connection without PROXY).
-        set_deadline(owner_.settings().first_byte_timeout, deadline_kind::idle);
+        set_deadline(owner_.settings().timeouts.first_byte, deadline_kind::idle);
         start_handshake();
         return;
     }

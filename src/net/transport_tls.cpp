@@ -37,7 +37,7 @@ void transport::hello_arrived() {
     if (!opening_) return;
     // From now on the whole handshake has the header deadline, counted from the accept (a
     // trickled hello ends there).
-    set_deadline_at(accepted_at_ + owner_.settings().header_timeout, deadline_kind::handshake);
+    set_deadline_at(accepted_at_ + owner_.settings().timeouts.header, deadline_kind::handshake);
     if (!owner_.take_handshake_slot()) {
         open_failed(false);  // over max_handshakes: counted as refused
         return;

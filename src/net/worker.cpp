@@ -373,7 +373,7 @@ void worker::accepted(listener& l, asio::ip::tcp::socket socket) {
     const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
     // Over the connection cap, or holding one of the last descriptors (the reserve left
     // for the work in progress): refused with an answer rather than left unaccepted.
-    if (open >= shared_.settings.max_concurrent_connections || fd >= fd_short_at_) {
+    if (open >= shared_.settings.limits.max_concurrent_connections || fd >= fd_short_at_) {
         shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
         bump(refused_);
         // A 503 in plain text means nothing to a TLS client, and a handshake to say it
@@ -447,7 +447,7 @@ void worker::stop() {
         report_drained();
         return;
     }
-    drain_timer_.expires_after(shared_.settings.drain_timeout);
+    drain_timer_.expires_after(shared_.settings.timeouts.drain);
     drain_timer_.async_wait([this](std::error_code) {
         const std::vector<transport*> left(connections_.begin(), connections_.end());
         for (auto* c : left) c->close();

@@ -66,7 +66,7 @@ bool stream_source::cut_locked() noexcept {
     pending_at_ = 0;
     // Always a wake-up of its own: one still pending may have reached the transport during
     // a write, where it waits for the pull after the write, and a peer that never reads
-    // would keep the cut-off from it until write_timeout.
+    // would keep the cut-off from it until timeouts.write.
     if (!attached_) return false;
     wake_posted_ = true;
     return true;

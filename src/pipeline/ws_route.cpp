@@ -19,10 +19,10 @@ namespace {
 
 ws_settings settings_of(const tern::config& c) {
     ws_settings s;
-    s.max_message = c.ws_max_message_size;
-    s.ping_interval = c.ws_ping_interval;
-    s.mark = c.stream_buffer_size;
-    s.limit = c.max_stream_buffer;
+    s.max_message = c.websocket.max_message_size;
+    s.ping_interval = c.websocket.ping_interval;
+    s.mark = c.streams.buffer_size;
+    s.limit = c.streams.max_buffer;
     return s;
 }
 
@@ -40,7 +40,8 @@ handler ws_route(std::shared_ptr<const ws_handlers::parts> route) {
                 throw http_error(403, "origin not allowed");
             }
         }
-        const bool compression = ex.env.settings != nullptr && ex.env.settings->ws_compression;
+        const bool compression =
+            ex.env.settings != nullptr && ex.env.settings->websocket.compression;
         const auto hs = ws::check_upgrade(ex.req, {route->subprotocols, compression, false});
         if (hs.status != 101) {
             // Answered as tern's own errors are (app.error(status), JSON for JSON clients),

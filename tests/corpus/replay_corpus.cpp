@@ -337,11 +337,11 @@ int main(int argc, char** argv) {
 
     tern::config cfg;
     cfg.threads = 2;
-    cfg.max_body_size = 4096;
-    cfg.max_header_count = 50;
-    cfg.max_header_size = 4096;
-    cfg.max_line_size = 4096;
-    cfg.max_empty_lines = 3;
+    cfg.limits.max_body_size = 4096;
+    cfg.limits.max_header_count = 50;
+    cfg.limits.max_header_size = 4096;
+    cfg.limits.max_line_size = 4096;
+    cfg.limits.max_empty_lines = 3;
     tern::app app(cfg);
     add_routes(app);
     app.start("127.0.0.1", 0);

@@ -5,6 +5,7 @@ Reads README.md and docs/*.md for
 
     config::NAME, X_config::NAME     a member of struct config / X_config
     cfg.NAME                          a member of struct config (code blocks use `cfg`)
+    cfg.GROUP.NAME                    a member of the struct of config's member GROUP
     app.NAME(                         a member function of class app
     ctx.NAME(                         a member function of class context
 
@@ -38,13 +39,22 @@ def has_member(body, name):
     return re.search(r"\b" + re.escape(name) + r"\b\s*(=|;|\{|\(|\[)", body) is not None
 
 
+def member_type(body, name):
+    """The declared type of member `name` in a struct body ("limits_config"), or None."""
+    m = re.search(r"([\w:<>]+)\s+" + re.escape(name) + r"\s*(=|;|\{)", body)
+    return m.group(1).split("::")[-1] if m else None
+
+
 def main(root):
     root = pathlib.Path(root)
     headers = [p.read_text() for p in sorted((root / "include" / "tern").glob("**/*.hpp"))]
     bodies = class_bodies(headers)
     checks = [
         (re.compile(r"\b(config|[a-z_]+_config)::([a-z_][a-z0-9_]*)\b"), lambda m: (m.group(1), m.group(2))),
-        (re.compile(r"\bcfg\.([a-z_][a-z0-9_]*)\b"), lambda m: ("config", m.group(1))),
+        (re.compile(r"\bcfg\.([a-z_][a-z0-9_]*)\b(?!\.)"), lambda m: ("config", m.group(1))),
+        (re.compile(r"\bcfg\.([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\b"),
+         lambda m: (member_type(bodies.get("config", ""), m.group(1)) or f"config::{m.group(1)}",
+                    m.group(2))),
         (re.compile(r"\bapp\.([a-z_][a-z0-9_]*)\("), lambda m: ("app", m.group(1))),
         (re.compile(r"\bctx\.([a-z_][a-z0-9_]*)\("), lambda m: ("context", m.group(1))),
     ]

@@ -98,11 +98,15 @@ app.listen(443);
 
 namespace docs_limits {
 void snippets() {
-tern::config cfg;
-cfg.header_timeout = std::chrono::seconds(5);
-cfg.keep_alive_timeout = std::chrono::seconds(15);
-tern::app app(cfg);
+using namespace std::chrono_literals;
+tern::app app;
+app.timeouts({.header = 5s, .keep_alive = 15s});
 app.max_body_size(1024 * 1024);
+// or, as plain data:
+tern::config cfg;
+cfg.timeouts.header = std::chrono::seconds(5);
+cfg.limits.max_body_size = 1024 * 1024;
+tern::app configured(cfg);
 }
 }  // namespace docs_limits
 
@@ -188,7 +192,7 @@ app.stop();  // drains as listen() would, then returns
 }
 void drain() {
 tern::config cfg;
-cfg.drain_timeout = std::chrono::seconds(30);  // e.g. for long uploads
+cfg.timeouts.drain = std::chrono::seconds(30);  // e.g. for long uploads
 tern::app app(cfg);
 }
 void from_a_handler(tern::app& app) {

@@ -249,7 +249,7 @@ TEST_CASE(
     std::promise<void> started;
     std::atomic<bool> finished{false};
     tern::config cfg = test_config();
-    cfg.drain_timeout = std::chrono::milliseconds(200);
+    cfg.timeouts.drain = std::chrono::milliseconds(200);
     test_server server(
         [&](tern::app& app) {
             app.get("/slow", tern::blocking([&](tern::context& ctx) {

@@ -39,7 +39,7 @@ private:
 tern::config one_of_each() {
     tern::config cfg = test_config();
     cfg.threads = 1;
-    cfg.blocking_threads = 1;
+    cfg.blocking.threads = 1;
     return cfg;
 }
 
@@ -92,7 +92,7 @@ TEST_CASE("connections of departed clients no longer count against max_concurren
           "[wire][blocking][limits]") {
     slow_route slow;
     tern::config cfg = one_of_each();
-    cfg.max_concurrent_connections = 4;
+    cfg.limits.max_concurrent_connections = 4;
     test_server server([&](tern::app& app) { slow.add_to(app); }, cfg);
     raw_client holder = server.client();
     holder.send(get_request("/slow"));
@@ -174,7 +174,7 @@ TEST_CASE(
     "[wire][blocking][lifecycle]") {
     slow_route slow;
     tern::config cfg = one_of_each();
-    cfg.drain_timeout = 300ms;
+    cfg.timeouts.drain = 300ms;
     {
         test_server server([&](tern::app& app) { slow.add_to(app); }, cfg);
         raw_client running = server.client();
@@ -213,9 +213,9 @@ TEST_CASE(
 TEST_CASE("max_blocking_queue refuses 0, max_blocking_wait a negative wait", "[blocking]") {
     tern::app app;
     CHECK_THROWS_AS(app.max_blocking_queue(0), std::invalid_argument);
-    CHECK(app.settings().max_blocking_queue == 4096);
+    CHECK(app.settings().blocking.max_queue == 4096);
     CHECK_THROWS_AS(app.max_blocking_wait(-1ms), std::invalid_argument);
-    CHECK(app.settings().max_blocking_wait == 5s);
+    CHECK(app.settings().blocking.max_wait == 5s);
 }
 
 TEST_CASE(

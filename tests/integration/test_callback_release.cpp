@@ -169,7 +169,7 @@ TEST_CASE(
     // for every kind of held connection at once (generous slack: a bound, not a timing).
     const watchdog guard(30s);
     tern::config cfg = one_loop();
-    cfg.drain_timeout = 300ms;
+    cfg.timeouts.drain = 300ms;
     std::vector<tern::deferred> held;
     std::mutex held_mutex;
     test_server server(
@@ -204,7 +204,7 @@ TEST_CASE(
     server.stop();
     const auto took = std::chrono::steady_clock::now() - began;
     INFO(std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
-    CHECK(took < cfg.drain_timeout + 5s);
+    CHECK(took < cfg.timeouts.drain + 5s);
     CHECK(deferred_client.closed_by_peer());
     std::lock_guard lock(held_mutex);
     held.clear();

@@ -157,7 +157,7 @@ TEST_CASE("client: a file body is sent in pieces with its length", "[client]") {
 
     // A spooled upload passed on by its descriptor (its file has no name), from a coroutine.
     tern::config spooling = tern_test::test_config();
-    spooling.spool_body_above = 64 * 1024;
+    spooling.spool.body_above = 64 * 1024;
     const std::string echo_url = url_of(upstream, "/echo");
     test_server front(
         [&](tern::app& app) {

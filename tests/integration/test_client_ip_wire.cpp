@@ -101,7 +101,7 @@ TEST_CASE("the access log and error answers see the forwarded client", "[proxies
     std::mutex m;
     std::vector<std::string> lines;
     tern::config cfg = test_config();
-    cfg.max_header_count = 5;
+    cfg.limits.max_header_count = 5;
     test_server server(
         [&](tern::app& app) {
             app.trusted_proxies({"127.0.0.1"});

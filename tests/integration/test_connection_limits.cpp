@@ -35,7 +35,7 @@ raw_client served_client(std::uint16_t port) {
 TEST_CASE("one connection over max_concurrent_connections gets 503 and the others keep working",
           "[wire][limits][connections]") {
     tern::config cfg = test_config();
-    cfg.max_concurrent_connections = 2;
+    cfg.limits.max_concurrent_connections = 2;
     test_server server(routes, cfg);
     raw_client a = served_client(server.port());
     raw_client b = served_client(server.port());
@@ -69,7 +69,7 @@ TEST_CASE("one connection over max_concurrent_connections gets 503 and the other
 TEST_CASE("the last request allowed on a connection is answered with Connection: close",
           "[wire][limits][connections]") {
     tern::config cfg = test_config();
-    cfg.max_requests_per_connection = 3;
+    cfg.limits.max_requests_per_connection = 3;
     test_server server(routes, cfg);
     raw_client c = server.client();
     for (int i = 1; i <= 2; ++i) {
@@ -124,7 +124,7 @@ TEST_CASE("stop() answers every request in progress, each with Connection: close
 TEST_CASE("stop() closes a request that does not complete within drain_timeout",
           "[wire][lifecycle][connections]") {
     tern::config cfg = test_config();
-    cfg.drain_timeout = 200ms;
+    cfg.timeouts.drain = 200ms;
     test_server server(routes, cfg);
     raw_client partial = server.client();
     partial.send("GET / HTTP/1.1\r\nHost: x\r\n");  // never finished

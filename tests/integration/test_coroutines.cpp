@@ -142,7 +142,7 @@ TEST_CASE("stop() during a long sleep ends the coroutine at the drain deadline",
     std::atomic<int> ended{0};
     std::atomic<bool> woke{false};
     tern::config cfg = test_config();
-    cfg.drain_timeout = 300ms;
+    cfg.timeouts.drain = 300ms;
     test_server server(
         [&](tern::app& app) {
             app.get("/long", [&](tern::context& ctx) -> tern::task {

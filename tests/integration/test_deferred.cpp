@@ -285,7 +285,7 @@ TEST_CASE(
     "[wire][deferred]") {
     parked handles;
     tern::config cfg = test_config();
-    cfg.drain_timeout = 300ms;
+    cfg.timeouts.drain = 300ms;
     auto server = std::make_unique<test_server>(
         [&](tern::app& app) {
             app.get("/held", [&](tern::context& ctx) { handles.put(ctx.defer()); });
@@ -307,7 +307,7 @@ TEST_CASE("stop() lets a held response completed during the drain reach its clie
           "[wire][deferred]") {
     parked handles;
     tern::config cfg = test_config();
-    cfg.drain_timeout = 5s;
+    cfg.timeouts.drain = 5s;
     auto server = std::make_unique<test_server>(
         [&](tern::app& app) {
             app.get("/held", [&](tern::context& ctx) { handles.put(ctx.defer()); });

@@ -45,7 +45,7 @@ std::string chunked_post(std::string_view body) {
 /// Settings with a 16-byte body limit, for the 413 cases.
 tern::config small_body() {
     tern::config cfg = test_config();
-    cfg.max_body_size = 16;
+    cfg.limits.max_body_size = 16;
     return cfg;
 }
 

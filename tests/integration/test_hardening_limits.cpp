@@ -27,11 +27,11 @@ constexpr std::size_t body_limit = 16;
 
 tern::config small_limits() {
     tern::config cfg = test_config();
-    cfg.max_line_size = line_limit;
-    cfg.max_header_size = header_limit;
-    cfg.max_header_count = count_limit;
-    cfg.max_body_size = body_limit;
-    cfg.max_empty_lines = 2;
+    cfg.limits.max_line_size = line_limit;
+    cfg.limits.max_header_size = header_limit;
+    cfg.limits.max_header_count = count_limit;
+    cfg.limits.max_body_size = body_limit;
+    cfg.limits.max_empty_lines = 2;
     return cfg;
 }
 

@@ -84,7 +84,7 @@ TEST_CASE("a malformed request line gets its documented status and the connectio
 TEST_CASE("with HTTP/2 off, the HTTP/2 connection preface gets 505 and the connection closes",
           "[wire][hardening][request-line]") {
     tern::config cfg = test_config();
-    cfg.http2 = false;
+    cfg.http2.enabled = false;
     test_server server(routes, cfg);
     expect_case(server, {"HTTP/2 connection preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505});
 }

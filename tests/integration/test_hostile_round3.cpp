@@ -80,9 +80,9 @@ TEST_CASE(
     "[wire][upload][hostile]") {
     temp_dir spool;
     tern::config cfg = test_config();
-    cfg.spool_body_above = 1024;
-    cfg.spool_directory = spool.path.string();
-    cfg.body_idle_timeout = 300ms;
+    cfg.spool.body_above = 1024;
+    cfg.spool.directory = spool.path.string();
+    cfg.timeouts.body_idle = 300ms;
     test_server server(
         [](tern::app& app) {
             app.post("/up",

@@ -64,7 +64,7 @@ TEST_CASE("a body nested 60000 deep gets 400 naming max_json_depth, and the serv
 TEST_CASE("a body nested exactly max_json_depth deep is accepted, one deeper is refused",
           "[wire][json][limits]") {
     tern::config cfg = test_config();
-    cfg.max_json_depth = 40;
+    cfg.limits.max_json_depth = 40;
     test_server server(routes, cfg);
     auto r = fetch(server, body_request("POST", "/echo", nested_arrays(40)));
     CHECK(r.status == 200);
@@ -95,7 +95,7 @@ TEST_CASE("a body nested exactly max_json_depth deep is accepted, one deeper is 
 TEST_CASE("a JSON body over max_json_size gets 413 naming the limit, one at the limit is parsed",
           "[wire][json][limits]") {
     tern::config cfg = test_config();
-    cfg.max_json_size = 64;
+    cfg.limits.max_json_size = 64;
     test_server server(routes, cfg);
     const std::string at_limit = "[\"" + std::string(60, 'x') + "\"]";
     REQUIRE(at_limit.size() == 64);
@@ -136,10 +136,10 @@ TEST_CASE("max_json_depth and max_json_size setters refuse meaningless values",
     CHECK_THROWS_AS(app.max_json_depth(0), std::invalid_argument);
     CHECK_THROWS_AS(app.max_json_size(0), std::invalid_argument);
     app.max_json_depth(3).max_json_size(10);
-    CHECK(app.settings().max_json_depth == 3);
-    CHECK(app.settings().max_json_size == 10);
-    CHECK(tern::config{}.max_json_depth == 512);
-    CHECK(tern::config{}.max_json_size == 1024 * 1024);
+    CHECK(app.settings().limits.max_json_depth == 3);
+    CHECK(app.settings().limits.max_json_size == 10);
+    CHECK(tern::config{}.limits.max_json_depth == 512);
+    CHECK(tern::config{}.limits.max_json_size == 1024 * 1024);
 }
 
 }  // namespace wire_test_json_limits

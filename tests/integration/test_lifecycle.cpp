@@ -204,7 +204,7 @@ TEST_CASE("setters refuse values that cannot work with std::invalid_argument",
     CHECK_THROWS_AS(app.max_line_size(15), std::invalid_argument);
     CHECK_NOTHROW(app.max_line_size(16));
     // A refused value leaves the setting as it was.
-    CHECK(app.settings().max_header_count == tern::config{}.max_header_count);
+    CHECK(app.settings().limits.max_header_count == tern::config{}.limits.max_header_count);
 }
 
 TEST_CASE("setters are reflected in settings()", "[wire][lifecycle]") {
@@ -220,15 +220,47 @@ TEST_CASE("setters are reflected in settings()", "[wire][lifecycle]") {
         .static_files(dir);
     const tern::config& s = app.settings();
     CHECK(s.threads == 3);
-    CHECK(s.max_concurrent_connections == 500);
-    CHECK(s.max_body_size == 1024 * 1024);
-    CHECK(s.max_header_count == 50);
-    CHECK(s.max_header_size == 4096);
-    CHECK(s.max_line_size == 2048);
-    CHECK(s.max_empty_lines == 3);
+    CHECK(s.limits.max_concurrent_connections == 500);
+    CHECK(s.limits.max_body_size == 1024 * 1024);
+    CHECK(s.limits.max_header_count == 50);
+    CHECK(s.limits.max_header_size == 4096);
+    CHECK(s.limits.max_line_size == 2048);
+    CHECK(s.limits.max_empty_lines == 3);
     REQUIRE(s.static_files.size() == 1);
     CHECK(s.static_files[0].directory == dir);
     CHECK(s.static_files[0].hosted_path == "/");
+}
+
+TEST_CASE("app.limits and app.timeouts set a whole group, and the wire obeys it",
+          "[wire][lifecycle]") {
+    using namespace std::chrono_literals;
+    tern::app app;
+    app.limits({.max_body_size = 5, .max_json_depth = 7});
+    app.timeouts({.header = 3s, .keep_alive = 4s});
+    // The fields not named keep their defaults.
+    const tern::config& s = app.settings();
+    CHECK(s.limits.max_body_size == 5);
+    CHECK(s.limits.max_json_depth == 7);
+    CHECK(s.limits.max_header_count == tern::limits_config{}.max_header_count);
+    CHECK(s.timeouts.header == 3s);
+    CHECK(s.timeouts.keep_alive == 4s);
+    CHECK(s.timeouts.write == tern::timeouts_config{}.write);
+    // A refused group changes nothing.
+    CHECK_THROWS_AS(app.limits({.max_header_count = 0}), std::invalid_argument);
+    CHECK_THROWS_AS(app.timeouts({.drain = -1ms}), std::invalid_argument);
+    CHECK(app.settings().limits.max_body_size == 5);
+    CHECK(app.settings().timeouts.drain == tern::timeouts_config{}.drain);
+
+    test_server srv([](tern::app& a) {
+        a.limits({.max_body_size = 5});
+        a.post("/echo", [](tern::context& ctx) { ctx.text(std::string(ctx.body())); });
+    });
+    CHECK(fetch(srv, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello").body ==
+          "hello");
+    CHECK(fetch(srv, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nhello!").status ==
+          413);
+    // A running server keeps its settings.
+    CHECK_THROWS_AS(srv.app().limits({}), std::logic_error);
 }
 
 TEST_CASE("a default app has the default settings, app(config) keeps the given ones",
@@ -236,31 +268,32 @@ TEST_CASE("a default app has the default settings, app(config) keeps the given o
     const tern::config defaults;
     tern::app plain;
     CHECK(plain.settings().threads == defaults.threads);
-    CHECK(plain.settings().max_concurrent_connections == defaults.max_concurrent_connections);
-    CHECK(plain.settings().max_body_size == defaults.max_body_size);
-    CHECK(plain.settings().max_header_count == defaults.max_header_count);
-    CHECK(plain.settings().max_header_size == defaults.max_header_size);
-    CHECK(plain.settings().max_line_size == defaults.max_line_size);
-    CHECK(plain.settings().max_empty_lines == defaults.max_empty_lines);
+    CHECK(plain.settings().limits.max_concurrent_connections ==
+          defaults.limits.max_concurrent_connections);
+    CHECK(plain.settings().limits.max_body_size == defaults.limits.max_body_size);
+    CHECK(plain.settings().limits.max_header_count == defaults.limits.max_header_count);
+    CHECK(plain.settings().limits.max_header_size == defaults.limits.max_header_size);
+    CHECK(plain.settings().limits.max_line_size == defaults.limits.max_line_size);
+    CHECK(plain.settings().limits.max_empty_lines == defaults.limits.max_empty_lines);
     CHECK(plain.settings().static_files.empty());
 
     tern::config custom;
     custom.threads = 1;
-    custom.max_body_size = 123;
-    custom.keep_alive_timeout = std::chrono::milliseconds(4321);
+    custom.limits.max_body_size = 123;
+    custom.timeouts.keep_alive = std::chrono::milliseconds(4321);
     tern::app configured(custom);
     CHECK(configured.settings().threads == 1);
-    CHECK(configured.settings().max_body_size == 123);
-    CHECK(configured.settings().keep_alive_timeout == std::chrono::milliseconds(4321));
+    CHECK(configured.settings().limits.max_body_size == 123);
+    CHECK(configured.settings().timeouts.keep_alive == std::chrono::milliseconds(4321));
 }
 
 TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
           "[wire][lifecycle]") {
     tern::config bad;
-    bad.max_line_size = 0;
-    bad.max_header_count = 0;
+    bad.limits.max_line_size = 0;
+    bad.limits.max_header_count = 0;
     bad.compression = tern::compression_config{.level = 42};
-    bad.header_timeout = std::chrono::milliseconds(-1);
+    bad.timeouts.header = std::chrono::milliseconds(-1);
     tern::static_files_config files;
     files.hosted_path = "assets";
     files.directory = "public";
@@ -272,15 +305,15 @@ TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
         message = e.what();
     }
     INFO(message);
-    CHECK(message.find("max_line_size must be at least 16") != std::string::npos);
-    CHECK(message.find("max_header_count must be at least 1") != std::string::npos);
+    CHECK(message.find("limits.max_line_size must be at least 16") != std::string::npos);
+    CHECK(message.find("limits.max_header_count must be at least 1") != std::string::npos);
     CHECK(message.find("compression level must be 1..9") != std::string::npos);
-    CHECK(message.find("header_timeout must not be negative") != std::string::npos);
+    CHECK(message.find("timeouts.header must not be negative") != std::string::npos);
     CHECK(message.find("hosted_path must begin with '/'") != std::string::npos);
 
     // One bad field, one message; and the setter says the same thing.
     tern::config one;
-    one.max_json_depth = 0;
+    one.limits.max_json_depth = 0;
     std::string from_config, from_setter;
     try {
         tern::app app(one);
@@ -293,7 +326,7 @@ TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
     } catch (const std::invalid_argument& e) {
         from_setter = e.what();
     }
-    CHECK(from_config == "tern: max_json_depth must be at least 1");
+    CHECK(from_config == "tern: limits.max_json_depth must be at least 1");
     CHECK(from_setter == from_config);
     CHECK_NOTHROW(tern::app(tern::config{}));
 }

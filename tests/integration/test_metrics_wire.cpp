@@ -56,7 +56,7 @@ response scrape(const test_server& server) { return fetch(server, get_request("/
 TEST_CASE("a scrape counts requests by method and status class, and the histogram agrees",
           "[metrics]") {
     tern::config cfg = test_config();
-    cfg.max_header_count = 10;
+    cfg.limits.max_header_count = 10;
     test_server server(
         [](tern::app& app) {
             app.metrics("/metrics");

@@ -111,7 +111,7 @@ TEST_CASE("proxy protocol: a connection without a valid header is closed unanswe
 TEST_CASE("proxy protocol: a header that never completes is closed at the header deadline",
           "[wire][proxy]") {
     auto cfg = proxied();
-    cfg.header_timeout = 300ms;
+    cfg.timeouts.header = 300ms;
     test_server server(routes, cfg);
     raw_client c = server.client();
     c.send("PROXY TCP4 203.0.");

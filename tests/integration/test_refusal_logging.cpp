@@ -44,12 +44,12 @@ struct logged_server {
 
     static tern::config config() {
         tern::config cfg = test_config();
-        cfg.max_header_count = 4;
-        cfg.max_header_size = 256;
-        cfg.max_line_size = 64;
-        cfg.max_body_size = 8;
-        cfg.header_timeout = 300ms;
-        cfg.body_idle_timeout = 300ms;
+        cfg.limits.max_header_count = 4;
+        cfg.limits.max_header_size = 256;
+        cfg.limits.max_line_size = 64;
+        cfg.limits.max_body_size = 8;
+        cfg.timeouts.header = 300ms;
+        cfg.timeouts.body_idle = 300ms;
         return cfg;
     }
 

@@ -87,8 +87,8 @@ TEST_CASE("made request ids are distinct across 1000 requests", "[request_id]") 
 
 TEST_CASE("error answers carry the request id: a thrown handler, 404, 413, 431", "[request_id]") {
     tern::config cfg = test_config();
-    cfg.max_body_size = 10;
-    cfg.max_header_count = 10;
+    cfg.limits.max_body_size = 10;
+    cfg.limits.max_header_count = 10;
     test_server server(routes, cfg);
     auto check_id = [&](const std::string& request, int status) {
         const auto r = fetch(server, request);

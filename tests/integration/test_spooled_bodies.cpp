@@ -39,8 +39,8 @@ std::size_t files_in(const std::filesystem::path& dir) {
 // Bodies over 1 KiB go to a spool directory that does not exist: every spool fails.
 tern::config unusable_spool_config() {
     tern::config cfg = test_config();
-    cfg.spool_body_above = 1024;
-    cfg.spool_directory = "/nonexistent/tern-spool";
+    cfg.spool.body_above = 1024;
+    cfg.spool.directory = "/nonexistent/tern-spool";
     return cfg;
 }
 
@@ -50,8 +50,8 @@ TEST_CASE("a body over spool_body_above goes to an unnamed file and reads back w
           "[wire][upload]") {
     temp_dir spool;
     tern::config cfg = test_config();
-    cfg.spool_body_above = 4096;
-    cfg.spool_directory = spool.path.string();
+    cfg.spool.body_above = 4096;
+    cfg.spool.directory = spool.path.string();
     std::atomic<std::size_t> files_seen{99};
     test_server server(
         [&](tern::app& app) {
@@ -84,7 +84,7 @@ TEST_CASE("a body over spool_body_above goes to an unnamed file and reads back w
 
 TEST_CASE("a route's own body limit may be above or below max_body_size", "[wire][upload]") {
     tern::config cfg = test_config();
-    cfg.max_body_size = 1024;
+    cfg.limits.max_body_size = 1024;
     test_server server(
         [](tern::app& app) {
             app.post("/upload", tern::body_limit(1024 * 1024, [](tern::context& ctx) {
@@ -119,7 +119,7 @@ TEST_CASE("a chunked upload over its route's limit is answered 413 while it stre
 
 TEST_CASE("a multipart upload from a spooled body gives its files back intact", "[wire][upload]") {
     tern::config cfg = test_config();
-    cfg.spool_body_above = 1024;
+    cfg.spool.body_above = 1024;
     test_server server(
         [](tern::app& app) {
             app.post("/form", [](tern::context& ctx) {
@@ -177,7 +177,7 @@ TEST_CASE("an app.error(500) shaper sees why a body could not be stored in ctx.e
 TEST_CASE("a deferred response reads its spooled body after the handler returned",
           "[wire][upload]") {
     tern::config cfg = test_config();
-    cfg.spool_body_above = 1024;
+    cfg.spool.body_above = 1024;
     test_server server(
         [](tern::app& app) {
             app.post("/later", [](tern::context& ctx) {
@@ -206,8 +206,8 @@ TEST_CASE(
     "its space when the body is done",
     "[wire][upload]") {
     tern::config cfg = test_config();
-    cfg.spool_body_above = 1024;
-    cfg.max_spooled_bytes = 100'000;
+    cfg.spool.body_above = 1024;
+    cfg.spool.max_bytes = 100'000;
     test_server server(
         [](tern::app& app) {
             app.post("/size",
@@ -256,8 +256,8 @@ TEST_CASE(
 TEST_CASE("a body larger than the whole spool quota is refused before its first byte",
           "[wire][upload]") {
     tern::config cfg = test_config();
-    cfg.spool_body_above = 1024;
-    cfg.max_spooled_bytes = 10'000;
+    cfg.spool.body_above = 1024;
+    cfg.spool.max_bytes = 10'000;
     std::atomic<int> ran{0};
     test_server server(
         [&](tern::app& app) {

@@ -98,7 +98,7 @@ TEST_CASE("an SSE event with a line break in its type or id is refused", "[wire]
 
 TEST_CASE("a silent SSE stream sends keep-alive comments", "[wire][sse]") {
     tern::config cfg = test_config();
-    cfg.sse_keep_alive = 100ms;
+    cfg.streams.sse_keep_alive = 100ms;
     std::mutex m;
     std::vector<tern::sse_client> kept;
     test_server server(
@@ -176,7 +176,7 @@ TEST_CASE("an SSE client that leaves is noticed and on_close runs", "[wire][sse]
 TEST_CASE("stop() ends open SSE streams cleanly and does not wait for the drain deadline",
           "[wire][sse]") {
     tern::config cfg = test_config();
-    cfg.drain_timeout = 20s;
+    cfg.timeouts.drain = 20s;
     tern::sse_clients everyone;
     auto server = std::make_unique<test_server>(
         [&](tern::app& app) {

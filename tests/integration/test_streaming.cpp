@@ -217,7 +217,7 @@ TEST_CASE(
     "reads",
     "[wire][stream]") {
     tern::config cfg = test_config();
-    cfg.stream_buffer_size = 16 * 1024;
+    cfg.streams.buffer_size = 16 * 1024;
     parked_streams streams;
     test_server server(
         [&](tern::app& app) {
@@ -255,8 +255,8 @@ TEST_CASE(
 TEST_CASE("a producer that ignores backpressure is cut off at max_stream_buffer",
           "[wire][stream]") {
     tern::config cfg = test_config();
-    cfg.stream_buffer_size = 16 * 1024;
-    cfg.max_stream_buffer = 64 * 1024;
+    cfg.streams.buffer_size = 16 * 1024;
+    cfg.streams.max_buffer = 64 * 1024;
     parked_streams streams;
     test_server server(
         [&](tern::app& app) {
@@ -283,7 +283,7 @@ TEST_CASE("a producer that ignores backpressure is cut off at max_stream_buffer"
 
 TEST_CASE("a stream whose client stops reading is closed at the write deadline", "[wire][stream]") {
     tern::config cfg = test_config();
-    cfg.write_timeout = 300ms;
+    cfg.timeouts.write = 300ms;
     parked_streams streams;
     std::atomic<bool> closed_seen{false};
     test_server server(
@@ -319,8 +319,8 @@ TEST_CASE("a stream that never runs dry is not closed by a deadline left from be
     // first-byte deadline armed when the connection opened was never replaced and closed
     // the stream mid-body.
     tern::config cfg = test_config();
-    cfg.first_byte_timeout = 50ms;
-    cfg.keep_alive_timeout = 50ms;
+    cfg.timeouts.first_byte = 50ms;
+    cfg.timeouts.keep_alive = 50ms;
     constexpr std::size_t total = 2u << 20;
     test_server server(
         [](tern::app& app) {

@@ -19,11 +19,11 @@ namespace {
 
 tern::config short_timeouts() {
     tern::config cfg = test_config();
-    cfg.first_byte_timeout = 300ms;
-    cfg.header_timeout = 400ms;
-    cfg.body_idle_timeout = 300ms;
-    cfg.keep_alive_timeout = 300ms;
-    cfg.write_timeout = 300ms;
+    cfg.timeouts.first_byte = 300ms;
+    cfg.timeouts.header = 400ms;
+    cfg.timeouts.body_idle = 300ms;
+    cfg.timeouts.keep_alive = 300ms;
+    cfg.timeouts.write = 300ms;
     return cfg;
 }
 
@@ -79,8 +79,8 @@ TEST_CASE("a body that stalls gets 408 after the body idle timeout", "[wire][tim
 
 TEST_CASE("a body that keeps arriving is not cut by the body idle timeout", "[wire][timeouts]") {
     tern::config cfg = short_timeouts();
-    cfg.header_timeout = 10s;  // only the body's idle timer is under test
-    cfg.body_idle_timeout = 2s;
+    cfg.timeouts.header = 10s;  // only the body's idle timer is under test
+    cfg.timeouts.body_idle = 2s;
     test_server server(routes, cfg);
     raw_client c = server.client();
     c.send("PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n");
@@ -121,8 +121,8 @@ namespace {
 // first but not the second must be read.
 tern::config short_head_long_body() {
     tern::config cfg = test_config();
-    cfg.header_timeout = 200ms;
-    cfg.body_idle_timeout = 5s;
+    cfg.timeouts.header = 200ms;
+    cfg.timeouts.body_idle = 5s;
     return cfg;
 }
 
@@ -148,7 +148,7 @@ TEST_CASE("after 100 Continue the body is waited for by the body idle timeout, n
 TEST_CASE("after 100 Continue a body that never comes gets 408 and the close",
           "[wire][timeouts][expect]") {
     tern::config cfg = short_head_long_body();
-    cfg.body_idle_timeout = 1500ms;
+    cfg.timeouts.body_idle = 1500ms;
     test_server server(routes, cfg);
     raw_client c = server.client();
     c.send("PUT /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n");
@@ -180,7 +180,7 @@ TEST_CASE("a head pipelined behind an answered request keeps its header deadline
           "[wire][timeouts]") {
     // The transition back to reading must not give a half-sent head the keep-alive time.
     tern::config cfg = short_head_long_body();
-    cfg.keep_alive_timeout = 60s;
+    cfg.timeouts.keep_alive = 60s;
     test_server server(routes, cfg);
     raw_client c = server.client();
     c.send(get_request("/") + "GET / HTTP/1.1\r\nHost: x\r\n");

@@ -196,7 +196,7 @@ TEST_CASE("tls: a client offering only protocols tern does not speak by ALPN is 
 TEST_CASE("tls: with HTTP/2 off, ALPN picks http/1.1 and a client offering only h2 is refused",
           "[tls]") {
     tern::config cfg = localhost_tls();
-    cfg.http2 = false;
+    cfg.http2.enabled = false;
     test_server server({}, cfg);
     auto o = verified();
     o.alpn = {"h2", "http/1.1"};
@@ -211,7 +211,7 @@ TEST_CASE("tls: with HTTP/2 off, ALPN picks http/1.1 and a client offering only 
 TEST_CASE("tls: a client that connects and sends nothing is closed at the first-byte deadline",
           "[tls][timeouts]") {
     auto cfg = localhost_tls();
-    cfg.first_byte_timeout = 300ms;
+    cfg.timeouts.first_byte = 300ms;
     test_server server({}, cfg);
     raw_client silent(server.port());
     CHECK(silent.closed_by_peer(3000ms));
@@ -220,8 +220,8 @@ TEST_CASE("tls: a client that connects and sends nothing is closed at the first-
 
 TEST_CASE("tls: a trickled ClientHello is closed at the header deadline", "[tls][timeouts]") {
     auto cfg = localhost_tls();
-    cfg.first_byte_timeout = 5000ms;
-    cfg.header_timeout = 600ms;
+    cfg.timeouts.first_byte = 5000ms;
+    cfg.timeouts.header = 600ms;
     test_server server({}, cfg);
     const std::string hello = tern_test::tls_client_hello(verified());
     REQUIRE(hello.size() > 100);
@@ -618,8 +618,8 @@ TEST_CASE(
     "the server stops cleanly",
     "[tls][limits][connections]") {
     auto cfg = localhost_tls();
-    cfg.max_concurrent_connections = 1;
-    cfg.drain_timeout = std::chrono::seconds(5);
+    cfg.limits.max_concurrent_connections = 1;
+    cfg.timeouts.drain = std::chrono::seconds(5);
     auto server = std::make_unique<test_server>(
         [](tern::app& app) { app.get("/", [](tern::context& ctx) { ctx.text("ok"); }); }, cfg);
     auto held = tls_client(server->port());

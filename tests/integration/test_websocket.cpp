@@ -367,7 +367,7 @@ TEST_CASE("a character split across fragments is valid", "[wire][ws]") {
 TEST_CASE("a message over ws_max_message_size fails the connection with 1009", "[wire][ws]") {
     observed seen;
     tern::config cfg = test_config();
-    cfg.ws_max_message_size = 1000;
+    cfg.websocket.max_message_size = 1000;
     test_server server([&](tern::app& app) { echo_routes(app, seen); }, cfg);
     SECTION("one frame announcing more: refused at its header") {
         ws_client c(server.port(), "/echo");
@@ -402,8 +402,8 @@ TEST_CASE("a peer that never reads is cut off instead of growing the server's me
     std::atomic<bool> saw_false{false};
     std::atomic<bool> closed{false};
     tern::config cfg = test_config();
-    cfg.stream_buffer_size = 64 * 1024;
-    cfg.max_stream_buffer = 256 * 1024;
+    cfg.streams.buffer_size = 64 * 1024;
+    cfg.streams.max_buffer = 256 * 1024;
     test_server server(
         [&](tern::app& app) {
             app.ws("/flood", [&](tern::ws_handlers& ws) {
@@ -533,7 +533,7 @@ TEST_CASE("a callback that throws closes the connection with 1011", "[wire][ws]"
 TEST_CASE("the server pings a silent connection and closes one that never answers", "[wire][ws]") {
     observed seen;
     tern::config cfg = test_config();
-    cfg.ws_ping_interval = 200ms;
+    cfg.websocket.ping_interval = 200ms;
     test_server server([&](tern::app& app) { echo_routes(app, seen); }, cfg);
     ws_client c(server.port(), "/echo");
     REQUIRE(c.handshake.status == 101);
@@ -667,7 +667,7 @@ TEST_CASE("permessage-deflate is agreed only when the app turns it on", "[wire][
     CHECK_FALSE(plain.handshake.header("Sec-WebSocket-Extensions"));
 
     tern::config cfg = test_config();
-    cfg.ws_compression = true;
+    cfg.websocket.compression = true;
     test_server on([&](tern::app& app) { echo_routes(app, seen); }, cfg);
     ws_client c(on.port(), "/echo", offer);
     REQUIRE(c.handshake.status == 101);
@@ -696,8 +696,8 @@ TEST_CASE("a compressed message that inflates past the limit fails with 1009 (zi
           "[wire][ws]") {
     observed seen;
     tern::config cfg = test_config();
-    cfg.ws_compression = true;
-    cfg.ws_max_message_size = 64 * 1024;
+    cfg.websocket.compression = true;
+    cfg.websocket.max_message_size = 64 * 1024;
     test_server server([&](tern::app& app) { echo_routes(app, seen); }, cfg);
     ws_client c(server.port(), "/echo", offer);
     REQUIRE(c.handshake.status == 101);
@@ -712,7 +712,7 @@ TEST_CASE("RSV1 on a continuation or control frame fails a compressing connectio
           "[wire][ws]") {
     observed seen;
     tern::config cfg = test_config();
-    cfg.ws_compression = true;
+    cfg.websocket.compression = true;
     test_server server([&](tern::app& app) { echo_routes(app, seen); }, cfg);
     for (const auto& bytes : {client_frame(1, "a", false) + client_frame(0, "b", true, true, 4),
                               client_frame(9, "p", true, true, 4)}) {

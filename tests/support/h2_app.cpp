@@ -60,22 +60,22 @@ int main(int argc, char** argv) {
 
     tern::config cfg;
     cfg.threads = 1;
-    cfg.http2 = http2;
-    cfg.max_header_count = 20;
-    cfg.max_header_size = 2048;
-    cfg.max_line_size = 1024;
-    cfg.max_body_size = 64 * 1024;
-    cfg.spool_body_above = 16 * 1024;
-    if (!spool_dir.empty()) cfg.spool_directory = spool_dir;
-    if (spool_quota != 0) cfg.max_spooled_bytes = spool_quota;
-    if (h2_spool != 0) cfg.h2_max_spooled_bytes = h2_spool;
-    cfg.header_timeout = std::chrono::milliseconds(1500);
-    cfg.body_idle_timeout = std::chrono::milliseconds(1000);
-    cfg.keep_alive_timeout = std::chrono::milliseconds(3000);
-    cfg.write_timeout = std::chrono::milliseconds(1000);
-    cfg.drain_timeout = std::chrono::milliseconds(2000);
-    cfg.sse_keep_alive = std::chrono::milliseconds(300);
-    cfg.h2_max_concurrent_streams = streams;
+    cfg.http2.enabled = http2;
+    cfg.limits.max_header_count = 20;
+    cfg.limits.max_header_size = 2048;
+    cfg.limits.max_line_size = 1024;
+    cfg.limits.max_body_size = 64 * 1024;
+    cfg.spool.body_above = 16 * 1024;
+    if (!spool_dir.empty()) cfg.spool.directory = spool_dir;
+    if (spool_quota != 0) cfg.spool.max_bytes = spool_quota;
+    if (h2_spool != 0) cfg.http2.max_spooled_bytes = h2_spool;
+    cfg.timeouts.header = std::chrono::milliseconds(1500);
+    cfg.timeouts.body_idle = std::chrono::milliseconds(1000);
+    cfg.timeouts.keep_alive = std::chrono::milliseconds(3000);
+    cfg.timeouts.write = std::chrono::milliseconds(1000);
+    cfg.timeouts.drain = std::chrono::milliseconds(2000);
+    cfg.streams.sse_keep_alive = std::chrono::milliseconds(300);
+    cfg.http2.max_concurrent_streams = streams;
     tern::app app(cfg);
 
     std::FILE* log = log_file.empty() ? nullptr : std::fopen(log_file.c_str(), "w");

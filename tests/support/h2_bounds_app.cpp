@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
 
     tern::config cfg;
     cfg.threads = 1;
-    cfg.write_timeout = std::chrono::milliseconds(write_timeout_ms);
-    cfg.drain_timeout = std::chrono::milliseconds(1000);
-    cfg.spool_body_above = static_cast<std::size_t>(spool_above);
+    cfg.timeouts.write = std::chrono::milliseconds(write_timeout_ms);
+    cfg.timeouts.drain = std::chrono::milliseconds(1000);
+    cfg.spool.body_above = static_cast<std::size_t>(spool_above);
     tern::app app(cfg);
 
     app.get("/", [](tern::context& ctx) { ctx.text("hello"); });

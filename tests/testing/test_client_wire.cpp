@@ -181,7 +181,7 @@ TEST_CASE("JSON goes out with post_json and put_json and comes back with respons
 TEST_CASE("a keep-alive connection the server closed while idle is replaced before the next call",
           "[testing]") {
     tern::config cfg = two_threads();
-    cfg.keep_alive_timeout = std::chrono::milliseconds(50);
+    cfg.timeouts.keep_alive = std::chrono::milliseconds(50);
     tern::app app(cfg);
     app.get("/n", [](tern::context& ctx) { ctx.text("n"); });
     tern::testing::test(app, [](tern::testing::server& server, tern::testing::client& http) {

@@ -234,7 +234,7 @@ TEST_CASE("HTTP/2: an app without HTTP/2 is a clear client_error, h2 and h2c", "
 
 TEST_CASE("HTTP/2: a connection the server closed is opened again on the next call", "[kit][h2]") {
     tern::config settings;
-    settings.keep_alive_timeout = 100ms;  // an idle HTTP/2 connection: GOAWAY, close
+    settings.timeouts.keep_alive = 100ms;  // an idle HTTP/2 connection: GOAWAY, close
     tern::app app(settings);
     add_routes(app);
     tern::testing::server server(app);
@@ -273,7 +273,7 @@ TEST_CASE("HTTP/2: a server that stops before answering is a client_error naming
     std::vector<tern::deferred> held;
     std::mutex mutex;
     tern::config settings;
-    settings.drain_timeout = 300ms;  // the held request is cut off then
+    settings.timeouts.drain = 300ms;  // the held request is cut off then
     tern::app app(settings);
     app.get("/never", [&](tern::context& ctx) {
         std::lock_guard lock(mutex);

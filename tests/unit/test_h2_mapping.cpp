@@ -115,13 +115,13 @@ struct options {
 class host final : public protocol_host {
 public:
     host(fake_loop& loop, const options& o) : loop_door_(loop) {
-        settings.max_header_count = 20;
-        settings.max_header_size = 1024;
-        settings.max_line_size = 256;
-        settings.max_requests_per_connection = o.max_requests_per_connection;
-        limits_.max_header_count = settings.max_header_count;
-        limits_.max_header_size = settings.max_header_size;
-        limits_.max_line_size = settings.max_line_size;
+        settings.limits.max_header_count = 20;
+        settings.limits.max_header_size = 1024;
+        settings.limits.max_line_size = 256;
+        settings.limits.max_requests_per_connection = o.max_requests_per_connection;
+        limits_.max_header_count = settings.limits.max_header_count;
+        limits_.max_header_size = settings.limits.max_header_size;
+        limits_.max_line_size = settings.limits.max_line_size;
         limits_.max_body_size = 1024;
         limits_.planner = &handler;
         loop_ = loop_view{&handler, &state_,   &settings, &limits_, &stopping,

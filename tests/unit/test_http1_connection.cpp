@@ -290,7 +290,7 @@ TEST_CASE(
     CHECK(t.sent.substr(second, 12) == "HTTP/1.1 505");
     CHECK(t.half_closed);
 
-    host.settings.http2 = false;
+    host.settings.http2.enabled = false;
     released off{fake_transport::make()};
     auto& u = *off.t;
     u.open(host);
