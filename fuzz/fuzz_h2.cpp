@@ -1,15 +1,15 @@
-// libFuzzer harness of the HTTP/2 session (src/h2): nghttp2's callbacks into tern's
+// libFuzzer harness of the HTTP/2 connection (src/h2): nghttp2's callbacks into tern's
 // streams, the field mapping and limits, the flood buckets, bodies, refusals and responses.
 // The input is a client's bytes after the preface (the harness sends the preface, so the
 // fuzzer works on frames): byte 0 sets the size of each read (1..256), the rest is read in
-// pieces of that size; after each piece the session's output is pulled, and a handler that
+// pieces of that size; after each piece the connection's output is pulled, and a handler that
 // holds its answer is answered on the next turn, as the event loop would. At the end the
 // server stops (GOAWAY), the deadlines are checked and the connection closes.
 //
-// Checks, beyond the sanitizers: what the session sends parses as frames (a 9-byte header
+// Checks, beyond the sanitizers: what the connection sends parses as frames (a 9-byte header
 // and its length) after the server's SETTINGS, and nothing is pulled after it ended.
 
-#include "h2/session.hpp"
+#include "h2/connection.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
 #include "support/fake_loop.hpp"
@@ -144,8 +144,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto loop = std::make_shared<fake_loop>();
     host h(*loop);
     auto p = std::make_shared<port>();
-    auto session = make_h2_session(h, h2_peer{"127.0.0.1", false, {}});
-    session->attach(loop, p);
+    auto connection = make_h2_connection(h, h2_peer{"127.0.0.1", false, {}});
+    connection->attach(loop, p);
 
     std::string out;
     std::size_t parsed = 0;
@@ -153,7 +153,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto turn = [&] {
         loop->run();
         if (ended) return;
-        const auto status = session->pull(out, 1 << 20);
+        const auto status = connection->pull(out, 1 << 20);
         parsed = walk_frames(out, parsed);
         if (out.size() > (1 << 20)) {
             check(parsed <= out.size());
@@ -163,22 +163,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         ended = status != pull_status::more;
     };
 
-    bool reading = session->receive(h2_preface);
+    bool reading = connection->receive(h2_preface);
     turn();
     // The server's first frame is its SETTINGS.
     check(out.size() >= 9 && out[3] == '\x04');
     while (reading && !input.empty() && !ended) {
         const auto n = std::min(piece, input.size());
-        reading = session->receive(input.substr(0, n));
+        reading = connection->receive(input.substr(0, n));
         input.remove_prefix(n);
         turn();
     }
-    session->on_idle();
+    connection->on_idle();
     turn();
-    session->end_on_stop();
+    connection->end_on_stop();
     turn();
     turn();
-    session->closed();
+    connection->closed();
     loop->run();
     return 0;
 }

@@ -1,4 +1,4 @@
-// libFuzzer harness for the JSON body path (include/tern/json.hpp, src/pipeline/context_json.cpp,
+// libFuzzer harness for the JSON body path (include/tern/json.hpp, src/handling/context_json.cpp,
 // src/web/json_depth.hpp): `ctx.body_as<T>()` and `ctx.json(...)` on bodies a client
 // controls completely.
 //
@@ -11,9 +11,9 @@
 // ctx.json as JSON that parses to the same document; a from_json that keeps a sub-document
 // round-trips it too. Broken invariants call __builtin_trap().
 
+#include "handling/exchange.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
-#include "pipeline/exchange.hpp"
 #include "web/json_depth.hpp"
 
 #include <tern/context.hpp>

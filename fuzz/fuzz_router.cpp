@@ -7,10 +7,10 @@
 // agree, and that dispatch() runs the handler, which reads every parameter by name.
 // Broken invariants call __builtin_trap().
 
+#include "handling/dispatch.hpp"
+#include "handling/exchange.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
-#include "pipeline/dispatch.hpp"
-#include "pipeline/exchange.hpp"
 #include "routing/path_pattern.hpp"
 #include "routing/router.hpp"
 
@@ -129,8 +129,8 @@ bool within(std::string_view inner, std::string_view outer) {
            inner.data() + inner.size() <= outer.data() + outer.size();
 }
 
-tern::detail::pipeline build(FuzzedDataProvider& fdp) {
-    tern::detail::pipeline app;
+tern::detail::handler_chain build(FuzzedDataProvider& fdp) {
+    tern::detail::handler_chain app;
     router& routes = app.routes;
     for (const auto& [method, pattern] : fixed_routes) {
         routes.add(method, pattern, probe{names_of(pattern)});
@@ -148,7 +148,7 @@ tern::detail::pipeline build(FuzzedDataProvider& fdp) {
     return app;
 }
 
-void look_up(const tern::detail::pipeline& app, const std::string& method,
+void look_up(const tern::detail::handler_chain& app, const std::string& method,
              const std::string& target, tern::detail::exchange_scratch& scratch) {
     const router& routes = app.routes;
     auto& params = scratch.params;
@@ -224,7 +224,7 @@ void look_up(const tern::detail::pipeline& app, const std::string& method,
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     FuzzedDataProvider fdp(data, size);
-    const tern::detail::pipeline app = build(fdp);
+    const tern::detail::handler_chain app = build(fdp);
     tern::detail::exchange_scratch scratch;
     for (int i = 0; i < 64 && fdp.remaining_bytes() > 0; ++i) {
         const std::string method = pick_method(fdp);

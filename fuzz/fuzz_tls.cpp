@@ -1,5 +1,5 @@
 // libFuzzer harness for what tern does with a client's TLS bytes (src/tls/): the input is
-// handed to a server session built from tern's own tls_context (the profile, two
+// handed to a server-side SSL object built from tern's own tls_context (the profile, two
 // certificates with SNI names, the ALPN and SNI callbacks) as if it came off the socket,
 // and the handshake is driven as far as it goes. Also the transport-free pieces on the raw
 // input: choose_alpn (whose answer must be "http/1.1" or "h2" inside the input, or nothing) and
@@ -87,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     (void)tern::detail::server_name_matches(half, name);
 
-    // The bytes as a client's: a server session over memory BIOs, driven until it waits
+    // The bytes as a client's: a server-side SSL object over memory BIOs, driven until it waits
     // for more than the input holds.
     SSL* ssl = SSL_new(context().initial());
     BIO* in = BIO_new(BIO_s_mem());

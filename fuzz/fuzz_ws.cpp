@@ -5,7 +5,7 @@
 // Input: byte 0 picks how the stream is cut into reads (1 to 64 bytes, or whole) and whether
 // RSV1 is allowed; byte 1 is the length of an extension offer that follows (read by
 // negotiate_deflate); the rest is the frame stream. The stream is parsed twice, in those
-// reads and whole, as a session would use the parser: each text message goes through
+// reads and whole, as a connection would use the parser: each text message goes through
 // utf8_validator piece by piece, each close payload through parse_close_payload, each
 // message with RSV1 through an inflater with a 64 KiB limit, and the first few other data
 // messages through a deflater and back. Broken invariants call __builtin_trap().
@@ -40,7 +40,7 @@ struct outcome {
     bool operator==(const outcome&) const = default;
 };
 
-// The message being assembled, as a session would.
+// The message being assembled, as a connection would.
 struct message {
     bool open = false;
     bool text = false;
@@ -169,7 +169,7 @@ outcome parse(std::string_view stream, std::size_t read_size, bool rsv1_allowed,
                 m.data += frame_data;
                 if (h.fin) finish_message(m, params, inflater, round_trips);
             } else {
-                m = message{};  // a continuation with no message: the session's error
+                m = message{};  // a continuation with no message: the connection's error
             }
             frame_data.clear();
         }

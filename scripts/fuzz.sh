@@ -6,7 +6,7 @@
 #
 # The request parser harness gets 15% of the time, the response parser's 5%, the router,
 # forms and json harnesses 10% each, the WebSocket codec's 15%, the TLS one's 10%, the
-# HTTP/2 session's 20% and the PROXY header's 5% (at least 8 s in all; each harness gets at
+# HTTP/2 connection's 20% and the PROXY header's 5% (at least 8 s in all; each harness gets at
 # least a second, since libFuzzer reads 0 as no limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are

@@ -353,7 +353,7 @@ public:
     std::uint64_t response_length() const noexcept;
 
 private:
-    friend struct detail::context_access;  // the pipeline's own handlers (SSE routes)
+    friend struct detail::context_access;  // the handling layer's own handlers (SSE routes)
 
     static std::optional<std::string_view> as_view(const std::optional<std::string>& text) {
         if (!text) return std::nullopt;

@@ -11,7 +11,7 @@
 namespace tern {
 
 namespace detail {
-class stream_source;
+class streamed_body;
 struct stream_token;
 }  // namespace detail
 
@@ -53,7 +53,7 @@ public:
     explicit operator bool() const noexcept { return token_ != nullptr; }
 
     /// Built by `context::stream`.
-    explicit response_stream(std::shared_ptr<detail::stream_source> source);
+    explicit response_stream(std::shared_ptr<detail::streamed_body> source);
 
 private:
     std::shared_ptr<detail::stream_token> token_;

@@ -18,7 +18,7 @@
 namespace tern {
 
 namespace detail {
-class ws_session;
+class ws_connection;
 }  // namespace detail
 
 /// One WebSocket connection. Copies refer to the same connection; every member may be
@@ -72,19 +72,19 @@ public:
     std::uint64_t id() const noexcept;
 
     /// Whether this handle refers to a connection.
-    explicit operator bool() const noexcept { return static_cast<bool>(session_); }
+    explicit operator bool() const noexcept { return static_cast<bool>(connection_); }
     /// Handles of the same connection compare equal.
     friend bool operator==(const ws_connection& a, const ws_connection& b) noexcept {
-        return a.session_ == b.session_;
+        return a.connection_ == b.connection_;
     }
 
     /// Built by tern for each connection.
-    explicit ws_connection(std::shared_ptr<detail::ws_session> session) noexcept
-        : session_(std::move(session)) {}
+    explicit ws_connection(std::shared_ptr<detail::ws_connection> connection) noexcept
+        : connection_(std::move(connection)) {}
 
 private:
     friend class ws_clients;
-    std::shared_ptr<detail::ws_session> session_;
+    std::shared_ptr<detail::ws_connection> connection_;
 };
 
 /// What an `app::ws` route does, filled by the function given to `app::ws`. Every callback

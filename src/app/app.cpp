@@ -2,13 +2,13 @@
 // Starting and stopping are app_lifecycle.cpp's; the request side is app_impl.cpp's.
 
 #include "app/app_impl.hpp"
+#include "handling/blocking.hpp"
+#include "handling/errors.hpp"
+#include "handling/sse_route.hpp"
+#include "handling/ws_route.hpp"
 #include "http/methods.hpp"
 #include "http/status.hpp"
 #include "http/token.hpp"
-#include "pipeline/blocking.hpp"
-#include "pipeline/errors.hpp"
-#include "pipeline/sse_route.hpp"
-#include "pipeline/ws_route.hpp"
 #include "routing/router.hpp"
 #include "static/static_files.hpp"
 #include "web/cookie_signer.hpp"
@@ -93,7 +93,7 @@ app& app::add(std::string_view method, std::string_view pattern, route_handler r
     }
     const bool blocking = detail::is_blocking(h);
     if (doc) detail::check_doc_against_pattern(*doc, pattern);
-    impl_->pipeline.routes.add(method, pattern, std::move(h), route_body_limit);
+    impl_->chain.routes.add(method, pattern, std::move(h), route_body_limit);
     if (doc) impl_->docs[{std::string(method), std::string(pattern)}] = doc;
     impl_->has_body_limits = impl_->has_body_limits || route_body_limit != 0;
     // A coroutine handler may co_await tern::on_blocking_pool: the pool is started for it.
@@ -120,13 +120,13 @@ app& app::after(std::string_view pattern, handler h) {
 
 app& app::add_filter(bool before, const std::vector<std::string>& patterns, handler h) {
     impl_->require_not_started("filters");
-    (before ? impl_->pipeline.before : impl_->pipeline.after).add(patterns, std::move(h));
+    (before ? impl_->chain.before : impl_->chain.after).add(patterns, std::move(h));
     return *this;
 }
 
 app& app::add_exception_mapper(detail::exception_mapper m) {
     impl_->require_not_started("exception mappers");
-    impl_->pipeline.exceptions.add(std::move(m));
+    impl_->chain.exceptions.add(std::move(m));
     return *this;
 }
 
@@ -137,14 +137,14 @@ app& app::error(int status, handler h) {
                                     std::to_string(status));
     }
     if (!h) throw std::invalid_argument("tern: empty error handler");
-    impl_->pipeline.errors[status] = std::move(h);
+    impl_->chain.errors[status] = std::move(h);
     return *this;
 }
 
 app& app::request_logger(log_handler fn) {
     impl_->require_not_started("request_logger");
     if (!fn) throw std::invalid_argument("tern: empty request logger");
-    impl_->pipeline.loggers.push_back(std::move(fn));
+    impl_->chain.loggers.push_back(std::move(fn));
     return *this;
 }
 
@@ -164,7 +164,7 @@ app& app::request_ids(std::string_view header) {
         throw std::invalid_argument("tern: request_ids header '" + std::string(header) +
                                     "' is not a header name (an RFC 9110 token)");
     }
-    impl_->pipeline.request_id_header = std::string(header);
+    impl_->chain.request_id_header = std::string(header);
     return *this;
 }
 
@@ -173,7 +173,7 @@ app& app::trusted_proxies(const std::vector<std::string>& entries, forwarding_he
     const auto written = header == forwarding_header::forwarded
                              ? detail::forwarding_header::forwarded
                              : detail::forwarding_header::x_forwarded_for;
-    impl_->pipeline.proxies =
+    impl_->chain.proxies =
         entries.empty() ? nullptr : std::make_unique<detail::proxy_list>(entries, written);
     return *this;
 }

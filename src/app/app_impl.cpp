@@ -1,5 +1,5 @@
 // The request side of the app: each loop's state (made once per worker), the way a request
-// enters the pipeline (whole on the loop, or split around a blocking handler), failures the
+// enters the handler chain (whole on the loop, or split around a blocking handler), failures the
 // transport found, the body limit a request's route sets, and the metrics scrape.
 
 #include "app/app_impl.hpp"
@@ -33,15 +33,15 @@ std::unique_ptr<detail::loop_state> app::impl::make_loop_state() {
     env.sse_keep_alive = settings.streams.sse_keep_alive;
     env.settings = &settings;
     env.pool = pool.get();
-    env.sessions = pipeline.sessions.get();
-    env.signer = pipeline.signer.get();
+    env.sessions = chain.sessions.get();
+    env.signer = chain.signer.get();
     env.roots = &state->roots;
-    env.meter = metered ? state->meter.get() : nullptr;
+    env.metrics = metered ? state->metrics.get() : nullptr;
     env.ids = &state->ids;
     env.coders = &state->coders;
     if (metered) {
-        std::lock_guard lock(meters_mutex);
-        meters.push_back(state->meter);
+        std::lock_guard lock(loop_metrics_mutex);
+        loop_metrics.push_back(state->metrics);
     }
     return state;
 }
@@ -54,8 +54,8 @@ std::string app::impl::scrape() {
         if (pool) snap.blocking_queue = pool->waiting();
     }
     {
-        std::lock_guard lock(meters_mutex);
-        for (const auto& m : meters) m->add_to(snap.requests);
+        std::lock_guard lock(loop_metrics_mutex);
+        for (const auto& m : loop_metrics) m->add_to(snap.requests);
     }
     return detail::prometheus_text(snap);
 }
@@ -67,13 +67,13 @@ void app::impl::handle(detail::request& req, detail::response& res, std::string_
     detail::exchange ex{req, res, remote_ip, own.scratch, own.env};
     ex.port = &later;
     if (!pool) {
-        detail::dispatch(pipeline, ex);  // no blocking route: the whole chain here
+        detail::dispatch(chain, ex);  // no blocking route: the whole chain here
         return;
     }
     detail::dispatch_state st;
-    detail::dispatch_begin(pipeline, ex, st);
+    detail::dispatch_begin(chain, ex, st);
     if (detail::runs_blocking(st)) {
-        auto job = std::make_shared<detail::blocking_job>(pipeline, ex, st);
+        auto job = std::make_shared<detail::blocking_job>(chain, ex, st);
         auto* p = pool.get();
         const auto ticket = p->new_ticket();
         // The connection takes the job back (never run) when its client leaves or the
@@ -91,14 +91,14 @@ void app::impl::handle(detail::request& req, detail::response& res, std::string_
             job->refuse();
         return;
     }
-    detail::dispatch_answer(pipeline, ex, st);
-    detail::dispatch_end(pipeline, ex, st);
+    detail::dispatch_answer(chain, ex, st);
+    detail::dispatch_end(chain, ex, st);
 }
 
 std::size_t app::impl::body_limit(const detail::request& head) const noexcept {
     if (!has_body_limits) return settings.limits.max_body_size;
     std::vector<detail::path_param> params;
-    const auto found = pipeline.routes.find(head.method, head.path, params);
+    const auto found = chain.routes.find(head.method, head.path, params);
     if (found.result == detail::router::outcome::found && found.body_limit != 0) {
         return found.body_limit;
     }
@@ -111,7 +111,7 @@ void app::impl::handle_failure(detail::request& req, int status, std::string_vie
     auto& own = static_cast<loop_state&>(state);
     own.scratch.reset();
     detail::exchange ex{req, res, remote_ip, own.scratch, own.env};
-    detail::dispatch_failure(pipeline, ex, status, message);
+    detail::dispatch_failure(chain, ex, status, message);
 }
 
 }  // namespace tern

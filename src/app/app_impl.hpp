@@ -1,7 +1,7 @@
 #pragma once
-// The app's hidden half (`app::impl`): its settings and pipeline, the running server and its
+// The app's hidden half (`app::impl`): its settings and handler chain, the running server and its
 // blocking pool, and the request_handler the server calls with every request (each loop's
-// state, the way into the pipeline). app.cpp (the fluent setters), app_lifecycle.cpp (start
+// state, the way into the handler chain). app.cpp (the fluent setters), app_lifecycle.cpp (start
 // and stop) and app_impl.cpp (the request side) share it.
 
 #include <tern/app.hpp>
@@ -9,12 +9,12 @@
 #include "app/config_check.hpp"
 #include "app/metrics.hpp"
 #include "app/openapi_document.hpp"
+#include "handling/blocking_pool.hpp"
+#include "handling/dispatch.hpp"
+#include "handling/request_id.hpp"
+#include "handling/request_metrics.hpp"
 #include "http/request_handler.hpp"
 #include "net/server.hpp"
-#include "pipeline/blocking_pool.hpp"
-#include "pipeline/dispatch.hpp"
-#include "pipeline/request_id.hpp"
-#include "pipeline/request_meter.hpp"
 
 #include <atomic>
 #include <memory>
@@ -31,7 +31,7 @@ namespace tern {
 struct __attribute__((visibility("hidden"))) app::impl final : detail::request_handler {
     tern::config settings;
     // Routes, filters and mappers; static files and CORS are built into it at start().
-    detail::pipeline pipeline;
+    detail::handler_chain chain;
     // What documented routes said about themselves, for app.openapi (empty otherwise).
     detail::route_docs docs;
     // Shared so that a thread still inside listen() keeps the server alive while another
@@ -76,7 +76,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
         detail::exchange_scratch scratch;
         detail::root_cache roots;
         // Shared: a held response or a blocking job may end (dropped) after the loop.
-        std::shared_ptr<detail::request_meter> meter = std::make_shared<detail::request_meter>();
+        std::shared_ptr<detail::request_metrics> metrics =
+            std::make_shared<detail::request_metrics>();
         detail::request_id_source ids;
         detail::whole_body_coders coders;
         // What every request on this loop starts with: the one place it is built.
@@ -86,8 +87,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     // app.metrics: whether requests are counted, and the counters of the running server's
     // loops (registered as the server makes them; read by a scrape from any loop).
     bool metered = false;
-    std::mutex meters_mutex;
-    std::vector<std::shared_ptr<const detail::request_meter>> meters;
+    std::mutex loop_metrics_mutex;
+    std::vector<std::shared_ptr<const detail::request_metrics>> loop_metrics;
 
     std::unique_ptr<detail::loop_state> make_loop_state() override;
 

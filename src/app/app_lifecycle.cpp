@@ -1,4 +1,4 @@
-// Starting and stopping the app: the listeners, building the pipeline's parts from the
+// Starting and stopping the app: the listeners, building the handler chain's parts from the
 // settings at start, and a stop that drains, joins and leaves blocking handlers that outlive
 // it to the next start, setter or destructor.
 
@@ -59,7 +59,7 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
     detail::check_config(impl_->settings);
     // Checks the directories now, so a missing one is an error at start, not a 404 later.
     const auto& cfg = impl_->settings;
-    auto& p = impl_->pipeline;
+    auto& p = impl_->chain;
     p.files = cfg.static_files.empty() ? nullptr
                                        : std::make_unique<detail::static_files>(cfg.static_files);
     p.cors = cfg.cors ? std::make_unique<detail::cors_policy>(*cfg.cors) : nullptr;
@@ -76,8 +76,8 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
             cfg.blocking.threads, cfg.blocking.max_queue, cfg.blocking.max_wait);
     }
     {
-        std::lock_guard meters_lock(impl_->meters_mutex);
-        impl_->meters.clear();  // this server's loops register theirs as it makes them
+        std::lock_guard metrics_lock(impl_->loop_metrics_mutex);
+        impl_->loop_metrics.clear();  // this server's loops register theirs as it makes them
     }
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_, &detail::open_protocol);
     impl_->stop_begun.store(false, std::memory_order_relaxed);

@@ -3,18 +3,18 @@
 // loop's scratch state (the event loop goes on with other requests), the dispatch state
 // between the halves, and the connection's resume function.
 
+#include "handling/dispatch.hpp"
+#include "handling/errors.hpp"
+#include "handling/request_metrics.hpp"
 #include "http/request_handler.hpp"
 #include "http/status.hpp"
-#include "pipeline/dispatch.hpp"
-#include "pipeline/errors.hpp"
-#include "pipeline/request_meter.hpp"
 
 #include <memory>
 
 namespace tern::detail {
 
 struct blocking_job : std::enable_shared_from_this<blocking_job> {
-    const detail::pipeline& pipeline;
+    const detail::handler_chain& chain;
     detail::exchange_scratch scratch;
     detail::exchange ex;
     detail::dispatch_state st;
@@ -22,12 +22,13 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
     // Let go of without its chain ending (the client left while the handler ran): dropped.
     detail::in_flight_mark in_flight;
 
-    blocking_job(const detail::pipeline& p, detail::exchange& from, const detail::dispatch_state& s)
-        : pipeline(p),
+    blocking_job(const detail::handler_chain& p, detail::exchange& from,
+                 const detail::dispatch_state& s)
+        : chain(p),
           scratch(from.scratch),
           ex{from.req, from.res, from.remote_ip, scratch, from.env},
           st(s),
-          in_flight(from.env.meter) {
+          in_flight(from.env.metrics) {
         // The handler runs on a pool thread: none of the loop's own services, and no pool
         // of its own to hand work to. (`coders` stays: the answer is compressed in
         // dispatch_end, back on the loop.)
@@ -41,9 +42,9 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
 
     // On a pool thread: the handler; then the rest of the chain on the connection's thread.
     void run() noexcept {
-        detail::dispatch_answer(pipeline, ex, st);
+        detail::dispatch_answer(chain, ex, st);
         resume([self = shared_from_this()] {
-            detail::dispatch_end(self->pipeline, self->ex, self->st);
+            detail::dispatch_end(self->chain, self->ex, self->st);
             self->in_flight.ended();
         });
     }
@@ -60,7 +61,7 @@ struct blocking_job : std::enable_shared_from_this<blocking_job> {
         ex.scratch.cause = tern::error_cause::refused;
         detail::set_error(ex.res, 503, detail::reason_phrase(503));
         ex.res.fields.emplace_back("Retry-After", "1");
-        detail::dispatch_end(pipeline, ex, st);
+        detail::dispatch_end(chain, ex, st);
         in_flight.ended();
     }
 };

@@ -2,7 +2,7 @@
 // The Prometheus text exposition (format 0.0.4) of a server's counters: what app.metrics
 // serves (docs/metrics.md).
 
-#include "pipeline/request_meter.hpp"
+#include "handling/request_metrics.hpp"
 
 #include <tern/stats.hpp>
 

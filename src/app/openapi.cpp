@@ -97,7 +97,7 @@ app& app::openapi(std::string_view path) { return openapi(path, openapi_info{});
 app& app::openapi(std::string_view path, const openapi_info& info) {
     impl_->require_not_started("openapi");
     auto state = std::make_shared<openapi_state>();
-    state->routes = &impl_->pipeline.routes;
+    state->routes = &impl_->chain.routes;
     state->docs = &impl_->docs;
     state->info = info;
     get(literal_path(path, "openapi"),

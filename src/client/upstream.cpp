@@ -37,28 +37,28 @@ upstream::io upstream::connected() {
 }
 
 upstream::io upstream::handshake(const std::shared_ptr<const tls_client_context>& context) {
-    if (!tls_) tls_ = std::make_unique<tls_session>(context, socket_.get(), where_.host);
+    if (!tls_) tls_ = std::make_unique<tls_channel>(context, socket_.get(), where_.host);
     const auto r = tls_->handshake();
-    if (r.what == tls_session::status::failed || r.what == tls_session::status::closed) {
+    if (r.what == tls_channel::status::failed || r.what == tls_channel::status::closed) {
         const char* verify = tls_->verify_failure();
         if (verify != nullptr) return fail(std::string("certificate: ") + verify);
-        if (r.what == tls_session::status::closed) return fail("closed during the TLS handshake");
+        if (r.what == tls_channel::status::closed) return fail("closed during the TLS handshake");
         return fail(tls_->failure() != nullptr ? tls_->failure() : "TLS handshake failed");
     }
     return from_tls(r);
 }
 
-upstream::io upstream::from_tls(tls_session::result r) {
+upstream::io upstream::from_tls(tls_channel::result r) {
     switch (r.what) {
-        case tls_session::status::done:
+        case tls_channel::status::done:
             return {status::done, r.n};
-        case tls_session::status::want_read:
+        case tls_channel::status::want_read:
             return {status::want_read, 0};
-        case tls_session::status::want_write:
+        case tls_channel::status::want_write:
             return {status::want_write, 0};
-        case tls_session::status::closed:
+        case tls_channel::status::closed:
             return {status::closed, 0};
-        case tls_session::status::failed:
+        case tls_channel::status::failed:
             break;
     }
     return fail(tls_->failure() != nullptr ? tls_->failure() : "TLS error");

@@ -1,11 +1,11 @@
 #pragma once
-// One connection of tern::client to a server: its non-blocking socket, the TLS session over
+// One connection of tern::client to a server: its non-blocking socket, the TLS channel over
 // it (https), and what every read and write did. It never waits: a call that cannot go on
 // says which readiness it needs, and the call's driver waits (docs/client.md).
 
 #include "client/url.hpp"
 #include "http/file_handle.hpp"
-#include "tls/session.hpp"
+#include "tls/channel.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -58,11 +58,11 @@ public:
 
 private:
     io fail(std::string why);
-    io from_tls(tls_session::result r);
+    io from_tls(tls_channel::result r);
 
     origin where_;
     file_handle socket_;
-    std::unique_ptr<tls_session> tls_;
+    std::unique_ptr<tls_channel> tls_;
     std::string error_;
 };
 

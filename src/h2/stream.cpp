@@ -1,6 +1,6 @@
 #include "h2/stream.hpp"
 
-#include "h2/session_impl.hpp"
+#include "h2/connection_impl.hpp"
 #include "http/error.hpp"
 #include "http/host.hpp"
 #include "http/spooled_body.hpp"
@@ -26,11 +26,11 @@ long read_callback(nghttp2_session* /*s*/, std::int32_t /*id*/, std::uint8_t* bu
 
 }  // namespace
 
-h2_stream::h2_stream(h2_session& session, std::int32_t id, const head_limits& limits,
+h2_stream::h2_stream(h2_connection& connection, std::int32_t id, const head_limits& limits,
                      clock::time_point now)
-    : session_(&session),
-      host_(&session.host()),
-      door_(session.loop()),
+    : connection_(&connection),
+      host_(&connection.host()),
+      door_(connection.loop()),
       id_(id),
       head_(limits),
       begun_(now),
@@ -60,8 +60,8 @@ void h2_stream::on_head(bool ended, clock::time_point now) {
     last_read_ = now;
     request_ended_ = ended;
     const bool filled = head_.fill(req_);
-    req_.secure = session_->peer().secure;
-    req_.client_subject.assign(session_->peer().client_subject);
+    req_.secure = connection_->peer().secure;
+    req_.client_subject.assign(connection_->peer().client_subject);
     if (const int status = head_.refusal_status(); status != 0) {
         refuse(status);
         return;
@@ -95,7 +95,8 @@ void h2_stream::on_head(bool ended, clock::time_point now) {
                                reinterpret_cast<std::uint8_t*>(const_cast<char*>(continue_code)),
                                sizeof status_name - 1, sizeof continue_code - 1,
                                NGHTTP2_NV_FLAG_NONE};
-        nghttp2_submit_headers(session_->raw(), NGHTTP2_FLAG_NONE, id_, nullptr, &nv, 1, nullptr);
+        nghttp2_submit_headers(connection_->raw(), NGHTTP2_FLAG_NONE, id_, nullptr, &nv, 1,
+                               nullptr);
     }
 }
 
@@ -113,7 +114,7 @@ void h2_stream::on_body(std::string_view data, clock::time_point now) {
         // descriptor, so only while the connection holds fewer than h2_max_open_files and
         // the process is not short of them. Otherwise the stream is refused, unprocessed
         // (RFC 9113 8.7: the client may retry it).
-        if (!session_->may_open_file()) {
+        if (!connection_->may_open_file()) {
             refused_ = true;
             reset(NGHTTP2_REFUSED_STREAM);
             return;
@@ -138,7 +139,7 @@ bool h2_stream::spool(std::string_view data) {
     // then the server's (max_spooled_bytes); a declared length is taken whole at once.
     const std::uint64_t after = std::max(declared_, spool_->size() + data.size());
     auto outcome =
-        session_->may_spool(*this, after) ? spool_->reserve(after) : spooled_body::outcome::full;
+        connection_->may_spool(*this, after) ? spool_->reserve(after) : spooled_body::outcome::full;
     if (outcome == spooled_body::outcome::stored) outcome = spool_->append(data);
     if (outcome == spooled_body::outcome::stored) return true;
     const error why =
@@ -169,18 +170,18 @@ void h2_stream::on_end() {
 }
 
 void h2_stream::run() {
-    if (closed_ || session_ == nullptr || answered_) return;
+    if (closed_ || connection_ == nullptr || answered_) return;
     host_->count_h2_request();
-    host_->handler().handle(req_, res_, session_->peer().remote_ip, *this, host_->app_state());
+    host_->handler().handle(req_, res_, connection_->peer().remote_ip, *this, host_->app_state());
     if (!deferred_ && !answered_) submit();
 }
 
 void h2_stream::refuse(int status, std::string_view message) {
     refused_ = true;
-    if (answered_ || session_ == nullptr) return;
+    if (answered_ || connection_ == nullptr) return;
     host_->count_h2_request();
     res_.clear();
-    host_->handler().handle_failure(req_, status, message, res_, session_->peer().remote_ip,
+    host_->handler().handle_failure(req_, status, message, res_, connection_->peer().remote_ip,
                                     host_->app_state());
     submit();
 }
@@ -188,9 +189,9 @@ void h2_stream::refuse(int status, std::string_view message) {
 // ---- the response --------------------------------------------------------------------------
 
 void h2_stream::submit() {
-    if (answered_ || closed_ || session_ == nullptr) return;
+    if (answered_ || closed_ || connection_ == nullptr) return;
     answered_ = true;
-    session_->count_answer();
+    connection_->count_answer();
     response_fields(res_, fields_);
     std::vector<nghttp2_nv> nv;
     nv.reserve(fields_.size());
@@ -215,7 +216,7 @@ void h2_stream::submit() {
     nghttp2_data_provider provider{};
     provider.source.ptr = this;
     provider.read_callback = read_callback;
-    if (nghttp2_submit_response(session_->raw(), id_, nv.data(), nv.size(),
+    if (nghttp2_submit_response(connection_->raw(), id_, nv.data(), nv.size(),
                                 body ? &provider : nullptr) != 0) {
         reset(NGHTTP2_INTERNAL_ERROR);  // e.g. a status nghttp2 refuses as final (1xx)
         return;
@@ -223,7 +224,7 @@ void h2_stream::submit() {
     sending_ = body;
     last_sent_ = clock::now();
     if (!body) res_.clear();
-    session_->want_write();
+    connection_->want_write();
 }
 
 long h2_stream::read_body(std::uint8_t* buf, std::size_t length, std::uint32_t* flags) {
@@ -297,9 +298,9 @@ std::uint64_t h2_stream::unsent() const noexcept {
 
 void h2_stream::reset(std::uint32_t error_code) noexcept {
     sending_ = false;
-    if (closed_ || session_ == nullptr) return;
-    nghttp2_submit_rst_stream(session_->raw(), NGHTTP2_FLAG_NONE, id_, error_code);
-    session_->want_write();
+    if (closed_ || connection_ == nullptr) return;
+    nghttp2_submit_rst_stream(connection_->raw(), NGHTTP2_FLAG_NONE, id_, error_code);
+    connection_->want_write();
 }
 
 void h2_stream::on_close() noexcept {
@@ -314,7 +315,7 @@ void h2_stream::on_close() noexcept {
     spool_.reset();
 }
 
-void h2_stream::detach() noexcept { session_ = nullptr; }
+void h2_stream::detach() noexcept { connection_ = nullptr; }
 
 // ---- answered later ------------------------------------------------------------------------
 
@@ -332,7 +333,7 @@ answer_later::resume_fn h2_stream::defer(withdraw_fn withdraw) {
 
 void h2_stream::resume(const std::function<void()>& on_loop) noexcept {
     withdraw_ = nullptr;
-    if (closed_ || session_ == nullptr) return;  // reset or gone meanwhile: nobody to answer
+    if (closed_ || connection_ == nullptr) return;  // reset or gone meanwhile: nobody to answer
     deferred_ = false;
     on_loop();
     submit();  // and wakes the connection
@@ -356,22 +357,22 @@ void h2_stream::hold(std::shared_ptr<held_link> link) {
 
 void h2_stream::finish(response&& res) {
     held_.reset();
-    if (closed_ || session_ == nullptr || answered_) return;
+    if (closed_ || connection_ == nullptr || answered_) return;
     res_ = std::move(res);
     deferred_ = false;
     submit();
 }
 
 void h2_stream::wake() {
-    if (closed_ || session_ == nullptr || !source_) return;
+    if (closed_ || connection_ == nullptr || !source_) return;
     if (source_->cut_off()) {
         reset(NGHTTP2_INTERNAL_ERROR);  // the producer overflowed its buffer
         return;
     }
     if (!source_waits_) return;  // the next read finds the bytes
     source_waits_ = false;
-    nghttp2_session_resume_data(session_->raw(), id_);
-    session_->want_write();
+    nghttp2_session_resume_data(connection_->raw(), id_);
+    connection_->want_write();
 }
 
 // ---- deadlines and stop --------------------------------------------------------------------
@@ -392,7 +393,7 @@ h2_stream::clock::time_point h2_stream::next_deadline() const noexcept {
 }
 
 bool h2_stream::check(clock::time_point now) {
-    if (closed_ || session_ == nullptr) return true;
+    if (closed_ || connection_ == nullptr) return true;
     const auto& cfg = host_->settings();
     if (!head_done_) return now < begun_ + cfg.timeouts.header;
     if (!request_ended_ && !refused_ && !answered_ && now >= last_read_ + cfg.timeouts.body_idle) {
@@ -401,11 +402,11 @@ bool h2_stream::check(clock::time_point now) {
     }
     if (sending_ && !source_waits_) {
         // The stream's own flow-control window holds it back (the connection's window is
-        // the session's to watch). A minimum rate, not "any progress": once stalled, the
+        // h2_connection's to watch). A minimum rate, not "any progress": once stalled, the
         // stream must send http2.min_send_progress bytes within timeouts.write, or be granted
         // that much window, else it is reset. So a window opened a byte at a time (each byte
         // progress) ends within 2 x timeouts.write of the trickle's start.
-        const auto window = nghttp2_session_get_stream_remote_window_size(session_->raw(), id_);
+        const auto window = nghttp2_session_get_stream_remote_window_size(connection_->raw(), id_);
         const auto need = static_cast<std::int64_t>(cfg.http2.min_send_progress);
         if (window >= need) {
             stalled_since_ = clock::time_point{};
@@ -425,7 +426,7 @@ bool h2_stream::check(clock::time_point now) {
             last_sent_ = now;
             source_->on_idle();  // e.g. an SSE keep-alive comment: the pull finds it
             source_waits_ = false;
-            nghttp2_session_resume_data(session_->raw(), id_);
+            nghttp2_session_resume_data(connection_->raw(), id_);
         }
     }
     return true;
@@ -437,7 +438,7 @@ void h2_stream::stop() {
     // An endless stream (SSE) ends; its client reconnects elsewhere.
     if (source_ && source_->end_on_stop() && source_waits_) {
         source_waits_ = false;
-        nghttp2_session_resume_data(session_->raw(), id_);
+        nghttp2_session_resume_data(connection_->raw(), id_);
     }
 }
 

@@ -4,8 +4,8 @@
 // request: held and deferred responses and streamed bodies go through it as through an
 // HTTP/1 connection, while the other streams go on). Private to src/h2.
 
+#include "h2/connection.hpp"
 #include "h2/fields.hpp"
-#include "h2/session.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request.hpp"
 #include "http/request_handler.hpp"
@@ -20,14 +20,14 @@
 
 namespace tern::detail {
 
-class h2_session;
+class h2_connection;
 class spooled_body;
 
 class h2_stream final : public answer_later, public std::enable_shared_from_this<h2_stream> {
 public:
     using clock = std::chrono::steady_clock;
 
-    h2_stream(h2_session& session, std::int32_t id, const head_limits& limits,
+    h2_stream(h2_connection& connection, std::int32_t id, const head_limits& limits,
               clock::time_point now);
     h2_stream(const h2_stream&) = delete;
     h2_stream& operator=(const h2_stream&) = delete;
@@ -47,7 +47,7 @@ public:
     /// END_STREAM after the body (or the trailers).
     void on_end();
     /// The request has just become complete (by on_head or on_end): true once, and the
-    /// session then queues it for `run`.
+    /// connection then queues it for `run`.
     bool take_ready() noexcept { return std::exchange(ready_, false); }
     /// Runs the handler on the complete request (after nghttp2 has returned).
     void run();
@@ -74,7 +74,7 @@ public:
 
     /// nghttp2 closed the stream (both ends done, or a reset either way).
     void on_close() noexcept;
-    /// The session is gone: nothing of it may be touched any more.
+    /// The connection is gone: nothing of it may be touched any more.
     void detach() noexcept;
 
     // ---- deadlines and stop -----------------------------------------------------------------
@@ -105,8 +105,8 @@ private:
     void submit();
     void reset(std::uint32_t error_code) noexcept;
 
-    h2_session* session_;  // null once the session is gone
-    protocol_host* host_;  // the worker: outlives the stream's posted resumes
+    h2_connection* connection_;  // null once the connection is gone
+    protocol_host* host_;        // the worker: outlives the stream's posted resumes
     std::shared_ptr<loop_door> door_;
     std::int32_t id_;
     request_head head_;

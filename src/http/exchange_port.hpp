@@ -4,7 +4,7 @@
 // the exchange port (one request's way back to its transport), the held link (told when a
 // held request can no longer be answered) and the body source (a streamed body, pulled by
 // the transport). Interfaces only: the transport (src/net) implements the door and the
-// port, the pipeline the link and the source; neither sees the other.
+// port, src/handling the link and the source; neither sees the other.
 
 #include "http/response.hpp"
 

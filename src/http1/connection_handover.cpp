@@ -4,7 +4,7 @@
 // (upgraded.hpp) with the bytes read behind the handshake; this connection hears nothing
 // more from it.
 
-#include "h2/session.hpp"
+#include "h2/connection.hpp"
 #include "http/writer.hpp"
 #include "http1/connection.hpp"
 #include "http1/upgraded.hpp"
@@ -30,7 +30,7 @@ void http1_connection::start_upgrade() {
 
 bool http1_connection::h2_preface_arrived() const noexcept {
     // The preface must open the connection; a shorter first read that matches its start is
-    // taken too (the session checks the rest). Not on the listener that redirects to HTTPS.
+    // taken too (h2_connection checks the rest). Not on the listener that redirects to HTTPS.
     constexpr std::size_t enough = 4;  // "PRI ": no HTTP/1 request of tern's starts so
     if (redirect_port_ != 0 || io_->secure() || !host_.settings().http2.enabled ||
         input_.size() < enough) {
@@ -44,9 +44,9 @@ void http1_connection::start_h2() {
     host_.count_h2_connection();
     parser_.release();  // no HTTP/1 request follows
     phase_ = phase::handed_over;
-    auto session =
-        make_h2_session(host_, h2_peer{io_->remote_ip(), io_->secure(), io_->client_subject()});
-    io_->hand_over(std::make_shared<upgraded_connection>(io_, host_, std::move(session),
+    auto h2 =
+        make_h2_connection(host_, h2_peer{io_->remote_ip(), io_->secure(), io_->client_subject()});
+    io_->hand_over(std::make_shared<upgraded_connection>(io_, host_, std::move(h2),
                                                          std::exchange(input_, {})));
 }
 

@@ -1,6 +1,6 @@
 #include "http1/open.hpp"
 
-#include "h2/session.hpp"
+#include "h2/connection.hpp"
 #include "http1/connection.hpp"
 #include "http1/upgraded.hpp"
 
@@ -10,9 +10,9 @@ std::shared_ptr<transport_user> open_protocol(std::shared_ptr<byte_transport> io
                                               protocol_host& host, const opening& how) {
     if (how.what == opening::mode::serve && how.alpn == "h2") {
         host.count_h2_connection();
-        auto session =
-            make_h2_session(host, h2_peer{io->remote_ip(), io->secure(), io->client_subject()});
-        return std::make_shared<upgraded_connection>(std::move(io), host, std::move(session),
+        auto h2 =
+            make_h2_connection(host, h2_peer{io->remote_ip(), io->secure(), io->client_subject()});
+        return std::make_shared<upgraded_connection>(std::move(io), host, std::move(h2),
                                                      std::string_view{});
     }
     return std::make_shared<http1_connection>(std::move(io), host, how.what, how.redirect_port);

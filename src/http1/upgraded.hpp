@@ -1,6 +1,6 @@
 #pragma once
 // A connection after it left HTTP/1: the transport carries an upgraded_protocol (a WebSocket
-// session after its 101, an HTTP/2 session after ALPN's h2 or the h2c preface). Every read
+// connection after its 101, an HTTP/2 connection after ALPN's h2 or the h2c preface). Every read
 // goes to the protocol's `receive`, and what it sends is pulled like an unframed streamed
 // body whenever the previous write is done; reading goes on while it writes, so a peer's
 // close or ping is seen whatever the other direction does. When the protocol ends, the

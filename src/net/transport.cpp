@@ -124,7 +124,7 @@ void transport::close() noexcept {
     // streams) before the socket closes.
     if (user_) user_->on_close();
     if (handshake_counted_) end_handshake(false, nullptr);  // the client left, or timed out
-    if (tls_) tls_->shutdown();  // close_notify, if the session can still send one
+    if (tls_) tls_->shutdown();  // close_notify, if the channel can still send one
     owner_.unschedule(*this);
     if (polled_) {
         owner_.poller().forget(socket_.get(), *this);

@@ -11,7 +11,7 @@
 #include "http/file_handle.hpp"
 #include "net/deadline_heap.hpp"
 #include "net/socket_poller.hpp"
-#include "tls/session.hpp"
+#include "tls/channel.hpp"
 
 #include <asio/ip/tcp.hpp>
 
@@ -121,7 +121,7 @@ private:
     // The PROXY protocol header (transport_proxy.cpp).
     void read_proxy_header();
     void on_proxy_bytes();
-    // TLS (transport_tls.cpp): the handshake, then reads and writes through the session.
+    // TLS (transport_tls.cpp): the handshake, then reads and writes through the channel.
     void start_handshake();
     void hello_arrived();
     void continue_handshake();
@@ -130,7 +130,7 @@ private:
     void tls_write_some();
     ssize_t tls_send_file_chunk(std::size_t n);
     // Waits for the readiness a TLS call that could not go on asked for, then runs `fn`.
-    void tls_wait(tls_session::status want, ready_fn fn);
+    void tls_wait(tls_channel::status want, ready_fn fn);
 
     file_handle socket_;  // non-blocking, watched by the worker's poller
     worker& owner_;
@@ -143,13 +143,13 @@ private:
     bool writing_ = false;
     bool lingering_ = false;  // linger(): reads are discarded until the peer's end
     std::uint16_t redirect_port_ = 0;
-    // HTTPS: the TLS session (null on plain HTTP), and the context to start it with once the
+    // HTTPS: the TLS channel (null on plain HTTP), and the context to start it with once the
     // PROXY header is read. The handshake holds one of the worker's handshake slots until it
     // ends; the last TLS write that could not go on said which readiness it waits for.
     std::shared_ptr<const tls_context> tls_context_;
-    std::unique_ptr<tls_session> tls_;
+    std::unique_ptr<tls_channel> tls_;
     bool handshake_counted_ = false;
-    tls_session::status tls_write_wants_ = tls_session::status::want_write;
+    tls_channel::status tls_write_wants_ = tls_channel::status::want_write;
     clock::time_point accepted_at_{};
     std::string proxy_bytes_;  // config::proxy_protocol: the header's bytes so far
 

@@ -1,5 +1,5 @@
 // HTTPS on a transport: the TLS handshake before the protocol's first byte, and the reads
-// and writes after it through the connection's tls_session (src/tls/session.hpp). OpenSSL
+// and writes after it through the connection's tls_channel (src/tls/channel.hpp). OpenSSL
 // does the system calls on the non-blocking socket; here the transport waits for the
 // readiness a call asked for, with the same deadlines as plain HTTP (docs/tls.md).
 
@@ -12,8 +12,8 @@
 
 namespace tern::detail {
 
-void transport::tls_wait(tls_session::status want, ready_fn fn) {
-    if (want == tls_session::status::want_read) {
+void transport::tls_wait(tls_channel::status want, ready_fn fn) {
+    if (want == tls_channel::status::want_read) {
         can_read_ = ended_;
         when_ready(ready::read, fn);
     } else {
@@ -23,7 +23,7 @@ void transport::tls_wait(tls_session::status want, ready_fn fn) {
 }
 
 void transport::start_handshake() {
-    tls_ = std::make_unique<tls_session>(tls_context_, socket_.get());
+    tls_ = std::make_unique<tls_channel>(tls_context_, socket_.get());
     secure_ = true;
     tls_context_.reset();
     opening_ = true;
@@ -50,19 +50,19 @@ void transport::continue_handshake() {
     if (!opening_ || closed_) return;
     const auto r = tls_->handshake();
     switch (r.what) {
-        case tls_session::status::done:
+        case tls_channel::status::done:
             end_handshake(true, nullptr);
             client_subject_ = tls_->client_subject();
             opened(tls_->alpn());
             return;
-        case tls_session::status::want_read:
-        case tls_session::status::want_write:
+        case tls_channel::status::want_read:
+        case tls_channel::status::want_write:
             tls_wait(r.what, &transport::continue_handshake);
             return;
-        case tls_session::status::closed:
+        case tls_channel::status::closed:
             open_failed(false);  // the client left mid-handshake
             return;
-        case tls_session::status::failed:
+        case tls_channel::status::failed:
             end_handshake(false, tls_->failure());
             if (tls_->plain_http()) {
                 // Answered in plain text by the protocol, as nginx does: no TLS from here.
@@ -91,17 +91,17 @@ void transport::tls_read() {
     const auto r = tls_->read(buffer.data(), buffer.size());
     std::error_code ec;
     switch (r.what) {
-        case tls_session::status::done:
+        case tls_channel::status::done:
             break;
-        case tls_session::status::want_read:
-        case tls_session::status::want_write:
+        case tls_channel::status::want_read:
+        case tls_channel::status::want_write:
             reading_ = true;
             tls_wait(r.what, &transport::tls_read);
             return;
-        case tls_session::status::closed:
+        case tls_channel::status::closed:
             ec = asio::error::eof;
             break;
-        case tls_session::status::failed:
+        case tls_channel::status::failed:
             ec = asio::error::connection_aborted;
             break;
     }
@@ -115,16 +115,16 @@ void transport::tls_write_some() {
     while (written_ < out_.size()) {
         const auto r = tls_->write(out_.data() + written_, out_.size() - written_);
         switch (r.what) {
-            case tls_session::status::done:
+            case tls_channel::status::done:
                 written_ += r.n;
                 continue;
-            case tls_session::status::want_read:
-            case tls_session::status::want_write:
+            case tls_channel::status::want_read:
+            case tls_channel::status::want_write:
                 set_deadline(write_timeout_, deadline_kind::write);
                 tls_wait(r.what, &transport::tls_write_some);
                 return;
-            case tls_session::status::closed:
-            case tls_session::status::failed:
+            case tls_channel::status::closed:
+            case tls_channel::status::failed:
                 written(asio::error::connection_reset);
                 return;
         }
@@ -140,15 +140,15 @@ ssize_t transport::tls_send_file_chunk(std::size_t n) {
     if (got < 0) return -1;
     const auto r = tls_->write(owner_.file_buffer().data(), static_cast<std::size_t>(got));
     switch (r.what) {
-        case tls_session::status::done:
+        case tls_channel::status::done:
             return static_cast<ssize_t>(r.n);
-        case tls_session::status::want_read:
-        case tls_session::status::want_write:
+        case tls_channel::status::want_read:
+        case tls_channel::status::want_write:
             tls_write_wants_ = r.what;
             errno = EAGAIN;
             return -1;
-        case tls_session::status::closed:
-        case tls_session::status::failed:
+        case tls_channel::status::closed:
+        case tls_channel::status::failed:
             break;
     }
     errno = EPIPE;

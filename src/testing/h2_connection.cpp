@@ -53,9 +53,9 @@ struct h2_connection::connection {
     explicit connection(stream s) : wire(std::move(s)) {}
 
     stream wire;
-    h2_session session;
+    h2_client_codec codec;
     bool received_any = false;  // the server has sent bytes on this connection
-    bool ended = false;         // the server closed it, or the session has ended
+    bool ended = false;         // the server closed it, or its codec has ended
 };
 
 h2_connection::h2_connection(std::uint16_t port, bool tls) : port_(port), tls_(tls) {}
@@ -82,11 +82,11 @@ bool h2_connection::still_usable() {
         // What the server sent meanwhile (a PING, SETTINGS, a GOAWAY, its close) is taken now.
         std::array<char, 16384> chunk{};
         for (;;) {
-            if (c.ended || c.session.goaway().received || !c.session.alive()) return false;
+            if (c.ended || c.codec.goaway().received || !c.codec.alive()) return false;
             const std::ptrdiff_t n = c.wire.receive_until(chunk.data(), chunk.size(), clock::now());
             if (n < 0) return true;
             if (n == 0) return false;
-            c.session.feed(chunk.data(), static_cast<std::size_t>(n));
+            c.codec.feed(chunk.data(), static_cast<std::size_t>(n));
         }
     } catch (const client_error&) {
         return false;
@@ -99,33 +99,33 @@ void h2_connection::run(const std::vector<outgoing_request>& requests,
     const std::string authority = "127.0.0.1:" + std::to_string(port_);
     for (std::size_t i = 0; i < requests.size(); ++i) {
         states[i].index = i;
-        c.session.submit(requests[i], tls_ ? "https" : "http", authority, states[i]);
+        c.codec.submit(requests[i], tls_ ? "https" : "http", authority, states[i]);
     }
     std::string out;
     std::array<char, 16384> chunk{};
     bool can_send = true;
     for (;;) {
         out.clear();
-        c.session.take_output(out);
+        c.codec.take_output(out);
         // A server that closed its reading side may still have sent what explains it (a
         // GOAWAY): read on until its close.
         if (can_send && !out.empty()) can_send = c.wire.send_all(out, deadline);
         const bool all_closed = std::all_of(states.begin(), states.end(),
                                             [](const h2_stream_state& s) { return s.closed; });
         if (all_closed) return;
-        if (!c.session.alive()) break;
+        if (!c.codec.alive()) break;
         const std::size_t n = c.wire.receive(chunk.data(), chunk.size(), deadline);
         if (n == 0) break;
         if (!c.received_any) refuse_http1_answer(std::string_view(chunk.data(), n));
         c.received_any = true;
-        c.session.feed(chunk.data(), n);
+        c.codec.feed(chunk.data(), n);
     }
     c.ended = true;
 }
 
 std::vector<response> h2_connection::results(std::vector<h2_stream_state>& states, bool reused) {
     const bool ended = connection_->ended;
-    const h2_goaway goaway = connection_->session.goaway();
+    const h2_goaway goaway = connection_->codec.goaway();
     const bool answered = std::any_of(states.begin(), states.end(),
                                       [](const h2_stream_state& s) { return s.received; });
     const bool none_taken = std::all_of(states.begin(), states.end(), [&](const auto& s) {

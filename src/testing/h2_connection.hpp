@@ -5,7 +5,7 @@
 // with GOAWAY is replaced on the next exchange, and an exchange it dropped before answering
 // anything on a reused connection is sent once more on a new one.
 
-#include "testing/h2_session.hpp"
+#include "testing/h2_client_codec.hpp"
 #include "testing/outgoing.hpp"
 #include "testing/stream.hpp"
 

@@ -48,7 +48,7 @@ public:
     enum class status { ok, too_big, bad_data };
     /// Appends the inflated message to `out`. `too_big` as soon as the output would pass
     /// `limit` bytes (what was inflated so far stays in `out`; the connection is to be
-    /// closed with 1009); `bad_data` for a stream zlib rejects (the session closes with
+    /// closed with 1009); `bad_data` for a stream zlib rejects (the connection closes with
     /// 1007: the payload is not what its frame says it is).
     status inflate(std::string_view compressed, std::string& out, std::size_t limit);
 

@@ -4,7 +4,7 @@
 // of section 5 a single frame can break, and unmasks the payload into the caller's buffer;
 // the writer appends the frames a server sends (unmasked). Transport-free: bytes in, events
 // out. Message-level rules (fragment order, UTF-8, sizes of whole messages) are the
-// session's (pipeline/ws_session).
+// connection's (handling/ws_connection).
 
 #include <array>
 #include <cstddef>
@@ -72,7 +72,7 @@ public:
     /// `max_payload`: the largest payload a data frame may announce (a larger one is an
     /// error with code 1009 as soon as its length is read). `rsv1_allowed`: permessage-
     /// deflate was negotiated, so RSV1 may be set on a first data frame (section 5.2 and
-    /// RFC 7692 6); whether it is set on the right frame is the session's check.
+    /// RFC 7692 6); whether it is set on the right frame is the connection's check.
     frame_parser(std::uint64_t max_payload, bool rsv1_allowed) noexcept;
 
     /// Consumes bytes of `in` up to the next event. Data payload bytes are appended to

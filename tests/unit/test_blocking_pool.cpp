@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "pipeline/blocking_pool.hpp"
+#include "handling/blocking_pool.hpp"
 
 #include <dirent.h>
 

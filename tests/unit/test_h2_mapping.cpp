@@ -1,12 +1,12 @@
-// The HTTP/2 session (src/h2) without a socket: a client made of hand-built frames, whose
+// The HTTP/2 connection (src/h2) without a socket: a client made of hand-built frames, whose
 // header blocks nghttp2's own HPACK encoder writes (so it can send what a well-behaved
 // client library refuses to: upper-case names, connection-specific fields), talks to
-// make_h2_session through its receive and pull. What the wire tests check over loopback with
+// make_h2_connection through its receive and pull. What the wire tests check over loopback with
 // Python's h2, here for the mapping itself: pseudo-fields to tern's request, tern's response
 // to fields, trailers, the malformed requests and limits docs/http2.md says are refused on
 // their stream only, and the GOAWAYs of a stop and of max_requests_per_connection.
 
-#include "h2/session.hpp"
+#include "h2/connection.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
 #include "support/fake_loop.hpp"
@@ -211,14 +211,15 @@ struct answer {
 class rig {
 public:
     explicit rig(const options& o = {})
-        : host_(loop_, o), session_(make_h2_session(host_, h2_peer{"127.0.0.1", o.secure, {}})) {
+        : host_(loop_, o),
+          connection_(make_h2_connection(host_, h2_peer{"127.0.0.1", o.secure, {}})) {
         REQUIRE(nghttp2_hd_deflate_new(&deflater_, 4096) == 0);
         REQUIRE(nghttp2_hd_inflate_new(&inflater_) == 0);
-        session_->attach(loop_ptr_, port_);
+        connection_->attach(loop_ptr_, port_);
         send(std::string(h2_preface) + frame(settings_frame, 0, 0, {}));
     }
     ~rig() {
-        session_->closed();
+        connection_->closed();
         nghttp2_hd_deflate_del(deflater_);
         nghttp2_hd_inflate_del(inflater_);
     }
@@ -264,7 +265,7 @@ public:
         send(frame(data_frame, ends ? end_stream : 0, stream, bytes));
     }
     void send(const std::string& bytes) {
-        REQUIRE(session_->receive(bytes));
+        REQUIRE(connection_->receive(bytes));
         pump();
     }
     // Trailers on `stream`: a HEADERS frame that ends it.
@@ -275,9 +276,9 @@ public:
         for (int turn = 0; turn < 100; ++turn) {
             const bool ran = loop_.run();
             const bool replied = !replies_.empty();
-            if (replied) REQUIRE(session_->receive(std::exchange(replies_, {})));
+            if (replied) REQUIRE(connection_->receive(std::exchange(replies_, {})));
             std::string out;
-            const auto status = session_->pull(out, 1 << 20);
+            const auto status = connection_->pull(out, 1 << 20);
             input_ += out;
             parse();
             if (status != pull_status::more) {
@@ -286,12 +287,12 @@ public:
             }
             if (!ran && !replied && out.empty()) return;
         }
-        FAIL("the session did not settle in 100 turns");
+        FAIL("the connection did not settle in 100 turns");
     }
     // The server stops between requests: its GOAWAY.
     void stop() {
         host_.stopping = true;
-        session_->end_on_stop();
+        connection_->end_on_stop();
         pump();
     }
 
@@ -384,7 +385,7 @@ private:
     fake_loop& loop_ = *loop_ptr_;
     host host_;
     std::shared_ptr<port> port_ = std::make_shared<port>();
-    std::shared_ptr<upgraded_protocol> session_;
+    std::shared_ptr<upgraded_protocol> connection_;
     nghttp2_hd_deflater* deflater_ = nullptr;
     nghttp2_hd_inflater* inflater_ = nullptr;
     std::string input_;

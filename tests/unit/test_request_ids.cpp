@@ -1,6 +1,6 @@
 // Request ids without sockets: which incoming values are kept, and that made ones differ.
 
-#include "pipeline/request_id.hpp"
+#include "handling/request_id.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,10 +2,10 @@
 // chunk framing of the writer, the text/event-stream format, the request copy a held
 // response keeps, and the stream buffer's backpressure, without sockets.
 
+#include "handling/streamed_body.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request.hpp"
 #include "http/writer.hpp"
-#include "pipeline/stream_source.hpp"
 #include "web/sse_format.hpp"
 
 #include <catch2/catch.hpp>
@@ -29,7 +29,7 @@ std::string without_date(std::string s) {
 
 // A body_source that is never pulled: only its presence matters to the writer.
 std::shared_ptr<body_source> some_source() {
-    return stream_source::tap(std::make_shared<stream_source>(16, 64));
+    return streamed_body::tap(std::make_shared<streamed_body>(16, 64));
 }
 
 }  // namespace
@@ -121,7 +121,7 @@ TEST_CASE("a copied request views its own storage", "[deferred]") {
 }
 
 TEST_CASE("the stream buffer says false at its mark and is cut off past its limit", "[stream]") {
-    auto s = std::make_shared<stream_source>(10, 20);
+    auto s = std::make_shared<streamed_body>(10, 20);
     CHECK(s->write("12345"));
     CHECK_FALSE(s->write("67890"));  // at the mark: taken, but wait
     CHECK_FALSE(s->is_closed());
@@ -139,7 +139,7 @@ TEST_CASE("the stream buffer says false at its mark and is cut off past its limi
 
 TEST_CASE("a stream ends after its last bytes are pulled, and on_writable follows a false",
           "[stream]") {
-    auto s = std::make_shared<stream_source>(4, 100);
+    auto s = std::make_shared<streamed_body>(4, 100);
     int writable = 0;
     bool closed = false;
     s->on_writable([&] { ++writable; });
@@ -181,7 +181,7 @@ TEST_CASE("a cut-off wakes the transport even while an earlier wake-up found it 
     // The transport takes a wake-up that arrives during a write as "the pull after the write
     // finds the bytes", so bytes need no second one; a cut-off does, or a write to a peer that
     // never reads would hide it until write_timeout.
-    auto s = std::make_shared<stream_source>(10, 20);
+    auto s = std::make_shared<streamed_body>(10, 20);
     auto door = std::make_shared<counting_door>();
     s->attach(door, {});
     s->write("12345");
@@ -196,10 +196,10 @@ TEST_CASE("a cut-off wakes the transport even while an earlier wake-up found it 
 }
 
 TEST_CASE("a stream whose transport view is dropped tells its producer", "[stream]") {
-    auto s = std::make_shared<stream_source>(16, 64);
+    auto s = std::make_shared<streamed_body>(16, 64);
     bool closed = false;
     s->on_close([&] { closed = true; });
-    { auto tap = stream_source::tap(s); }
+    { auto tap = streamed_body::tap(s); }
     CHECK(closed);
     CHECK_FALSE(s->write("x"));
 }
