@@ -312,6 +312,7 @@ TEST_CASE("FIFOs and other non-regular files are never opened for serving", "[st
     const static_files files({t.config()});
     expect_absent(files, "/pipe");  // and does not block on open
 
+    // A socket file in the served directory, bound and never connected to: not a client.
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);
     sockaddr_un addr{};
