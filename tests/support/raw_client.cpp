@@ -91,6 +91,15 @@ int open_socket(std::uint16_t port) {
     return open_socket(storage, sizeof addr);
 }
 
+// The fd open_socket returned; throws client_error naming `where` when it is an error.
+int connected(int fd_or_error, const std::string& where) {
+    if (fd_or_error < 0) {
+        throw client_error("raw_client: cannot connect to " + where + ": " +
+                           std::strerror(-fd_or_error));
+    }
+    return fd_or_error;
+}
+
 }  // namespace
 
 // ---- response and helpers ---------------------------------------------------------------
@@ -675,14 +684,7 @@ raw_client& raw_client::operator=(raw_client&& other) noexcept {
 
 void raw_client::connect(std::uint16_t port) {
     close();
-    const int fd = open_socket(port);
-    if (fd < 0) {
-        throw client_error("raw_client: cannot connect to 127.0.0.1:" + std::to_string(port) +
-                           ": " + std::strerror(-fd));
-    }
-    fd_ = fd;
-    peer_closed_ = false;
-    tls_error_.clear();
+    adopt(connected(open_socket(port), "127.0.0.1:" + std::to_string(port)));
 }
 
 void raw_client::connect(std::string_view address, std::uint16_t port) {
@@ -703,14 +705,7 @@ void raw_client::connect(std::string_view address, std::uint16_t port) {
     } else {
         throw client_error("raw_client: \"" + text + "\" is not a numeric IP address");
     }
-    const int fd = open_socket(storage, size);
-    if (fd < 0) {
-        throw client_error("raw_client: cannot connect to " + text + " port " +
-                           std::to_string(port) + ": " + std::strerror(-fd));
-    }
-    fd_ = fd;
-    peer_closed_ = false;
-    tls_error_.clear();
+    adopt(connected(open_socket(storage, size), text + " port " + std::to_string(port)));
 }
 
 void raw_client::connect_unix(std::string_view path) {
@@ -722,11 +717,10 @@ void raw_client::connect_unix(std::string_view path) {
     }
     addr.sun_family = AF_UNIX;
     path.copy(addr.sun_path, path.size());
-    const int fd = open_socket(storage, sizeof addr);
-    if (fd < 0) {
-        throw client_error("raw_client: cannot connect to the Unix socket " + std::string(path) +
-                           ": " + std::strerror(-fd));
-    }
+    adopt(connected(open_socket(storage, sizeof addr), "the Unix socket " + std::string(path)));
+}
+
+void raw_client::adopt(int fd) noexcept {
     fd_ = fd;
     peer_closed_ = false;
     tls_error_.clear();

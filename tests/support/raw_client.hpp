@@ -224,6 +224,8 @@ private:
     std::size_t fill_until(std::string_view delimiter, std::size_t from, clock::time_point deadline,
                            std::string_view what);
     [[noreturn]] void fail(std::string_view what, std::string_view why) const;
+    // Takes `fd`, a newly connected socket (after close()).
+    void adopt(int fd) noexcept;
     // receive_some and send over TLS.
     recv_status tls_receive_some(clock::time_point deadline);
     void tls_send(std::string_view bytes);
