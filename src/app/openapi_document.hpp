@@ -1,6 +1,6 @@
 #pragma once
 // The OpenAPI 3.1 document of an app's routes (docs/openapi.md), built from the route table
-// and what `tern::documented` attached. Transport-free: tests/unit/test_openapi.cpp builds
+// and what `tern::documented` attached. Transport-free: tests/unit/app/test_openapi.cpp builds
 // documents from a router without sockets.
 
 #include <tern/openapi.hpp>

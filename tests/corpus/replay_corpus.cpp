@@ -12,26 +12,18 @@
 // (no close in time) or a malformed answer. A crash fails the whole run (under ASan/UBSan: any
 // memory error or undefined behaviour). After all inputs the server must still answer GET /__alive
 // with 200. The last line printed is "corpus replay: N passed, M failed"; the exit status is 0 only
-// when M is 0 and the server still serves.
+// when M is 0 and the server still serves. The client is the wire tests' raw_client
+// (tests/support/raw_client.hpp).
 
 #include <tern/tern.hpp>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -40,6 +32,8 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "support/raw_client.hpp"
 
 namespace {
 
@@ -65,136 +59,6 @@ struct result {
     std::size_t sent = 0, size = 0, received = 0;
 };
 
-// An open TCP socket, closed on destruction.
-class socket_fd {
-public:
-    explicit socket_fd(int fd) noexcept : fd_(fd) {}
-    ~socket_fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    socket_fd(const socket_fd&) = delete;
-    socket_fd& operator=(const socket_fd&) = delete;
-    int get() const noexcept { return fd_; }
-
-private:
-    int fd_;
-};
-
-int connect_loopback(std::uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-// The connection as seen from the client while an input is replayed.
-class client_connection {
-public:
-    static constexpr std::size_t kept_bytes = 4096;
-
-    client_connection(int fd, clock_type::time_point deadline) : fd_(fd), deadline_(deadline) {}
-
-    // Sends `bytes`, reading whatever the server sends meanwhile (so neither side can block
-    // the other on full buffers). Bytes still go out after the server has finished its
-    // answer: a closing server lingers and discards them. Returns the bytes sent; fewer when
-    // the connection is gone (see broken()) or the deadline passed.
-    std::size_t send(std::string_view bytes) {
-        std::size_t sent = 0;
-        while (sent < bytes.size() && !broken_) {
-            const ssize_t n =
-                ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
-            if (n > 0) {
-                sent += static_cast<std::size_t>(n);
-                continue;
-            }
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-                broken_ = true;  // EPIPE or ECONNRESET: the server has closed; read what it sent
-                break;
-            }
-            if (!wait(closed_ ? POLLOUT : POLLIN | POLLOUT)) break;
-        }
-        return sent;
-    }
-
-    // Reads until the server closes or the deadline passes; true when it closed.
-    bool read_until_close() {
-        while (!closed_) {
-            if (!wait(POLLIN)) return false;
-        }
-        return true;
-    }
-
-    // Waits `d` (not past the deadline), reading what arrives meanwhile.
-    void pause(std::chrono::milliseconds d) {
-        const auto until = std::min(clock_type::now() + d, deadline_);
-        while (!closed_ && clock_type::now() < until) {
-            if (!wait(POLLIN, until)) break;
-        }
-        if (clock_type::now() < until) std::this_thread::sleep_until(until);
-    }
-
-    /// The connection is gone: a send failed (the server closed or reset it).
-    bool broken() const noexcept { return broken_; }
-    /// The first bytes the server sent (up to kept_bytes).
-    const std::string& received() const noexcept { return received_; }
-    /// How many bytes the server sent.
-    std::size_t total() const noexcept { return total_; }
-
-private:
-    // Waits for `events` until `until` (default: the deadline), reading what arrives.
-    // Returns false on timeout.
-    bool wait(short events, clock_type::time_point until = {}) {
-        if (until == clock_type::time_point{}) until = deadline_;
-        const auto left =
-            std::chrono::duration_cast<std::chrono::milliseconds>(until - clock_type::now());
-        if (left.count() <= 0) return false;
-        pollfd p{fd_, events, 0};
-        const int n = ::poll(&p, 1, static_cast<int>(left.count()));
-        if (n < 0) return errno == EINTR;
-        if (n == 0) return false;
-        if ((p.revents & (POLLIN | POLLHUP | POLLERR)) != 0) receive();
-        return true;
-    }
-
-    void receive() {
-        char buf[16384];
-        while (true) {
-            const ssize_t n = ::recv(fd_, buf, sizeof buf, MSG_DONTWAIT);
-            if (n > 0) {
-                // Keep the start for the checks; count the rest.
-                const auto size = static_cast<std::size_t>(n);
-                received_.append(
-                    buf, std::min(size, kept_bytes - std::min(kept_bytes, received_.size())));
-                total_ += size;
-                continue;
-            }
-            if (n == 0) {
-                closed_ = true;  // orderly close
-            } else if (errno == EINTR) {
-                continue;
-            } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
-                closed_ = true;  // reset: closed too, with or without a response
-            }
-            return;
-        }
-    }
-
-    int fd_;
-    clock_type::time_point deadline_;
-    bool closed_ = false;  // the server has finished sending (FIN or reset)
-    bool broken_ = false;
-    std::string received_;
-    std::size_t total_ = 0;
-};
-
 std::vector<std::string_view> split_writes(std::string_view input) {
     std::vector<std::string_view> parts;
     while (true) {
@@ -210,25 +74,46 @@ std::string first_line_of(const std::string& bytes) {
     return bytes.substr(0, std::min<std::size_t>(end, 80));
 }
 
+// The time from now until `t`: zero once it has passed.
+std::chrono::milliseconds time_left(clock_type::time_point t) {
+    return std::max(std::chrono::milliseconds(0),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(t - clock_type::now()));
+}
+
 result replay(const std::string& input, std::uint16_t port, std::chrono::milliseconds timeout) {
     result r;
     const auto deadline = clock_type::now() + timeout;
-    const socket_fd fd(connect_loopback(port));
-    if (fd.get() < 0) {
-        r.why = std::string("connect failed: ") + std::strerror(errno);
-        return r;
-    }
-    client_connection ex(fd.get(), deadline);
+    tern_test::raw_client client;
     const auto parts = split_writes(input);
     for (const auto part : parts) r.size += part.size();
-    for (std::size_t i = 0; i < parts.size() && !ex.broken(); ++i) {
-        if (i > 0) ex.pause(write_pause);
-        r.sent += ex.send(parts[i]);
+    bool closed = false;
+    try {
+        client.connect(port);
+        // Each part whole while reading what the server sends meanwhile (so neither side
+        // blocks the other on full buffers); bytes still go out after the server has
+        // answered: a closing server lingers and discards them. A short send means the
+        // server closed or reset the connection, or the deadline passed.
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            if (i > 0) {
+                // The pause, reading what arrives meanwhile.
+                const auto until = std::min(clock_type::now() + write_pause, deadline);
+                while (client.receive_more(time_left(until))) {
+                }
+                std::this_thread::sleep_until(until);
+            }
+            const std::size_t sent = client.send_while_reading(parts[i], time_left(deadline));
+            r.sent += sent;
+            if (sent < parts[i].size()) break;
+        }
+        client.shutdown_write();
+        closed = client.closed_by_peer(time_left(deadline));
+    } catch (const tern_test::client_error& e) {
+        r.why = e.what();
+        return r;
     }
-    ::shutdown(fd.get(), SHUT_WR);
-    const bool closed = ex.read_until_close();
-    r.received = ex.total();
-    r.first_line = first_line_of(ex.received());
+    const std::string& got = client.buffered();
+    r.received = got.size();
+    r.first_line = first_line_of(got);
     if (!closed) {
         r.why = "hang: the server did not close within " + std::to_string(timeout.count()) + " ms";
         return r;
@@ -237,7 +122,6 @@ result replay(const std::string& input, std::uint16_t port, std::chrono::millise
     // answer then begins with the server's SETTINGS frame (type 4 on stream 0).
     const auto first = std::find_if(parts.begin(), parts.end(), [](auto p) { return !p.empty(); });
     const bool h2 = first != parts.end() && first->rfind("PRI * HTTP/2.0\r\n", 0) == 0;
-    const std::string_view got = ex.received();
     const bool settings_frame = got.size() >= 9 && got[3] == '\x04' && got[5] == 0 && got[6] == 0 &&
                                 got[7] == 0 && got[8] == 0;
     if (!got.empty() && !(h2 ? settings_frame : got.rfind("HTTP/1.1 ", 0) == 0)) {

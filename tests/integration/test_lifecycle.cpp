@@ -27,7 +27,8 @@ namespace {
 
 const tern::handler ok_handler = [](tern::context& ctx) { ctx.text("ok"); };
 
-// A port that was free a moment ago: bind to port 0, read the port, close.
+// A port that was free a moment ago: bind to port 0, read the port, close (nothing
+// connects, so not raw_client).
 std::uint16_t free_port() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);

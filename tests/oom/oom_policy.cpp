@@ -6,16 +6,13 @@
 // swallowed the std::bad_alloc would leave it running, serving nothing. A control run
 // without failures answers 200 and stops on SIGTERM.
 //
-// Its own executable: it replaces the global operator new.
+// Its own executable: it replaces the global operator new. The parent's requests go through
+// the wire tests' raw_client (its allocations never fail: only the child arms the count).
 
 #include <tern/tern.hpp>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +24,8 @@
 #include <new>
 #include <string>
 #include <thread>
+
+#include "support/raw_client.hpp"
 
 namespace {
 
@@ -90,29 +89,15 @@ namespace {
 // `wait`, whichever is first. Empty when the server could not be reached.
 std::string exchange(std::uint16_t port, const std::string& request,
                      std::chrono::milliseconds wait) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    std::string got;
-    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
-            static_cast<ssize_t>(request.size())) {
-        const auto until = std::chrono::steady_clock::now() + wait;
-        for (;;) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                until - std::chrono::steady_clock::now());
-            pollfd p{fd, POLLIN, 0};
-            if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
-            char buf[4096];
-            const ssize_t n = recv(fd, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            got.append(buf, static_cast<std::size_t>(n));
-        }
+    tern_test::raw_client c;
+    try {
+        c.connect(port);
+        c.send(request);
+        c.closed_by_peer(wait);
+    } catch (const tern_test::client_error&) {
+        // Refused, or reset by a server that ended: what came before is the answer.
     }
-    close(fd);
-    return got;
+    return c.buffered();
 }
 
 struct child {

@@ -11,6 +11,7 @@
 #include <openssl/x509.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,31 +60,44 @@ std::string printable(std::string_view bytes, std::size_t limit = 300) {
     return out;
 }
 
-sockaddr_in loopback(std::uint16_t port) {
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    return addr;
-}
-
-// Connects a new socket to 127.0.0.1:port; returns the fd, or -errno.
-int open_socket(std::uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+// Connects a new stream socket to `addr`; returns the fd, or -errno. TCP sockets get
+// TCP_NODELAY.
+int open_socket(const sockaddr_storage& addr, socklen_t size) {
+    const int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -errno;
-    const sockaddr_in addr = loopback(port);
     int rc = 0;
     do {
-        rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+        rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), size);
     } while (rc != 0 && errno == EINTR);
     if (rc != 0) {
         const int err = errno;
         ::close(fd);
         return -err;
     }
-    const int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (addr.ss_family != AF_UNIX) {
+        const int one = 1;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
     return fd;
+}
+
+// Connects a new socket to 127.0.0.1:port; returns the fd, or -errno.
+int open_socket(std::uint16_t port) {
+    sockaddr_storage storage{};
+    auto& addr = reinterpret_cast<sockaddr_in&>(storage);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return open_socket(storage, sizeof addr);
+}
+
+// The fd open_socket returned; throws client_error naming `where` when it is an error.
+int connected(int fd_or_error, const std::string& where) {
+    if (fd_or_error < 0) {
+        throw client_error("raw_client: cannot connect to " + where + ": " +
+                           std::strerror(-fd_or_error));
+    }
+    return fd_or_error;
 }
 
 }  // namespace
@@ -670,11 +684,43 @@ raw_client& raw_client::operator=(raw_client&& other) noexcept {
 
 void raw_client::connect(std::uint16_t port) {
     close();
-    const int fd = open_socket(port);
-    if (fd < 0) {
-        throw client_error("raw_client: cannot connect to 127.0.0.1:" + std::to_string(port) +
-                           ": " + std::strerror(-fd));
+    adopt(connected(open_socket(port), "127.0.0.1:" + std::to_string(port)));
+}
+
+void raw_client::connect(std::string_view address, std::uint16_t port) {
+    close();
+    sockaddr_storage storage{};
+    socklen_t size = 0;
+    const std::string text(address);
+    if (auto& v4 = reinterpret_cast<sockaddr_in&>(storage);
+        ::inet_pton(AF_INET, text.c_str(), &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        size = sizeof v4;
+    } else if (auto& v6 = reinterpret_cast<sockaddr_in6&>(storage);
+               ::inet_pton(AF_INET6, text.c_str(), &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        size = sizeof v6;
+    } else {
+        throw client_error("raw_client: \"" + text + "\" is not a numeric IP address");
     }
+    adopt(connected(open_socket(storage, size), text + " port " + std::to_string(port)));
+}
+
+void raw_client::connect_unix(std::string_view path) {
+    close();
+    sockaddr_storage storage{};
+    auto& addr = reinterpret_cast<sockaddr_un&>(storage);
+    if (path.size() >= sizeof addr.sun_path) {
+        throw client_error("raw_client: Unix socket path too long: " + std::string(path));
+    }
+    addr.sun_family = AF_UNIX;
+    path.copy(addr.sun_path, path.size());
+    adopt(connected(open_socket(storage, sizeof addr), "the Unix socket " + std::string(path)));
+}
+
+void raw_client::adopt(int fd) noexcept {
     fd_ = fd;
     peer_closed_ = false;
     tls_error_.clear();
@@ -705,6 +751,38 @@ void raw_client::send(std::string_view bytes) {
         }
         bytes.remove_prefix(static_cast<std::size_t>(n));
     }
+}
+
+std::size_t raw_client::send_while_reading(std::string_view bytes,
+                                           std::chrono::milliseconds timeout) {
+    if (fd_ < 0) throw client_error("raw_client: send on a closed client");
+    if (tls_ != nullptr) throw client_error("raw_client: send_while_reading over TLS");
+    const auto deadline = clock::now() + timeout;
+    std::size_t sent = 0;
+    while (sent < bytes.size()) {
+        const ssize_t n =
+            ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            sent += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) break;  // EPIPE, ECONNRESET
+        // The socket is full: wait until it takes more, reading what the server sends
+        // meanwhile (once it has closed its side there is nothing more to read).
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+        if (left.count() <= 0) break;
+        pollfd pfd{fd_, static_cast<short>(peer_closed_ ? POLLOUT : POLLIN | POLLOUT), 0};
+        const int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+        if (ready < 0 && errno != EINTR) {
+            throw client_error(std::string("raw_client: poll failed: ") + std::strerror(errno));
+        }
+        if (ready > 0 && !peer_closed_ && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+            receive_some(deadline);  // poll says it will not wait
+        }
+    }
+    return sent;
 }
 
 void raw_client::send_raw_and_close(std::string_view bytes) {

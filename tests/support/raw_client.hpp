@@ -90,8 +90,9 @@ struct tls_options {
 /// `options` is unusable.
 std::string tls_client_hello(const tls_options& options = {});
 
-/// A blocking loopback client. Every read has a deadline (5 s by default); on timeout it
-/// throws client_error rather than hanging. Received bytes are buffered, so several
+/// A blocking loopback client (TCP to 127.0.0.1 by default; also a numeric IPv4 or IPv6
+/// address, or a Unix domain socket). Every read has a deadline (5 s by default); on timeout
+/// it throws client_error rather than hanging. Received bytes are buffered, so several
 /// pipelined responses can be read one after another.
 ///
 /// After start_tls() every operation (send, shutdown_write, every read) goes through TLS,
@@ -113,6 +114,12 @@ public:
 
     /// Connects to 127.0.0.1:`port`; throws client_error when it cannot.
     void connect(std::uint16_t port);
+    /// Connects to `address`, a numeric IPv4 or IPv6 address (e.g. "::1"), on `port`; throws
+    /// client_error when it cannot, or when `address` is not numeric.
+    void connect(std::string_view address, std::uint16_t port);
+    /// Connects to the Unix domain socket at `path`; throws client_error when it cannot
+    /// (e.g. ENOENT once the server has removed the socket file).
+    void connect_unix(std::string_view path);
     /// Tries once to connect to 127.0.0.1:`port`: 0 on success (the socket is then closed),
     /// otherwise the errno of the failure (ECONNREFUSED when nothing listens).
     static int connect_error(std::uint16_t port);
@@ -158,6 +165,13 @@ public:
 
     /// Sends all of `bytes`; throws client_error on failure.
     void send(std::string_view bytes);
+    /// Sends what it can of `bytes` within `timeout`, keeping whatever the server sends
+    /// meanwhile in buffered(): a server that answers, or stops reading, before the input
+    /// ends cannot block the client on full socket buffers (send() would). For inputs sent
+    /// whole whatever the server does, such as a fuzzing corpus. Returns how many bytes went
+    /// out: fewer when the server closed or reset the connection (EPIPE, ECONNRESET) or the
+    /// timeout passed. Plain connections only (client_error over TLS).
+    std::size_t send_while_reading(std::string_view bytes, std::chrono::milliseconds timeout);
     /// Sends `bytes`, then closes the socket without reading anything.
     void send_raw_and_close(std::string_view bytes);
     /// Shuts down the sending side (the server sees end of input). Over TLS it sends
@@ -210,6 +224,8 @@ private:
     std::size_t fill_until(std::string_view delimiter, std::size_t from, clock::time_point deadline,
                            std::string_view what);
     [[noreturn]] void fail(std::string_view what, std::string_view why) const;
+    // Takes `fd`, a newly connected socket (after close()).
+    void adopt(int fd) noexcept;
     // receive_some and send over TLS.
     recv_status tls_receive_some(clock::time_point deadline);
     void tls_send(std::string_view bytes);
