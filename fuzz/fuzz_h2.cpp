@@ -12,6 +12,7 @@
 #include "h2/connection.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
+#include "support/fake_h2_host.hpp"
 #include "support/fake_loop.hpp"
 
 #include <tern/config.hpp>
@@ -35,7 +36,9 @@ void check(bool ok) {
 
 using tern_test::fake_loop;  // functions posted run when the harness says
 
-class empty_state final : public loop_state {};
+using tern_test::empty_state;
+using tern_test::fake_h2_host;
+using tern_test::idle_port;
 
 // A held response's link: told when the stream can no longer be answered.
 struct link_flag final : held_link {
@@ -86,41 +89,23 @@ private:
     fake_loop& loop_;
 };
 
-class host final : public protocol_host {
-public:
-    explicit host(fake_loop& loop) : handler_(loop), fake_(loop) {
-        settings_.limits.max_header_count = 20;
-        settings_.limits.max_header_size = 1024;
-        settings_.limits.max_line_size = 512;
-        settings_.http2.max_concurrent_streams = 8;
-        settings_.spool.body_above = 0;
-        limits_.max_body_size = 4096;
-        loop_ = loop_view{&handler_, &state_,   &settings_, &limits_, &no_,
-                          &no_,      &counted_, &counted_,  &counted_};
-    }
-    std::shared_ptr<loop_door> door() override { return nullptr; }
-    void expect_posted() override {}
-    void unexpect_posted() noexcept override {}
-    void post(std::function<void()> fn) override { fake_.post(std::move(fn)); }
+// Small limits, so the fuzzer reaches them: 20 fields, 1 KiB of header, 8 streams, every
+// body spooled.
+tern::config fuzz_settings() {
+    tern::config c;
+    c.limits.max_header_count = 20;
+    c.limits.max_header_size = 1024;
+    c.limits.max_line_size = 512;
+    c.http2.max_concurrent_streams = 8;
+    c.spool.body_above = 0;
+    return c;
+}
 
-private:
-    router handler_;
-    empty_state state_;
-    tern::config settings_;
-    parser_limits limits_;
-    std::atomic<bool> no_{false};
-    std::atomic<std::uint64_t> counted_{0};
-    fake_loop& fake_;
-};
-
-// The connection's side of the port: nothing to do (the harness pulls after every turn).
-class port final : public exchange_port {
-public:
-    std::shared_ptr<loop_door> door() override { return nullptr; }
-    void hold(std::shared_ptr<held_link> /*link*/) override {}
-    void finish(response&& /*res*/) override {}
-    void wake() override {}
-};
+parser_limits fuzz_limits() {
+    parser_limits l;
+    l.max_body_size = 4096;
+    return l;
+}
 
 // Walks the frames in `out` from `at`; returns where the next (incomplete) frame begins.
 std::size_t walk_frames(const std::string& out, std::size_t at) {
@@ -142,8 +127,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
 
     auto loop = std::make_shared<fake_loop>();
-    host h(*loop);
-    auto p = std::make_shared<port>();
+    router handler(*loop);
+    fake_h2_host h(*loop, handler, fuzz_settings(), fuzz_limits());
+    auto p = std::make_shared<idle_port>();
     auto connection = make_h2_connection(h, h2_peer{"127.0.0.1", false, {}});
     connection->attach(loop, p);
 

@@ -9,6 +9,7 @@
 #include "h2/connection.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
+#include "support/fake_h2_host.hpp"
 #include "support/fake_loop.hpp"
 
 #include <tern/config.hpp>
@@ -38,7 +39,9 @@ using field_list = std::vector<std::pair<std::string, std::string>>;
 
 using tern_test::fake_loop;  // functions posted run when the harness says
 
-class empty_state final : public loop_state {};
+using tern_test::empty_state;
+using tern_test::fake_h2_host;
+using tern_test::idle_port;
 
 // What the handler was given, copied out of the request.
 struct seen_request {
@@ -112,45 +115,25 @@ struct options {
     std::size_t max_requests_per_connection = 0;  // 0: no limit
 };
 
-class host final : public protocol_host {
-public:
-    host(fake_loop& loop, const options& o) : loop_door_(loop) {
-        settings.limits.max_header_count = 20;
-        settings.limits.max_header_size = 1024;
-        settings.limits.max_line_size = 256;
-        settings.limits.max_requests_per_connection = o.max_requests_per_connection;
-        limits_.max_header_count = settings.limits.max_header_count;
-        limits_.max_header_size = settings.limits.max_header_size;
-        limits_.max_line_size = settings.limits.max_line_size;
-        limits_.max_body_size = 1024;
-        limits_.planner = &handler;
-        loop_ = loop_view{&handler, &state_,   &settings, &limits_, &stopping,
-                          &no_,     &counted_, &counted_, &counted_};
-    }
-    std::shared_ptr<loop_door> door() override { return nullptr; }
-    void expect_posted() override {}
-    void unexpect_posted() noexcept override {}
-    void post(std::function<void()> fn) override { loop_door_.post(std::move(fn)); }
+// The settings and parser limits of a rig: small, so the limit cases stay short.
+tern::config rig_settings(const options& o) {
+    tern::config c;
+    c.limits.max_header_count = 20;
+    c.limits.max_header_size = 1024;
+    c.limits.max_line_size = 256;
+    c.limits.max_requests_per_connection = o.max_requests_per_connection;
+    return c;
+}
 
-    recorder handler;
-    tern::config settings;
-    std::atomic<bool> stopping{false};
-
-private:
-    fake_loop& loop_door_;
-    empty_state state_;
-    parser_limits limits_;
-    std::atomic<bool> no_{false};
-    std::atomic<std::uint64_t> counted_{0};
-};
-
-class port final : public exchange_port {
-public:
-    std::shared_ptr<loop_door> door() override { return nullptr; }
-    void hold(std::shared_ptr<held_link> /*link*/) override {}
-    void finish(response&& /*res*/) override {}
-    void wake() override {}
-};
+parser_limits rig_limits(const tern::config& c, const body_planner& planner) {
+    parser_limits l;
+    l.max_header_count = c.limits.max_header_count;
+    l.max_header_size = c.limits.max_header_size;
+    l.max_line_size = c.limits.max_line_size;
+    l.max_body_size = 1024;
+    l.planner = &planner;
+    return l;
+}
 
 constexpr std::uint8_t data_frame = 0x0;
 constexpr std::uint8_t headers_frame = 0x1;
@@ -211,7 +194,7 @@ struct answer {
 class rig {
 public:
     explicit rig(const options& o = {})
-        : host_(loop_, o),
+        : host_(loop_, handler_, rig_settings(o), rig_limits(rig_settings(o), handler_)),
           connection_(make_h2_connection(host_, h2_peer{"127.0.0.1", o.secure, {}})) {
         REQUIRE(nghttp2_hd_deflate_new(&deflater_, 4096) == 0);
         REQUIRE(nghttp2_hd_inflate_new(&inflater_) == 0);
@@ -308,7 +291,7 @@ public:
     std::map<std::uint16_t, std::uint32_t> server_settings;        // its SETTINGS frame's
     bool ack_pings = true;
     bool ended_ = false;
-    std::vector<seen_request>& seen() { return host_.handler.seen; }
+    std::vector<seen_request>& seen() { return handler_.seen; }
 
 private:
     void parse() {
@@ -383,8 +366,9 @@ private:
 
     std::shared_ptr<fake_loop> loop_ptr_ = std::make_shared<fake_loop>();
     fake_loop& loop_ = *loop_ptr_;
-    host host_;
-    std::shared_ptr<port> port_ = std::make_shared<port>();
+    recorder handler_;
+    fake_h2_host host_;
+    std::shared_ptr<idle_port> port_ = std::make_shared<idle_port>();
     std::shared_ptr<upgraded_protocol> connection_;
     nghttp2_hd_deflater* deflater_ = nullptr;
     nghttp2_hd_inflater* inflater_ = nullptr;
