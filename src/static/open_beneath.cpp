@@ -68,6 +68,82 @@ bool strip_root(std::string_view root, std::string_view target, std::string_view
     return true;
 }
 
+// One lookup's progress: what is left to walk and the symlink-free directory reached.
+struct beneath_walk {
+    explicit beneath_walk(std::string_view path) : pending(path) {}
+
+    std::string pending;   // what is left to walk; grows when a link expands
+    std::size_t pos = 0;   // where in `pending` the next component starts
+    std::string resolved;  // components walked so far, symlink-free: "a/b"
+    file_handle cur;       // the directory at `resolved`; empty: the root
+    int links = 0;         // symlinks expanded so far
+
+    // "..": only link targets bring it here (the request path has none left). Goes up along
+    // the symlink-free path walked so far; false at the root, above which it never goes.
+    bool go_up() {
+        if (resolved.empty()) return false;
+        const std::size_t cut = resolved.rfind('/');
+        std::string up = cut == std::string::npos ? std::string() : resolved.substr(0, cut);
+        up.append(pending, pos);
+        restart(std::move(up));
+        return true;
+    }
+
+    // A directory opened on the way down becomes the current one.
+    void enter(int fd, std::string_view comp) {
+        cur = file_handle(fd);
+        if (!resolved.empty()) resolved.push_back('/');
+        resolved.append(comp);
+    }
+
+    // Walks `link`'s target in place of the link (`target` is what readlinkat gave); false
+    // when it may not be followed.
+    bool follow(const std::string& root, std::string_view target) {
+        if (target.empty()) return false;
+        if (target.front() == '/') {
+            // Absolute: must name the root's real path, then walk from the root.
+            if (!strip_root(root, target, target)) return false;
+            resolved.clear();
+            cur = file_handle();
+        }
+        std::string expanded(target);
+        expanded.push_back('/');
+        expanded.append(pending, pos);
+        pending = std::move(expanded);
+        pos = 0;
+        return true;
+    }
+
+private:
+    void restart(std::string path) {
+        pending = std::move(path);
+        pos = 0;
+        resolved.clear();
+        cur = file_handle();
+    }
+};
+
+// The lookup's last component `comp`, in the directory `at`, opened or stat'ed: `opened`
+// names it.
+void record_found(opened_file& opened, int at, beneath_walk& walk, std::string_view comp) {
+    opened.dir = at;
+    opened.dir_handle = std::move(walk.cur);
+    opened.name.assign(comp);
+}
+
+// The path named a directory by its last step ("", "a/.", a link to "sub/..").
+open_status found_directory(int root_fd, beneath_walk& walk, opened_file& opened) {
+    if (!walk.cur) {
+        // The root itself: only its fstat is used, and the cached descriptor stays cached.
+        if (::fstat(root_fd, &opened.st) != 0) return from_errno(errno);
+        return open_status::ok;
+    }
+    if (::fstat(walk.cur.get(), &opened.st) != 0) return from_errno(errno);
+    opened.file = std::move(walk.cur);
+    opened.name.clear();
+    return open_status::ok;
+}
+
 }  // namespace
 
 open_status open_beneath(root_cache& roots, const std::string& root, std::string_view relative,
@@ -76,28 +152,14 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
     const int root_fd = roots.get(root);
     if (root_fd < 0) return from_errno(errno);
 
-    std::string pending(relative);  // what is left to walk; grows when a link expands
-    std::size_t pos = 0;
-    std::string resolved;  // components walked so far, symlink-free: "a/b"
-    file_handle cur;       // the directory at `resolved`; empty: the root
-    int links = 0;
+    beneath_walk walk(relative);
     char name[NAME_MAX + 1];
-
     for (;;) {
-        const std::string_view comp = next_component(pending, pos);
+        const std::string_view comp = next_component(walk.pending, walk.pos);
         if (comp.empty()) break;
         if (comp == ".") continue;
         if (comp == "..") {
-            // Only link targets bring ".." here (the request path has none left). Go up
-            // along the symlink-free path walked so far, never above the root.
-            if (resolved.empty()) return open_status::not_found;
-            const std::size_t cut = resolved.rfind('/');
-            std::string up = cut == std::string::npos ? std::string() : resolved.substr(0, cut);
-            up.append(pending, pos);
-            pending = std::move(up);
-            pos = 0;
-            resolved.clear();
-            cur = file_handle();
+            if (!walk.go_up()) return open_status::not_found;
             continue;
         }
         if (!options.allow_dotfiles && comp.front() == '.') return open_status::not_found;
@@ -105,21 +167,17 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
         std::memcpy(name, comp.data(), comp.size());
         name[comp.size()] = '\0';
 
-        const int at = cur ? cur.get() : root_fd;
-        const bool last = only_slashes(std::string_view(pending).substr(pos));
+        const int at = walk.cur ? walk.cur.get() : root_fd;
+        const bool last = only_slashes(std::string_view(walk.pending).substr(walk.pos));
         const int fd = ::openat(at, name, last ? file_flags : dir_flags);
         if (fd >= 0) {
             if (!last) {
-                cur = file_handle(fd);
-                if (!resolved.empty()) resolved.push_back('/');
-                resolved.append(comp);
+                walk.enter(fd, comp);
                 continue;
             }
             opened.file = file_handle(fd);
             if (::fstat(fd, &opened.st) != 0) return from_errno(errno);
-            opened.dir = at;
-            opened.dir_handle = std::move(cur);
-            opened.name.assign(comp);
+            record_found(opened, at, walk, comp);
             return open_status::ok;
         }
         const int err = errno;
@@ -130,24 +188,11 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
             char target[PATH_MAX];
             const ssize_t n = ::readlinkat(at, name, target, sizeof target);
             if (n >= 0) {
-                if (!options.follow_symlinks || ++links > max_symlinks) {
+                if (!options.follow_symlinks || ++walk.links > max_symlinks ||
+                    static_cast<std::size_t>(n) == sizeof target ||
+                    !walk.follow(root, std::string_view(target, static_cast<std::size_t>(n)))) {
                     return open_status::not_found;
                 }
-                if (n == 0 || static_cast<std::size_t>(n) == sizeof target) {
-                    return open_status::not_found;
-                }
-                std::string_view link(target, static_cast<std::size_t>(n));
-                if (link.front() == '/') {
-                    // Absolute: must name the root's real path, then walk from the root.
-                    if (!strip_root(root, link, link)) return open_status::not_found;
-                    resolved.clear();
-                    cur = file_handle();
-                }
-                std::string expanded(link);
-                expanded.push_back('/');
-                expanded.append(pending, pos);
-                pending = std::move(expanded);
-                pos = 0;
                 continue;
             }
             if (err != EMLINK) return open_status::not_found;
@@ -157,25 +202,13 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
             struct stat st {};
             if (::fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
                 opened.st = st;
-                opened.dir = at;
-                opened.dir_handle = std::move(cur);
-                opened.name.assign(comp);
+                record_found(opened, at, walk, comp);
                 return open_status::ok;
             }
         }
         return from_errno(err);
     }
-
-    // The path named a directory by its last step ("", "a/.", a link to "sub/..").
-    if (!cur) {
-        // The root itself: only its fstat is used, and the cached descriptor stays cached.
-        if (::fstat(root_fd, &opened.st) != 0) return from_errno(errno);
-        return open_status::ok;
-    }
-    if (::fstat(cur.get(), &opened.st) != 0) return from_errno(errno);
-    opened.file = std::move(cur);
-    opened.name.clear();
-    return open_status::ok;
+    return found_directory(root_fd, walk, opened);
 }
 
 bool open_sibling(const opened_file& opened, std::string_view suffix, file_handle& file,

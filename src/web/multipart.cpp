@@ -232,6 +232,40 @@ bool read_disposition(std::string_view value, multipart_part& part, std::string&
     return true;
 }
 
+// One part whose headers start at `pos` (just past the line end after its delimiter): its
+// headers and data into `part`, and in `next` where the delimiter after it starts.
+multipart_status read_one_part(std::string_view body, std::size_t pos,
+                               const multipart_limits& limits, const linear_searcher& searcher,
+                               multipart_part& part, std::size_t& next, std::string& why) {
+    part_headers headers;
+    if (!read_part_headers(body.substr(pos), limits.max_part_header_size, headers, why)) {
+        return multipart_status::malformed;
+    }
+    if (!headers.disposition) {
+        why = "part has no Content-Disposition";
+        return multipart_status::malformed;
+    }
+    if (!read_disposition(*headers.disposition, part, why)) return multipart_status::malformed;
+    part.content_type = headers.content_type.value_or("text/plain");
+
+    // The data runs to the next delimiter. The search starts at the empty line that ended
+    // the headers: its CRLF doubles as the delimiter's when the part has no body at all
+    // (RFC 2046 5.1.1 makes `CRLF *OCTET` after the headers optional).
+    const std::size_t blank = pos + headers.size - 2;
+    next = searcher.find(body, blank);
+    if (next == std::string_view::npos) {
+        why = "multipart body has no closing boundary";
+        return multipart_status::malformed;
+    }
+    if (next > blank) part.data = body.substr(blank + 2, next - blank - 2);
+    if (part.has_filename && part.data.size() > limits.max_file_size) {
+        why = "file '" + safe_filename(part.filename) + "' is larger than " +
+              std::to_string(limits.max_file_size) + " bytes";
+        return multipart_status::file_too_large;
+    }
+    return multipart_status::ok;
+}
+
 }  // namespace
 
 std::optional<std::string> multipart_boundary(std::string_view content_type) {
@@ -304,34 +338,11 @@ multipart_status parse_multipart(std::string_view body, std::string_view boundar
         ++parts;
         pos = body.size() - rest.size() + 2;
 
-        part_headers headers;
-        std::string why;
-        if (!read_part_headers(body.substr(pos), limits.max_part_header_size, headers, why)) {
-            return fail(multipart_status::malformed, std::move(why));
-        }
-        if (!headers.disposition) {
-            return fail(multipart_status::malformed, "part has no Content-Disposition");
-        }
         multipart_part part;
-        if (!read_disposition(*headers.disposition, part, why)) {
-            return fail(multipart_status::malformed, std::move(why));
-        }
-        part.content_type = headers.content_type.value_or("text/plain");
-
-        // The data runs to the next delimiter. The search starts at the empty line that
-        // ended the headers: its CRLF doubles as the delimiter's when the part has no body
-        // at all (RFC 2046 5.1.1 makes `CRLF *OCTET` after the headers optional).
-        const std::size_t blank = pos + headers.size - 2;
-        const std::size_t next = find_delimiter(blank);
-        if (next == std::string_view::npos) {
-            return fail(multipart_status::malformed, "multipart body has no closing boundary");
-        }
-        if (next > blank) part.data = body.substr(blank + 2, next - blank - 2);
-        if (part.has_filename && part.data.size() > limits.max_file_size) {
-            return fail(multipart_status::file_too_large,
-                        "file '" + safe_filename(part.filename) + "' is larger than " +
-                            std::to_string(limits.max_file_size) + " bytes");
-        }
+        std::size_t next = 0;
+        std::string why;
+        const auto status = read_one_part(body, pos, limits, searcher, part, next, why);
+        if (status != multipart_status::ok) return fail(status, std::move(why));
         out.push_back(std::move(part));
         pos = next + delimiter.size();
     }

@@ -54,6 +54,48 @@ frame_parser::result frame_parser::fail(std::size_t consumed, std::uint16_t code
     return {consumed, event::error};
 }
 
+const char* frame_parser::read_first_bytes() noexcept {
+    // RFC 6455 5.2: the rules one frame's first two bytes can break, checked as soon as those
+    // bytes are here.
+    const std::uint8_t b0 = head_[0];
+    const std::uint8_t b1 = head_[1];
+    const auto op = static_cast<std::uint8_t>(b0 & opcode_bits);
+    if ((b0 & (rsv2_bit | rsv3_bit)) != 0) return "RSV2 or RSV3 set";
+    if (!known_opcode(op)) return "unknown opcode";
+    header_.fin = (b0 & fin_bit) != 0;
+    header_.rsv1 = (b0 & rsv1_bit) != 0;
+    header_.op = static_cast<opcode>(op);
+    if (is_control(header_.op)) {
+        // RFC 6455 5.5: control frames are not fragmented and carry at most 125 bytes;
+        // RFC 7692 6.1: permessage-deflate never sets RSV1 on them.
+        if (!header_.fin) return "fragmented control frame";
+        if ((b1 & length_bits) > max_control_payload) return "control frame over 125 bytes";
+        if (header_.rsv1) return "RSV1 on a control frame";
+    }
+    if (header_.rsv1 && !rsv1_allowed_) return "RSV1 set without an extension";
+    // RFC 7692 6.1: only the first frame of a message says "compressed".
+    if (header_.rsv1 && header_.op == opcode::continuation) return "RSV1 on a continuation frame";
+    // RFC 6455 5.1: a server closes the connection on an unmasked client frame.
+    if ((b1 & mask_bit) == 0) return "unmasked client frame";
+    return nullptr;
+}
+
+const char* frame_parser::read_length(std::size_t ext) noexcept {
+    std::uint64_t length = head_[1] & length_bits;
+    if (ext != 0) {
+        length = 0;
+        for (std::size_t i = 0; i < ext; ++i) length = (length << 8) | head_[2 + i];
+        // RFC 6455 5.2: the most significant bit of the 64-bit length is 0, and "the minimal
+        // number of bytes MUST be used to encode the length".
+        if (ext == 8 && (length >> 63) != 0) return "64-bit length with its top bit set";
+        if ((ext == 2 && length < 126) || (ext == 8 && length <= 0xFFFF)) {
+            return "length not minimally encoded";
+        }
+    }
+    header_.length = length;
+    return nullptr;
+}
+
 frame_parser::result frame_parser::feed(std::string_view in, std::string& data) {
     std::size_t pos = 0;
     // Copies header bytes until head_ holds `want` of them; false when `in` ran out first.
@@ -75,63 +117,18 @@ frame_parser::result frame_parser::feed(std::string_view in, std::string& data) 
             [[fallthrough]];
         case state::header: {
             if (!gather(2)) return {pos, event::need_more};
-            // RFC 6455 5.2: the rules one frame's first two bytes can break, checked as soon
-            // as those bytes are here.
-            const std::uint8_t b0 = head_[0];
-            const std::uint8_t b1 = head_[1];
-            const auto op = static_cast<std::uint8_t>(b0 & opcode_bits);
-            if ((b0 & (rsv2_bit | rsv3_bit)) != 0) {
-                return fail(pos, close_code::protocol_error, "RSV2 or RSV3 set");
+            if (const char* why = read_first_bytes()) {
+                return fail(pos, close_code::protocol_error, why);
             }
-            if (!known_opcode(op)) return fail(pos, close_code::protocol_error, "unknown opcode");
-            header_.fin = (b0 & fin_bit) != 0;
-            header_.rsv1 = (b0 & rsv1_bit) != 0;
-            header_.op = static_cast<opcode>(op);
-            const auto len7 = static_cast<std::uint8_t>(b1 & length_bits);
-            if (is_control(header_.op)) {
-                // RFC 6455 5.5: control frames are not fragmented and carry at most 125
-                // bytes; RFC 7692 6.1: permessage-deflate never sets RSV1 on them.
-                if (!header_.fin)
-                    return fail(pos, close_code::protocol_error, "fragmented control frame");
-                if (len7 > max_control_payload) {
-                    return fail(pos, close_code::protocol_error, "control frame over 125 bytes");
-                }
-                if (header_.rsv1)
-                    return fail(pos, close_code::protocol_error, "RSV1 on a control frame");
-            }
-            if (header_.rsv1 && !rsv1_allowed_) {
-                return fail(pos, close_code::protocol_error, "RSV1 set without an extension");
-            }
-            if (header_.rsv1 && header_.op == opcode::continuation) {
-                // RFC 7692 6.1: only the first frame of a message says "compressed".
-                return fail(pos, close_code::protocol_error, "RSV1 on a continuation frame");
-            }
-            if ((b1 & mask_bit) == 0) {
-                // RFC 6455 5.1: a server closes the connection on an unmasked client frame.
-                return fail(pos, close_code::protocol_error, "unmasked client frame");
-            }
-
+            const auto len7 = static_cast<std::uint8_t>(head_[1] & length_bits);
             const std::size_t ext = len7 == 126 ? 2 : len7 == 127 ? 8 : 0;
             if (!gather(2 + ext)) return {pos, event::need_more};
-            std::uint64_t length = len7;
-            if (ext != 0) {
-                length = 0;
-                for (std::size_t i = 0; i < ext; ++i) length = (length << 8) | head_[2 + i];
-                // RFC 6455 5.2: the most significant bit of the 64-bit length is 0, and
-                // "the minimal number of bytes MUST be used to encode the length".
-                if (ext == 8 && (length >> 63) != 0) {
-                    return fail(pos, close_code::protocol_error,
-                                "64-bit length with its top bit set");
-                }
-                if ((ext == 2 && length < 126) || (ext == 8 && length <= 0xFFFF)) {
-                    return fail(pos, close_code::protocol_error, "length not minimally encoded");
-                }
+            if (const char* why = read_length(ext)) {
+                return fail(pos, close_code::protocol_error, why);
             }
-            header_.length = length;
-            if (!is_control(header_.op) && length > max_payload_) {
+            if (!is_control(header_.op) && header_.length > max_payload_) {
                 return fail(pos, close_code::too_big, "frame payload over the limit");
             }
-
             if (!gather(2 + ext + 4)) return {pos, event::need_more};
             std::memcpy(mask_.data(), head_.data() + 2 + ext, mask_.size());
             payload_done_ = 0;
@@ -142,7 +139,11 @@ frame_parser::result frame_parser::feed(std::string_view in, std::string& data) 
         case state::payload:
             break;
     }
+    return take_payload(in, pos, data);
+}
 
+frame_parser::result frame_parser::take_payload(std::string_view in, std::size_t pos,
+                                                std::string& data) {
     const std::uint64_t left = header_.length - payload_done_;
     const auto take = static_cast<std::size_t>(std::min<std::uint64_t>(left, in.size() - pos));
     if (take != 0) {

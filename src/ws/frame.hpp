@@ -91,6 +91,12 @@ private:
     // implementation state: header bytes gathered so far, mask, payload bytes left, ...
     enum class state { header, payload, frame_done, failed };
     result fail(std::size_t consumed, std::uint16_t code, const char* reason) noexcept;
+    // The first two header bytes into header_; null, or why the frame breaks RFC 6455 5.2.
+    const char* read_first_bytes() noexcept;
+    // The extended length of `ext` bytes (0, 2 or 8) into header_; null, or why it is refused.
+    const char* read_length(std::size_t ext) noexcept;
+    // Unmasks what `in` holds of the payload from `pos` into `data` (or the control buffer).
+    result take_payload(std::string_view in, std::size_t pos, std::string& data);
 
     std::uint64_t max_payload_;
     bool rsv1_allowed_;
