@@ -9,9 +9,19 @@ class file_handle {
 public:
     file_handle() = default;
     explicit file_handle(int fd) noexcept : fd_(fd) {}
-    ~file_handle();
+    // Inline, with reset() out of line: a response without a file (most of them) never
+    // leaves the caller's file for its handle.
+    ~file_handle() {
+        if (fd_ >= 0) reset();
+    }
     file_handle(file_handle&& other) noexcept : fd_(other.release()) {}
-    file_handle& operator=(file_handle&& other) noexcept;
+    file_handle& operator=(file_handle&& other) noexcept {
+        if (this != &other) {
+            if (fd_ >= 0) reset();
+            fd_ = other.release();
+        }
+        return *this;
+    }
     file_handle(const file_handle&) = delete;
     file_handle& operator=(const file_handle&) = delete;
 

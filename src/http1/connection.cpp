@@ -89,6 +89,12 @@ void http1_connection::stop_when_idle() {
     // the worker stopping) and the connection closes after that write.
 }
 
+// What a request learns of its transport: HTTPS, and a client certificate's subject.
+void http1_connection::mark_transport(request& req) const {
+    req.secure = io_->secure();
+    if (!io_->client_subject().empty()) req.client_subject.assign(io_->client_subject());
+}
+
 bool http1_connection::request_waiting() noexcept { return !input_.empty() || io_->peek() > 0; }
 
 void http1_connection::on_close() noexcept {

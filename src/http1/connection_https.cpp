@@ -1,6 +1,7 @@
-// HTTPS as HTTP/1 sees it: what a request learns of its TLS transport, the plain listener's
-// redirect to HTTPS, and the plain-text answer to plain HTTP on the HTTPS port. The TLS
-// itself (handshake, reads, writes) is the transport's (net/transport_tls.cpp).
+// HTTPS as HTTP/1 sees it: the plain listener's redirect to HTTPS, and the plain-text
+// answer to plain HTTP on the HTTPS port (what a request learns of its TLS transport is
+// marked in connection.cpp, on every request's path). The TLS itself (handshake, reads,
+// writes) is the transport's (net/transport_tls.cpp).
 
 #include "http1/connection.hpp"
 
@@ -9,12 +10,6 @@
 #include <utility>
 
 namespace tern::detail {
-
-// What a request learns of its transport: HTTPS, and a client certificate's subject.
-void http1_connection::mark_transport(request& req) const {
-    req.secure = io_->secure();
-    if (!io_->client_subject().empty()) req.client_subject.assign(io_->client_subject());
-}
 
 // The plain listener beside HTTPS in redirect mode: the same host and target over HTTPS,
 // 301 for GET and HEAD (what browsers and the users expect), 308 for other methods
