@@ -4,7 +4,7 @@
 #include "http/status.hpp"
 #include "http/token.hpp"
 
-#include <array>
+#include <charconv>
 #include <string>
 
 namespace tern::detail {
@@ -18,19 +18,29 @@ constexpr std::size_t http1_line_overhead = 4;
 
 }  // namespace
 
+request_head::piece request_head::keep(std::string_view text) {
+    // A head is bounded by the limits (kilobytes), far below 4 GiB.
+    const piece p{static_cast<std::uint32_t>(text_.size()),
+                  static_cast<std::uint32_t>(text.size())};
+    if (text_.capacity() == 0) text_.reserve(256);
+    text_.append(text);
+    return p;
+}
+
 void request_head::add(std::string_view name, std::string_view value) {
     if (verdict_ != verdict::ok) return;  // refused: nothing more is kept
     if (name.starts_with(':')) {
+        // nghttp2 lets each pseudo-field through once, before the regular ones.
         if (name == ":method") {
-            method_.assign(value);
+            method_ = keep(value);
         } else if (name == ":path") {
-            path_.assign(value);
+            path_ = keep(value);
         } else if (name == ":authority") {
-            authority_.assign(value);
+            authority_ = keep(value);
             bytes_ += 4 + value.size() + http1_line_overhead;  // as "Host: value\r\n"
         }
         // :scheme is checked by nghttp2 and not kept (the connection knows it is TLS or not).
-        if (method_.size() + path_.size() + 1 > limits_.max_line_size) {
+        if (std::size_t{method_.size} + path_.size + 1 > limits_.max_line_size) {
             verdict_ = verdict::line_too_long;
         }
         if (bytes_ > limits_.max_header_size) verdict_ = verdict::too_large;
@@ -45,7 +55,8 @@ void request_head::add(std::string_view name, std::string_view value) {
         verdict_ = verdict::too_large;
         return;
     }
-    fields_.emplace_back(name, value);
+    const piece n = keep(name);
+    fields_.push_back({n, keep(value)});
 }
 
 void request_head::add_trailer(std::string_view name, std::string_view value) {
@@ -71,62 +82,41 @@ int request_head::refusal_status() const noexcept {
     return 0;
 }
 
-bool request_head::fill(request& req) const {
+bool request_head::fill(request& req) {
     req.clear();
-    if (method_.empty() || path_.empty()) return false;
-    // Everything the views point at goes into storage first, then the views are made: the
-    // storage does not move once it is complete.
+    if (method_.size == 0 || path_.size == 0) return false;
     bool has_host = false;
     std::size_t cookies = 0;
-    std::size_t size = method_.size() + path_.size() + authority_.size() + 4;
-    for (const auto& [name, value] : fields_) {
-        size += name.size() + value.size() + 2;
+    for (const auto& f : fields_) {
+        const std::string_view name = view(f.name);
         if (name == "host") {
-            if (value != authority_ && !authority_.empty()) return false;
+            if (view(f.value) != view(authority_) && authority_.size != 0) return false;
             has_host = true;
         }
         if (name == "cookie") ++cookies;
     }
-    std::string& s = req.storage;
-    s.reserve(size);
-    struct span {
-        std::size_t at, size;
-    };
-    auto put = [&s](std::string_view text) {
-        const span where{s.size(), text.size()};
-        s.append(text);
-        return where;
-    };
-    const span method = put(method_);
-    const span target = put(path_);
-    std::vector<std::pair<span, span>> spans;
-    spans.reserve(fields_.size() + 1);
-    if (!has_host && !authority_.empty()) spans.emplace_back(put("Host"), put(authority_));
     // RFC 9113 8.2.3: a client may split Cookie into several fields; an HTTP/1 reader
-    // expects one, joined with "; ".
-    bool cookie_done = false;
-    for (const auto& [name, value] : fields_) {
-        if (name == "cookie" && cookies > 1) {
-            if (cookie_done) continue;
-            cookie_done = true;
-            const span n = put("cookie");
-            const std::size_t at = s.size();
-            bool first = true;
-            for (const auto& [other, text] : fields_) {
-                if (other != "cookie") continue;
-                if (!first) s.append("; ");
-                s.append(text);
-                first = false;
-            }
-            spans.emplace_back(n, span{at, s.size() - at});
-            continue;
+    // expects one, joined with "; ", which goes at the end of the text.
+    piece joined{};
+    if (cookies > 1) {
+        joined.at = static_cast<std::uint32_t>(text_.size());
+        bool first = true;
+        for (const auto& f : fields_) {
+            if (view(f.name) != "cookie") continue;
+            if (!first) text_.append("; ");
+            text_.append(view(f.value));
+            first = false;
         }
-        spans.emplace_back(put(name), put(value));
+        joined.size = static_cast<std::uint32_t>(text_.size() - joined.at);
     }
-    const std::string_view all(s);
-    auto view = [&all](span sp) { return all.substr(sp.at, sp.size); };
-    req.method = view(method);
-    req.target = view(target);
+    // The text is complete: it becomes the request's storage (moving a string keeps its
+    // characters where they are), and the views are made into it.
+    req.storage = std::move(text_);
+    text_ = std::string();
+    const std::string_view all(req.storage);
+    auto in = [&all](piece p) { return all.substr(p.at, p.size); };
+    req.method = in(method_);
+    req.target = in(path_);
     const auto q = req.target.find('?');
     req.path = req.target.substr(0, q);
     req.query = q == std::string_view::npos ? std::string_view{} : req.target.substr(q + 1);
@@ -134,38 +124,76 @@ bool request_head::fill(request& req) const {
     req.version_minor = 0;
     req.is_head = req.method == "HEAD";
     req.keep_alive = true;
-    req.headers.reserve(spans.size());
-    for (const auto& [n, v] : spans) req.headers.push_back({view(n), view(v)});
+    req.headers.reserve(fields_.size() + 1);
+    if (!has_host && authority_.size != 0) req.headers.push_back({"Host", in(authority_)});
+    bool cookie_done = false;
+    for (const auto& f : fields_) {
+        const std::string_view name = in(f.name);
+        if (cookies > 1 && name == "cookie") {
+            if (cookie_done) continue;
+            cookie_done = true;
+            req.headers.push_back({name, in(joined)});
+            continue;
+        }
+        req.headers.push_back({name, in(f.value)});
+    }
     return true;
 }
 
 bool is_connection_specific(std::string_view name) noexcept {
-    static constexpr std::array<std::string_view, 6> forbidden = {
-        "connection"sv,        "keep-alive"sv, "proxy-connection"sv,
-        "transfer-encoding"sv, "upgrade"sv,    "te"sv};
-    for (auto f : forbidden) {
-        if (iequals(name, f)) return true;
+    // By length first: most names a response carries have none of these lengths.
+    switch (name.size()) {
+        case 2:
+            return iequals(name, "te"sv);
+        case 7:
+            return iequals(name, "upgrade"sv);
+        case 10:
+            return iequals(name, "connection"sv) || iequals(name, "keep-alive"sv);
+        case 16:
+            return iequals(name, "proxy-connection"sv);
+        case 17:
+            return iequals(name, "transfer-encoding"sv);
+        default:
+            return false;
     }
-    return false;
 }
 
-void response_fields(const response& res, std::vector<std::pair<std::string, std::string>>& out) {
-    out.clear();
+void response_head::add(std::string_view name, std::string_view value) {
+    // nghttp2 takes non-const pointers but only reads through them (NGHTTP2_NV_FLAG_NONE:
+    // it copies the text at submission).
+    fields_.push_back({reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+                       reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())),
+                       name.size(), value.size(), NGHTTP2_NV_FLAG_NONE});
+}
+
+void response_head::build(const response& res) {
+    fields_.clear();
+    lower_.clear();
     const bool bodyless = status_forbids_body(res.status);
     const bool streamed = res.source != nullptr;
     const std::uint64_t length = res.file.file ? res.file.length : res.body.size();
-    out.emplace_back(":status", std::to_string(res.status));
-    out.emplace_back("date", http_date_now());
+    const auto status = std::to_chars(status_, status_ + sizeof status_, res.status).ptr;
+    add(":status", {status_, static_cast<std::size_t>(status - status_)});
+    add("date", http_date_now());
     if (!bodyless && !res.content_type.empty() &&
         (streamed || !res.body.empty() || res.file.length != 0)) {
-        out.emplace_back("content-type", res.content_type);
+        add("content-type", res.content_type);
     }
-    if (!bodyless && !streamed) out.emplace_back("content-length", std::to_string(length));
+    if (!bodyless && !streamed) {
+        const auto end = std::to_chars(length_, length_ + sizeof length_, length).ptr;
+        add("content-length", {length_, static_cast<std::size_t>(end - length_)});
+    }
+    // The lower-cased names go into lower_ first (it must not grow once viewed).
+    std::size_t names = 0;
+    for (const auto& [name, value] : res.fields) names += name.size();
+    lower_.reserve(names);
     for (const auto& [name, value] : res.fields) {
         if (is_connection_specific(name)) continue;
-        std::string lower(name);
-        for (char& c : lower) c = ascii_lower(c);
-        out.emplace_back(std::move(lower), value);
+        const std::size_t at = lower_.size();
+        lower_.resize(at + name.size());
+        char* out = lower_.data() + at;
+        for (std::size_t i = 0; i < name.size(); ++i) out[i] = ascii_lower(name[i]);
+        add({out, name.size()}, value);
     }
 }
 

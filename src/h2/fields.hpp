@@ -7,10 +7,13 @@
 #include "http/request.hpp"
 #include "http/response.hpp"
 
+#include <nghttp2/nghttp2.h>
+
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace tern::detail {
@@ -47,17 +50,32 @@ public:
     /// Fills `req` (cleared first): method, target, path and query from `:path`, the
     /// fields in order with `:authority` as `Host` (first, unless the client sent one),
     /// `cookie` fields joined with "; " into one (RFC 9113 8.2.3); HTTP/2.0. Views point
-    /// into `req.storage`. False when the head cannot be a request: no :method or :path, or
-    /// a Host that differs from :authority.
-    bool fill(request& req) const;
+    /// into `req.storage`, which takes over the head's text: call once, after the block.
+    /// False when the head cannot be a request: no :method or :path, or a Host that differs
+    /// from :authority.
+    bool fill(request& req);
 
 private:
+    // A stretch of text_.
+    struct piece {
+        std::uint32_t at = 0;
+        std::uint32_t size = 0;
+    };
+    struct field {
+        piece name, value;
+    };
+    piece keep(std::string_view text);
+    std::string_view view(piece p) const noexcept { return {text_.data() + p.at, p.size}; }
+
     head_limits limits_;
     verdict verdict_ = verdict::ok;
     std::size_t count_ = 0;
     std::size_t bytes_ = 0;
-    std::string method_, path_, authority_;
-    std::vector<std::pair<std::string, std::string>> fields_;
+    // Every kept name and value, one after another as they arrived (one allocation for the
+    // whole head, handed to the request as its storage).
+    std::string text_;
+    piece method_, path_, authority_;
+    std::vector<field> fields_;
     std::size_t trailer_count_ = 0;
     std::size_t trailer_bytes_ = 0;
 };
@@ -66,10 +84,26 @@ private:
 /// left out of a response instead of breaking the stream.
 bool is_connection_specific(std::string_view name) noexcept;
 
-/// The fields of `res`'s HEADERS frame, in order: `:status`, `date`, `content-type` and
-/// `content-length` as tern's HTTP/1 writer gives them (none for 1xx, 204 and 304; no
+/// The fields of a response's HEADERS frame, in order: `:status`, `date`, `content-type`
+/// and `content-length` as tern's HTTP/1 writer gives them (none for 1xx, 204 and 304; no
 /// length for a streamed body), then the user's fields with lower-case names, less the
-/// connection-specific ones. `date` views text valid until the clock's next second.
-void response_fields(const response& res, std::vector<std::pair<std::string, std::string>>& out);
+/// connection-specific ones. Made without an allocation once the object has been used (one
+/// per connection, reused for every stream: nghttp2 copies the fields when a response is
+/// submitted).
+class response_head {
+public:
+    /// Makes the fields of `res`. They view `res`, this object and the Date text (valid
+    /// until the clock's next second): use them before any of these changes.
+    void build(const response& res);
+    std::span<const nghttp2_nv> fields() const noexcept { return fields_; }
+
+private:
+    void add(std::string_view name, std::string_view value);
+
+    char status_[8] = {};
+    char length_[24] = {};
+    std::string lower_;  // the user's field names, lower-cased, one after another
+    std::vector<nghttp2_nv> fields_;
+};
 
 }  // namespace tern::detail

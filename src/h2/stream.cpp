@@ -192,20 +192,21 @@ void h2_stream::submit() {
     if (answered_ || closed_ || connection_ == nullptr) return;
     answered_ = true;
     connection_->count_answer();
-    response_fields(res_, fields_);
-    std::vector<nghttp2_nv> nv;
-    nv.reserve(fields_.size());
-    for (auto& [name, value] : fields_) {
-        nv.push_back({reinterpret_cast<std::uint8_t*>(name.data()),
-                      reinterpret_cast<std::uint8_t*>(value.data()), name.size(), value.size(),
-                      NGHTTP2_NV_FLAG_NONE});
-    }
     const std::uint64_t length = res_.file.file ? res_.file.length : res_.body.size();
     const bool body = !req_.is_head && !status_forbids_body(res_.status) &&
                       (res_.source != nullptr || length != 0);
+    // The connection's fields are used at once: nghttp2 copies them.
+    response_head& head = connection_->response_scratch();
+    head.build(res_);
+    nghttp2_data_provider provider{};
+    provider.source.ptr = this;
+    provider.read_callback = read_callback;
+    const int submitted = nghttp2_submit_response(connection_->raw(), id_, head.fields().data(),
+                                                  head.fields().size(), body ? &provider : nullptr);
+    // nghttp2 pulls the body only when it sends, after this.
     if (res_.source) {
         auto source = std::move(res_.source);
-        if (body) {
+        if (body && submitted == 0) {
             source_ = std::move(source);
             const std::shared_ptr<exchange_port> port(shared_from_this(), this);
             source_->attach(door_, port);
@@ -213,11 +214,7 @@ void h2_stream::submit() {
             source->closed();  // HEAD, 204, 304: the head alone; the producer is told at once
         }
     }
-    nghttp2_data_provider provider{};
-    provider.source.ptr = this;
-    provider.read_callback = read_callback;
-    if (nghttp2_submit_response(connection_->raw(), id_, nv.data(), nv.size(),
-                                body ? &provider : nullptr) != 0) {
+    if (submitted != 0) {
         reset(NGHTTP2_INTERNAL_ERROR);  // e.g. a status nghttp2 refuses as final (1xx)
         return;
     }

@@ -147,8 +147,6 @@ private:
     std::size_t pulled_at_ = 0;
     bool source_ended_ = false;
     bool source_waits_ = false;  // deferred in nghttp2 until the source wakes us
-
-    std::vector<std::pair<std::string, std::string>> fields_;  // the response head, reused
 };
 
 }  // namespace tern::detail
