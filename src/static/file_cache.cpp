@@ -1,6 +1,8 @@
 #include "static/file_cache.hpp"
 
+#include "http/date.hpp"
 #include "static/open_beneath.hpp"
+#include "static/validators.hpp"
 
 #include <unistd.h>
 
@@ -34,11 +36,20 @@ bool fits(const struct stat& st) noexcept {
 }
 
 /// The sibling `suffix` of `opened` into `out`: known absent, or read whole.
-bool read_sibling(const opened_file& opened, std::string_view suffix, cached_variant& out) {
+// The validators an answer from the entry carries, made once instead of per request.
+void make_validators(cached_variant& v, std::string_view coding) {
+    v.etag = make_etag(v.st, coding);
+    format_http_date(v.st.st_mtime, v.last_modified);
+}
+
+bool read_sibling(const opened_file& opened, std::string_view suffix, std::string_view coding,
+                  cached_variant& out) {
     file_handle file;
     if (!open_sibling(opened, suffix, file, out.st)) return true;  // absent: that is an answer
     out.present = true;
-    return fits(out.st) && read_whole(file.get(), out.st, out.bytes);
+    if (!fits(out.st) || !read_whole(file.get(), out.st, out.bytes)) return false;
+    make_validators(out, coding);
+    return true;
 }
 
 }  // namespace
@@ -49,8 +60,10 @@ bool read_cacheable(const opened_file& opened, bool siblings, cached_file& out) 
     out.identity.present = true;
     out.identity.st = opened.st;
     if (!read_whole(opened.file.get(), opened.st, out.identity.bytes)) return false;
+    make_validators(out.identity, {});
     if (!siblings) return true;
-    return read_sibling(opened, ".br", out.br) && read_sibling(opened, ".gz", out.gzip);
+    return read_sibling(opened, ".br", "br", out.br) &&
+           read_sibling(opened, ".gz", "gzip", out.gzip);
 }
 
 const cached_file* file_cache::find(const std::string& root, unsigned rules,

@@ -22,9 +22,11 @@ struct opened_file;  // static/open_beneath.hpp, which needs the root_cache that
 
 /// One representation held whole: the file itself or a precompressed sibling.
 struct cached_variant {
-    bool present = false;  ///< false: no such sibling (the answer to "is there a .br?")
-    struct stat st {};     ///< the stat its ETag and Last-Modified come from
-    std::string bytes;     ///< all `st.st_size` bytes, read after that stat
+    bool present = false;         ///< false: no such sibling (the answer to "is there a .br?")
+    struct stat st {};            ///< the stat its ETag and Last-Modified come from
+    std::string bytes;            ///< all `st.st_size` bytes, read after that stat
+    std::string etag;             ///< its ETag, made once when it is read in
+    char last_modified[29] = {};  ///< its Last-Modified (an HTTP date), likewise
 };
 
 /// A regular file as read in: the file itself and, for a directory that serves them, its

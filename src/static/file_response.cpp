@@ -8,6 +8,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <string>
 
 namespace tern::detail {
@@ -48,6 +49,7 @@ struct representation {
     std::string_view coding;  ///< "" for the file itself
     file_handle file;
     std::string_view bytes;
+    const cached_variant* held = nullptr;  ///< a cache entry's: its validators are made
 };
 
 void append_number(std::string& out, std::uint64_t v) {
@@ -71,7 +73,9 @@ static_outcome respond(representation chosen, const file_response_options& optio
     const std::string_view coding = chosen.coding;
     const auto size = static_cast<std::uint64_t>(chosen.st.st_size);
     const std::time_t mtime = chosen.st.st_mtime;
-    std::string etag = make_etag(chosen.st, coding);
+    std::string made;  // the ETag of a file that no cache holds
+    if (!chosen.held) made = make_etag(chosen.st, coding);
+    const std::string_view etag = chosen.held ? std::string_view(chosen.held->etag) : made;
     auto& fields = res.fields;
 
     // RFC 9110 15.4.5: a 304 carries the ETag, Vary and Cache-Control a 200 would have.
@@ -88,7 +92,7 @@ static_outcome respond(representation chosen, const file_response_options& optio
             return static_outcome::status_only;
         case precondition::not_modified:
             res.status = 304;
-            fields.emplace_back("ETag", std::move(etag));
+            fields.emplace_back("ETag", std::string(etag));
             add_cache_fields();
             return static_outcome::answered;
         case precondition::proceed:
@@ -116,10 +120,14 @@ static_outcome respond(representation chosen, const file_response_options& optio
     }
 
     char date[29];
-    format_http_date(mtime, date);
+    if (chosen.held) {
+        std::memcpy(date, chosen.held->last_modified, sizeof date);
+    } else {
+        format_http_date(mtime, date);
+    }
     fields.reserve(fields.size() + 7);
     fields.emplace_back("Last-Modified", std::string(date, sizeof date));
-    fields.emplace_back("ETag", std::move(etag));
+    fields.emplace_back("ETag", std::string(etag));
     fields.emplace_back("Accept-Ranges", "bytes");
     if (!coding.empty()) fields.emplace_back("Content-Encoding", std::string(coding));
     add_cache_fields();
@@ -160,11 +168,12 @@ static_outcome respond_with_cached(const cached_file& file, const file_response_
         for (const variant& v : variants_for(headers)) {
             const cached_variant& held = file.*v.held;
             if (v.weight > 0 && held.present) {
-                return respond({held.st, v.coding, {}, held.bytes}, options, headers, res);
+                return respond({held.st, v.coding, {}, held.bytes, &held}, options, headers, res);
             }
         }
     }
-    return respond({file.identity.st, {}, {}, file.identity.bytes}, options, headers, res);
+    return respond({file.identity.st, {}, {}, file.identity.bytes, &file.identity}, options,
+                   headers, res);
 }
 
 }  // namespace tern::detail
