@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""User-space instructions per HTTP/2 request on the server side, tern beside h2o, counted by
+callgrind (docs/performance.md, "HTTP/2: instructions per request"). Deterministic where
+bench/h2.py's req/s are not: a busy machine gives about the same counts.
+
+    bench/h2-instructions.py [--hello build/examples/hello/hello] [--servers tern,h2o]
+                             [--requests 2000,12000] [--path /small.txt]
+
+Each server runs under `valgrind --tool=callgrind` twice, and `h2load -c100 -m10 -n N`
+(outside valgrind) sends N requests over h2 with TLS 1.3 (the same EC P-256 certificate);
+the difference in instructions divided by the difference in requests leaves out start-up,
+the 100 handshakes and shutdown. tern runs examples/hello --cert --key (whose /small.txt
+is the same 24-byte static file h2o serves; `--path /` asks for hello's in-memory route,
+which h2o does not have, so h2o is then left out). Kernel time (system calls, TCP) is not
+counted: compare CPU per request with bench/h2.py as well. Needs valgrind, h2load, curl
+and, for the peer, h2o (scripts/install-deps.sh --bench).
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+from common import free_port, self_signed_cert  # noqa: E402
+
+H2O_CONF = """num-threads: 1
+user: root
+error-log: {work}/h2o-error.log
+listen:
+  host: 127.0.0.1
+  port: {port}
+  ssl:
+    certificate-file: {work}/cert.pem
+    key-file: {work}/key.pem
+    minimum-version: TLSv1.2
+hosts:
+  default:
+    paths:
+      /:
+        file.dir: {work}/public
+"""
+
+
+def wait_up(port, path):
+    for _ in range(300):
+        r = subprocess.run(["curl", "-sk", "--http2", "-o", "/dev/null", "-w", "%{http_version}",
+                            f"https://127.0.0.1:{port}{path}"], capture_output=True, text=True)
+        if r.stdout == "2":
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"h2-instructions.py: nothing answers h2 on {port}")
+
+
+def one_run(server, hello, work, path, requests):
+    """(instructions, requests that succeeded) of one server run."""
+    port = free_port()
+    # %p: h2o forks helpers (its OCSP updater) that callgrind follows into files of their own.
+    out = f"callgrind.{server}.{requests}"
+    valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={work / out}.%p"]
+    if server == "tern":
+        cmd = valgrind + [hello, str(port), "--cert", str(work / "cert.pem"),
+                          "--key", str(work / "key.pem")]
+    else:
+        # user: root, so that h2o can still write callgrind's file after dropping privileges.
+        (work / "h2o.conf").write_text(H2O_CONF.format(work=work, port=port))
+        cmd = valgrind + ["h2o", "-c", str(work / "h2o.conf")]
+    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        wait_up(port, path)
+        said = subprocess.run(["h2load", "-t1", "-c100", "-m10", f"-n{requests}",
+                               f"https://127.0.0.1:{port}{path}"],
+                              capture_output=True, text=True, timeout=600).stdout
+        ok = re.search(r"(\d+) succeeded", said)
+        if not ok:
+            raise SystemExit(f"h2-instructions.py: h2load said:\n{said}")
+    finally:
+        os.killpg(proc.pid, signal.SIGINT if server == "tern" else signal.SIGTERM)
+        proc.wait(120)
+    # The server is the process with the most instructions.
+    totals = [int(line.split()[1]) for f in work.glob(out + ".*")
+              for line in f.read_text(errors="replace").splitlines()
+              if line.startswith("summary:") or line.startswith("totals:")]
+    if not totals:
+        raise SystemExit(f"h2-instructions.py: no callgrind totals for {out}")
+    return max(totals), int(ok.group(1))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hello", default="build/examples/hello/hello")
+    ap.add_argument("--servers", default="tern,h2o")
+    ap.add_argument("--requests", default="2000,12000")
+    ap.add_argument("--path", default="/small.txt")
+    args = ap.parse_args()
+    servers = args.servers.split(",")
+    if args.path != "/small.txt" and "h2o" in servers:
+        servers.remove("h2o")
+    low, high = (int(n) for n in args.requests.split(","))
+    for tool in ["valgrind", "h2load", "curl"] + (["h2o"] if "h2o" in servers else []):
+        if not shutil.which(tool):
+            raise SystemExit(f"h2-instructions.py: {tool} is missing")
+    work = Path(tempfile.mkdtemp(prefix="tern-bench-h2i-"))
+    (work / "public").mkdir()
+    (work / "public" / "small.txt").write_text("An incoming GET request!")
+    self_signed_cert(work)
+    hello = os.path.abspath(args.hello)
+    results = {}
+    for server in servers:
+        (i1, ok1), (i2, ok2) = (one_run(server, hello, work, args.path, n) for n in (low, high))
+        results[server] = (i2 - i1) / (ok2 - ok1)
+        print(f"{server:5} {results[server]:9,.0f} instructions per request"
+              f" ({i1:,} for {ok1} requests, {i2:,} for {ok2})", flush=True)
+    if "tern" in results and "h2o" in results:
+        print(f"tern / h2o: {results['tern'] / results['h2o']:.2f}x")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
