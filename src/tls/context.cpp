@@ -184,7 +184,7 @@ std::string read_ocsp_response(std::size_t index, const tern::tls_certificate& c
     return der;
 }
 
-// Where each SSL_CTX keeps its context's ticket secret, for the ticket callback.
+// Where each SSL_CTX keeps its context's ticket keys, for the ticket callback.
 int ticket_secret_index() {
     static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
     return index;
@@ -192,27 +192,25 @@ int ticket_secret_index() {
 
 // Session tickets under keys that change every ticket_key_period (tls/ticket_keys.hpp):
 // issued under the current period's key, accepted under it or the previous one (then a new
-// ticket is issued; over TLS 1.3 always). Computed per handshake from the secret: nothing
-// shared is written.
+// ticket is issued; over TLS 1.3 always). Each period's keys are derived once (ticket_keys).
 int ticket_key_callback(SSL* ssl, unsigned char* key_name, unsigned char* iv,
                         EVP_CIPHER_CTX* cipher, EVP_MAC_CTX* mac, int encrypt) noexcept {
-    const auto* secret = static_cast<const ticket_secret*>(
-        SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ticket_secret_index()));
-    if (secret == nullptr) return -1;
+    auto* keys =
+        static_cast<ticket_keys*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ticket_secret_index()));
+    if (keys == nullptr) return -1;
     const std::int64_t now = ticket_period_of(std::chrono::system_clock::now());
     try {
         ticket_key key;
         int outcome = 1;
         if (encrypt == 1) {
-            key = ticket_key_for(*secret, now);
+            key = keys->key_for(now);
             std::copy(key.name.begin(), key.name.end(), key_name);
             if (RAND_bytes(iv, EVP_CIPHER_get_iv_length(EVP_aes_256_cbc())) != 1) return -1;
             if (EVP_EncryptInit_ex(cipher, EVP_aes_256_cbc(), nullptr, key.aes.data(), iv) != 1) {
                 return -1;
             }
         } else {
-            outcome = find_ticket_key(*secret, now,
-                                      *reinterpret_cast<const unsigned char(*)[16]>(key_name), key);
+            outcome = keys->find(now, *reinterpret_cast<const unsigned char(*)[16]>(key_name), key);
             if (outcome == 0) return 0;  // an unknown or expired key: a full handshake
             // TLS 1.3 clients use a ticket once (RFC 8446 C.4: OpenSSL's client, browsers),
             // and OpenSSL sends new tickets after a 1.3 resumption only when told to renew:
@@ -327,9 +325,9 @@ std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& se
         e.ctx = ctx.release();
         built->entries_.push_back(std::move(e));
     }
-    built->tickets_ = new_ticket_secret();
+    built->tickets_ = std::make_unique<ticket_keys>(new_ticket_secret());
     for (auto& e : built->entries_) {
-        SSL_CTX_set_ex_data(e.ctx, ticket_secret_index(), &built->tickets_);
+        SSL_CTX_set_ex_data(e.ctx, ticket_secret_index(), built->tickets_.get());
         SSL_CTX_set_tlsext_ticket_key_evp_cb(e.ctx, ticket_key_callback);
     }
     for (auto& e : built->entries_) {

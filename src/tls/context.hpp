@@ -54,7 +54,7 @@ private:
     tls_context() = default;
 
     std::vector<entry> entries_;
-    ticket_secret tickets_{};  // the session-ticket keys come from it (tls/ticket_keys.hpp)
+    std::unique_ptr<ticket_keys> tickets_;  // the session-ticket keys (tls/ticket_keys.hpp)
     std::size_t max_handshakes_ = 0;
 };
 

@@ -62,10 +62,29 @@ ticket_key ticket_key_for(const ticket_secret& secret, std::int64_t period) {
     return k;
 }
 
-int find_ticket_key(const ticket_secret& secret, std::int64_t now, const unsigned char (&name)[16],
-                    ticket_key& key) {
+ticket_keys::~ticket_keys() {
+    OPENSSL_cleanse(secret_.data(), secret_.size());
+    OPENSSL_cleanse(held_.data(), sizeof held_);
+}
+
+ticket_key ticket_keys::key_for(std::int64_t period) {
+    {
+        const std::lock_guard lock(mutex_);
+        for (const held& h : held_) {
+            if (h.period == period) return h.key;
+        }
+    }
+    // Derived outside the lock: two threads may both derive a new period's keys (the same).
+    const ticket_key derived = ticket_key_for(secret_, period);
+    const std::lock_guard lock(mutex_);
+    held& older = held_[0].period < held_[1].period ? held_[0] : held_[1];
+    if (held_[0].period != period && held_[1].period != period) older = {period, derived};
+    return derived;
+}
+
+int ticket_keys::find(std::int64_t now, const unsigned char (&name)[16], ticket_key& key) {
     for (const int age : {0, 1}) {
-        ticket_key candidate = ticket_key_for(secret, now - age);
+        ticket_key candidate = key_for(now - age);
         if (CRYPTO_memcmp(candidate.name.data(), name, sizeof name) == 0) {
             key = candidate;
             return age == 0 ? 1 : 2;
