@@ -132,27 +132,36 @@ void transport::tls_write_some() {
     written({});
 }
 
-// A piece of a file body through OpenSSL: read, then encrypted and sent. A retry after a
-// wait reads the same bytes again from the same offset, as OpenSSL requires. Returns what
-// send(2) would, with errno EAGAIN while waiting (tls_write_wants_ says for what).
+// A piece of a file body through OpenSSL: read, then encrypted and sent, record by record
+// (OpenSSL's partial writes return after each 16 KiB record), until the piece is out or the
+// socket is full. A retry after a wait reads the bytes not yet taken again from their
+// offset, as OpenSSL requires. Returns what send(2) would, with errno EAGAIN while waiting
+// (tls_write_wants_ says for what).
 ssize_t transport::tls_send_file_chunk(std::size_t n) {
     const ssize_t got = read_file_piece(n);
     if (got < 0) return -1;
-    const auto r = tls_->write(owner_.file_buffer().data(), static_cast<std::size_t>(got));
-    switch (r.what) {
-        case tls_channel::status::done:
-            return static_cast<ssize_t>(r.n);
-        case tls_channel::status::want_read:
-        case tls_channel::status::want_write:
-            tls_write_wants_ = r.what;
-            errno = EAGAIN;
-            return -1;
-        case tls_channel::status::closed:
-        case tls_channel::status::failed:
-            break;
+    const char* piece = owner_.file_buffer().data();
+    const auto size = static_cast<std::size_t>(got);
+    std::size_t sent = 0;
+    while (sent < size) {
+        const auto r = tls_->write(piece + sent, size - sent);
+        switch (r.what) {
+            case tls_channel::status::done:
+                sent += r.n;
+                continue;
+            case tls_channel::status::want_read:
+            case tls_channel::status::want_write:
+                if (sent != 0) return static_cast<ssize_t>(sent);  // asked again, it waits then
+                tls_write_wants_ = r.what;
+                errno = EAGAIN;
+                return -1;
+            case tls_channel::status::closed:
+            case tls_channel::status::failed:
+                errno = EPIPE;
+                return -1;
+        }
     }
-    errno = EPIPE;
-    return -1;
+    return static_cast<ssize_t>(sent);
 }
 
 }  // namespace tern::detail

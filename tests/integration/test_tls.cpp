@@ -340,6 +340,30 @@ TEST_CASE("tls: bodies and files of every size go out whole through TLS", "[tls]
     CHECK(c.read_response(false, 20000ms).body == upload);
 }
 
+TEST_CASE(
+    "tls: a file larger than the socket buffers reaches a client that reads late, whole and in "
+    "order",
+    "[tls]") {
+    // 12 MiB is more than loopback's largest send and receive buffers together (4 + 6 MiB),
+    // so the server's writes of the file stop for the full socket, mid-piece, and go on.
+    tern_test::temp_dir dir;
+    std::string file(12 * 1024 * 1024 + 5, '\0');
+    for (std::size_t i = 0; i < file.size(); ++i) {
+        file[i] = static_cast<char>('a' + (i / 7 + i % 13) % 26);
+    }
+    dir.write("huge.txt", file);
+    test_server server([&](tern::app& app) { app.static_files(dir.path.string()); },
+                       localhost_tls());
+    auto c = tls_client(server.port());
+    c.send(tern_test::get_request("/huge.txt"));
+    std::this_thread::sleep_for(500ms);  // the client reads nothing for a while
+    auto r = c.read_response(false, 30000ms);
+    CHECK(r.status == 200);
+    CHECK(r.body.size() == file.size());
+    CHECK(r.body == file);
+    still_serves(server.port());
+}
+
 TEST_CASE("tls: certificates from files and an encrypted key load and serve", "[tls]") {
     tern_test::temp_dir dir;
     const auto pair = ca().issue({"localhost"});
