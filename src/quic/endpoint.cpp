@@ -110,7 +110,7 @@ verdict endpoint::on_short(std::span<const std::uint8_t> bytes, const address& r
     if (knows(cid)) return verdict::to_connection;
     if (bytes.size() < min_reset_trigger) return verdict::dropped;
     const auto token = reset_token(cid);
-    std::uint8_t rand[reset_size - NGTCP2_STATELESS_RESET_TOKENLEN - 1];
+    std::uint8_t rand[reset_size - NGTCP2_STATELESS_RESET_TOKENLEN];  // its first byte too
     random_bytes(rand, sizeof rand);
     datagram d{remote, std::vector<std::uint8_t>(reset_size)};
     const auto n = ngtcp2_pkt_write_stateless_reset(d.bytes.data(), d.bytes.size(), token.data(),

@@ -128,6 +128,7 @@ TEST_CASE("quic endpoint: a short header for an unknown connection ID gets a sta
             verdict::stateless_reset);
     REQUIRE(out.size() == 1);
     const auto& reset = out[0].bytes;
+    CHECK(reset.size() == 41);
     CHECK(reset.size() < packet.size());
     CHECK((reset[0] & 0xc0) == 0x40);
     const auto token = ep.reset_token(cid);
