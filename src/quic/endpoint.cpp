@@ -100,6 +100,11 @@ verdict endpoint::on_long(std::span<const std::uint8_t> bytes, const address& re
                                          &hd.dcid, lifetime, now) != 0) {
         return verdict::bad_token;
     }
+    accepted_.original.assign(odcid.data, odcid.data + odcid.datalen);
+    accepted_.retry.assign(hd.dcid.data, hd.dcid.data + hd.dcid.datalen);
+    accepted_.client.assign(hd.scid.data, hd.scid.data + hd.scid.datalen);
+    accepted_.token.assign(hd.token.base, hd.token.base + hd.token.len);
+    accepted_.version = hd.version;
     return verdict::accepted;
 }
 

@@ -59,6 +59,15 @@ public:
     void add_cid(std::span<const std::uint8_t> cid);
     void remove_cid(std::span<const std::uint8_t> cid);
 
+    /// After `accepted`: the connection IDs of the Initial let in. `original` is the one the
+    /// client first chose (before the Retry), `retry` the one the Retry gave it, `client` the
+    /// client's own; `token` the Retry token it carried.
+    struct accepted_ids {
+        std::vector<std::uint8_t> original, retry, client, token;
+        std::uint32_t version = 0;
+    };
+    const accepted_ids& last_accepted() const noexcept { return accepted_; }
+
 private:
     verdict on_long(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
                     std::vector<datagram>& out);
@@ -68,6 +77,7 @@ private:
     endpoint_settings settings_;
     std::array<std::uint8_t, 32> secret_{};
     std::vector<std::string> cids_;  // few in this slice: a sorted vector
+    accepted_ids accepted_;
 };
 
 }  // namespace tern::detail::quic
