@@ -10,6 +10,10 @@
 # libsqlite3-dev, libpq-dev, postgresql: examples/todo keeps its to-dos in SQLite or
 # PostgreSQL; its test starts a PostgreSQL server of its own (initdb + pg_ctl).
 #
+# libngtcp2-dev, libngtcp2-crypto-gnutls-dev, libnghttp3-dev, libgnutls28-dev: HTTP/3 over QUIC
+# (cmake -DTERN_HTTP3=ON, docs/http3.md); ngtcp2-client: gtlsclient, the HTTP/3 client its
+# tests run.
+#
 # chromium: the browser tests (tests/browser/) drive headless Chromium over its DevTools
 # protocol to check that a real page updates; they skip (exit 77) when it is missing.
 #
@@ -41,7 +45,8 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libbrotli-dev 
           chromium python3-websockets node-ws testssl.sh
           libnghttp2-dev nghttp2-client python3-h2 python3-prometheus-client
           libsqlite3-dev libpq-dev postgresql
-          nginx libgtest-dev liburing-dev)
+          nginx libgtest-dev liburing-dev
+          libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev ngtcp2-client)
 [ "$want_bench" -eq 1 ] && packages+=(h2o)
 
 missing=()

@@ -64,13 +64,14 @@ if [ "$sanitize" -eq 1 ]; then
     # the suite waits less on sanitized code than at -O0), the tests' own code at -O0
     # (tests/CMakeLists.txt), as in the plain build.
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-        -DTERN_WERROR=ON -DTERN_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
+        -DTERN_WERROR=ON -DTERN_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+        -DTERN_HTTP3=ON
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 else
     build=build
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON \
-        "${relwithdebinfo_flags[@]}"
+        -DTERN_HTTP3=ON "${relwithdebinfo_flags[@]}"
 fi
 cmake --build "$build"
 # The slow tier runs on its own (--slow); the other builds leave it out.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs clang-tidy (the checks in .clang-tidy) over libtern's sources and fails on any
 # finding. Builds nothing: it configures build-tidy/ for its compile_commands.json (one entry
-# per source: no unity build).
+# per source: no unity build), with HTTP/3 on so that src/quic and src/h3 are checked too.
 #
 #   scripts/tidy.sh [file-regex]     default: every .cpp under src/
 set -euo pipefail
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 build=${TERN_TIDY_BUILD_DIR:-build-tidy}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF \
-    -DTERN_UNITY_BUILD=OFF >/dev/null
+    -DTERN_UNITY_BUILD=OFF -DTERN_HTTP3=ON >/dev/null
 # run-clang-tidy exits non-zero when a file has a finding (WarningsAsErrors in .clang-tidy).
 run-clang-tidy-14 -p "$build" -quiet -j "$(nproc)" "${1:-$PWD/src/.*\.cpp$}"
 echo "tidy: no findings"

@@ -351,6 +351,11 @@ app& app::ws_compression(bool on) {
     return *this;
 }
 
+app& app::http3(std::uint16_t port) {
+    impl_->update("http3", [&](tern::config& c) { c.http3_port = port; });
+    return *this;
+}
+
 app& app::http2(bool on) {
     impl_->update("http2", [&](tern::config& c) { c.http2.enabled = on; });
     return *this;

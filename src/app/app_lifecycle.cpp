@@ -57,6 +57,7 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
     std::lock_guard lock(impl_->server_mutex);
     if (impl_->server) throw std::logic_error("tern: the server is already running");
     detail::check_config(impl_->settings);
+    detail::check_http3(impl_->settings);
     // Checks the directories now, so a missing one is an error at start, not a 404 later.
     const auto& cfg = impl_->settings;
     auto& p = impl_->chain;

@@ -123,4 +123,21 @@ void check_config(const config& c) {
     throw std::invalid_argument(message);
 }
 
+void check_http3(const config& c) {
+    if (c.http3_port == 0) return;
+#ifndef TERN_HTTP3
+    throw std::invalid_argument(
+        "tern: http3 needs a tern built with HTTP/3 (cmake -DTERN_HTTP3=ON, docs/http3.md)");
+#else
+    if (!c.tls) {
+        throw std::invalid_argument(
+            "tern: http3 needs tls(...): QUIC uses the HTTPS certificate and key");
+    }
+    // The first slice builds the QUIC core's stateless half only (docs/http3.md).
+    throw std::invalid_argument(
+        "tern: http3 is not served yet: the QUIC handshake, the UDP listener and src/h3 are "
+        "not built (docs/http3.md)");
+#endif
+}
+
 }  // namespace tern::detail

@@ -23,7 +23,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 # whole name when they have no folder).
 THIRD_PARTY = {"asio": "asio", "asio.hpp": "asio", "llhttp.h": "llhttp", "fmt": "fmt",
                "nlohmann": "nlohmann_json", "zlib.h": "zlib", "openssl": "OpenSSL",
-               "nghttp2": "nghttp2", "brotli": "brotli", "zstd.h": "zstd"}
+               "nghttp2": "nghttp2", "ngtcp2": "ngtcp2", "nghttp3": "nghttp3",
+               "gnutls": "GnuTLS", "brotli": "brotli", "zstd.h": "zstd"}
 
 
 def read_table():

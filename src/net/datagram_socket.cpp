@@ -1,0 +1,135 @@
+// A UDP socket on one event loop: see datagram_socket.hpp.
+
+#include "net/datagram_socket.hpp"
+
+#include "net/cancel_waits.hpp"
+
+#include <asio/error.hpp>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace tern::detail {
+
+namespace {
+
+[[noreturn]] void fail(const char* what) {
+    throw std::system_error(errno, std::generic_category(), what);
+}
+
+// A non-blocking UDP socket bound to host:port.
+int bind_udp(const std::string& host, std::uint16_t port) {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_DGRAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+    addrinfo* found = nullptr;
+    const auto service = std::to_string(port);
+    if (getaddrinfo(host.c_str(), service.c_str(), &hints, &found) != 0 || found == nullptr) {
+        throw std::system_error(EINVAL, std::generic_category(),
+                                "tern: http3: not an IP address: " + host);
+    }
+    const int fd = ::socket(found->ai_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        freeaddrinfo(found);
+        fail("tern: http3: socket");
+    }
+    const int on = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
+    if (::bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
+        const int err = errno;
+        freeaddrinfo(found);
+        ::close(fd);
+        throw std::system_error(err, std::generic_category(), "tern: http3: bind UDP " + service);
+    }
+    freeaddrinfo(found);
+    return fd;
+}
+
+}  // namespace
+
+datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
+                                 datagram_receiver& receiver)
+    : receiver_(receiver),
+      socket_(io, bind_udp(host, port)),
+      timer_(io),
+      buffer_(batch * max_datagram) {
+    local_length_ = sizeof local_;
+    if (::getsockname(socket_.native_handle(), reinterpret_cast<sockaddr*>(&local_),
+                      &local_length_) != 0) {
+        fail("tern: http3: getsockname");
+    }
+    port_ = local_.ss_family == AF_INET6
+                ? ntohs(reinterpret_cast<const sockaddr_in6*>(&local_)->sin6_port)
+                : ntohs(reinterpret_cast<const sockaddr_in*>(&local_)->sin_port);
+}
+
+datagram_socket::~datagram_socket() { close(); }
+
+void datagram_socket::start() { arm(); }
+
+void datagram_socket::arm() {
+    if (!open_) return;
+    socket_.async_wait(asio::posix::stream_descriptor::wait_read,
+                       [this](const std::error_code& ec) {
+                           if (ec || !open_) return;
+                           read_all();
+                           arm();
+                       });
+}
+
+void datagram_socket::read_all() {
+    std::array<mmsghdr, batch> messages{};
+    std::array<iovec, batch> vectors{};
+    for (;;) {
+        for (std::size_t i = 0; i < batch; ++i) {
+            vectors[i] = {buffer_.data() + i * max_datagram, max_datagram};
+            messages[i].msg_hdr = {};
+            messages[i].msg_hdr.msg_iov = &vectors[i];
+            messages[i].msg_hdr.msg_iovlen = 1;
+            messages[i].msg_hdr.msg_name = &from_[i];
+            messages[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+        }
+        const int n =
+            ::recvmmsg(socket_.native_handle(), messages.data(), batch, MSG_DONTWAIT, nullptr);
+        if (n <= 0) return;  // EAGAIN (all read), or an error the next readiness retries
+        for (int i = 0; i < n && open_; ++i) {
+            const auto at = static_cast<std::size_t>(i);
+            receiver_.on_datagram({buffer_.data() + at * max_datagram, messages[at].msg_len},
+                                  reinterpret_cast<const sockaddr*>(&local_), local_length_,
+                                  reinterpret_cast<const sockaddr*>(&from_[at]),
+                                  messages[at].msg_hdr.msg_namelen);
+        }
+        if (!open_ || static_cast<std::size_t>(n) < batch) return;
+    }
+}
+
+bool datagram_socket::send(std::span<const std::uint8_t> bytes, const sockaddr* to,
+                           socklen_t to_length) {
+    if (!open_) return false;
+    const auto sent =
+        ::sendto(socket_.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT, to, to_length);
+    return sent == static_cast<ssize_t>(bytes.size());
+}
+
+void datagram_socket::expire_at(std::chrono::steady_clock::time_point when) {
+    if (!open_) return;
+    timer_.expires_at(when);
+    timer_.async_wait([this](const std::error_code& ec) {
+        if (ec || !open_) return;
+        receiver_.on_expiry();
+    });
+}
+
+void datagram_socket::close() noexcept {
+    if (!open_) return;
+    open_ = false;
+    std::error_code ignored;
+    cancel_waits(timer_);
+    socket_.close(ignored);
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,236 @@
+// One QUIC connection on the server: see connection.hpp.
+
+#include "quic/connection.hpp"
+
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace tern::detail::quic {
+
+namespace {
+
+// TLS 1.3 only, as QUIC requires; no early data is enabled on the session (0-RTT off).
+constexpr const char* priorities =
+    "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:"
+    "+AES-128-CCM";
+constexpr std::size_t max_udp_payload = 1452;
+
+ngtcp2_cid make_cid(const std::vector<std::uint8_t>& bytes) {
+    ngtcp2_cid cid{};
+    ngtcp2_cid_init(&cid, bytes.data(), bytes.size());
+    return cid;
+}
+
+ngtcp2_addr addr_of(address& a) { return {a.get(), a.length}; }
+
+}  // namespace
+
+struct connection::native {
+    ngtcp2_conn* conn = nullptr;
+    gnutls_session_t session = nullptr;
+    ngtcp2_crypto_conn_ref ref{};
+    ngtcp2_connection_close_error last_error{};
+
+    ~native() {
+        if (conn != nullptr) ngtcp2_conn_del(conn);
+        if (session != nullptr) gnutls_deinit(session);
+    }
+};
+
+// ngtcp2's callbacks, with `user_data` the connection.
+struct connection::callbacks {
+    static connection& self(void* user_data) { return *static_cast<connection*>(user_data); }
+
+    static void rand(std::uint8_t* dest, std::size_t size, const ngtcp2_rand_ctx* /*ctx*/) {
+        (void)gnutls_rnd(GNUTLS_RND_RANDOM, dest, size);
+    }
+
+    static int new_cid(ngtcp2_conn* /*conn*/, ngtcp2_cid* cid, std::uint8_t* token,
+                       std::size_t size, void* user_data) {
+        auto& c = self(user_data);
+        std::vector<std::uint8_t> bytes(size);
+        if (gnutls_rnd(GNUTLS_RND_RANDOM, bytes.data(), size) != 0) {
+            return NGTCP2_ERR_CALLBACK_FAILURE;
+        }
+        ngtcp2_cid_init(cid, bytes.data(), size);
+        const auto reset = c.endpoint_.reset_token(bytes);
+        std::memcpy(token, reset.data(), reset.size());
+        c.on_cid_(c, bytes, true);
+        return 0;
+    }
+
+    static int remove_cid(ngtcp2_conn* /*conn*/, const ngtcp2_cid* cid, void* user_data) {
+        auto& c = self(user_data);
+        c.on_cid_(c, {cid->data, cid->datalen}, false);
+        return 0;
+    }
+
+    static int handshake_completed(ngtcp2_conn* /*conn*/, void* user_data) {
+        self(user_data).handshake_done_ = true;
+        return 0;
+    }
+
+    static int stream_data(ngtcp2_conn* conn, std::uint32_t flags, std::int64_t id,
+                           std::uint64_t /*offset*/, const std::uint8_t* data, std::size_t size,
+                           void* user_data, void* /*stream_user_data*/) {
+        auto& c = self(user_data);
+        const bool fin = (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0;
+        if (c.sink_ && !c.sink_->on_stream_data(id, {data, size}, fin)) {
+            return NGTCP2_ERR_CALLBACK_FAILURE;
+        }
+        ngtcp2_conn_extend_max_stream_offset(conn, id, size);
+        ngtcp2_conn_extend_max_offset(conn, size);
+        return 0;
+    }
+
+    static int stream_close(ngtcp2_conn* /*conn*/, std::uint32_t /*flags*/, std::int64_t id,
+                            std::uint64_t /*code*/, void* user_data, void* /*stream_user_data*/) {
+        auto& c = self(user_data);
+        if (c.sink_) c.sink_->on_stream_close(id);
+        return 0;
+    }
+
+    static ngtcp2_conn* get_conn(ngtcp2_crypto_conn_ref* ref) {
+        return static_cast<connection::native*>(ref->user_data)->conn;
+    }
+
+    static ngtcp2_callbacks table() {
+        ngtcp2_callbacks cb{};
+        cb.recv_client_initial = ngtcp2_crypto_recv_client_initial_cb;
+        cb.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb;
+        cb.encrypt = ngtcp2_crypto_encrypt_cb;
+        cb.decrypt = ngtcp2_crypto_decrypt_cb;
+        cb.hp_mask = ngtcp2_crypto_hp_mask_cb;
+        cb.update_key = ngtcp2_crypto_update_key_cb;
+        cb.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb;
+        cb.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb;
+        cb.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
+        cb.version_negotiation = ngtcp2_crypto_version_negotiation_cb;
+        cb.rand = rand;
+        cb.get_new_connection_id = new_cid;
+        cb.remove_connection_id = remove_cid;
+        cb.handshake_completed = handshake_completed;
+        cb.recv_stream_data = stream_data;
+        cb.stream_close = stream_close;
+        return cb;
+    }
+};
+
+connection::connection(endpoint& ep, const tls_credentials& credentials, const address& local,
+                       const address& remote, const connection_settings& settings,
+                       std::uint64_t now, cid_fn on_cid)
+    : endpoint_(ep),
+      on_cid_(std::move(on_cid)),
+      local_(local),
+      remote_(remote),
+      native_(std::make_unique<native>()) {
+    const auto& ids = ep.last_accepted();
+    ngtcp2_settings s;
+    ngtcp2_settings_default(&s);
+    s.initial_ts = now;
+    s.max_tx_udp_payload_size = max_udp_payload;
+    s.token = {const_cast<std::uint8_t*>(ids.token.data()), ids.token.size()};
+    ngtcp2_transport_params p;
+    ngtcp2_transport_params_default(&p);
+    p.initial_max_streams_bidi = settings.max_streams_bidi;
+    p.initial_max_streams_uni = 3;  // HTTP/3's control and QPACK streams
+    p.initial_max_stream_data_bidi_remote = settings.max_stream_data;
+    p.initial_max_stream_data_uni = settings.max_stream_data;
+    p.initial_max_data = settings.max_data;
+    p.max_idle_timeout = static_cast<ngtcp2_duration>(settings.idle_timeout.count());
+    p.original_dcid = make_cid(ids.original);
+    p.retry_scid = make_cid(ids.retry);
+    p.retry_scid_present = 1;
+    const auto scid_bytes = ep.new_cid();
+    const auto reset = ep.reset_token(scid_bytes);
+    std::memcpy(p.stateless_reset_token, reset.data(), reset.size());
+    p.stateless_reset_token_present = 1;
+
+    const auto dcid = make_cid(ids.client);
+    const auto scid = make_cid(scid_bytes);
+    ngtcp2_path path{addr_of(local_), addr_of(remote_), nullptr};
+    const auto cb = callbacks::table();
+    if (ngtcp2_conn_server_new(&native_->conn, &dcid, &scid, &path, ids.version, &cb, &s, &p,
+                               nullptr, this) != 0) {
+        throw std::runtime_error("tern: http3: ngtcp2 cannot make a connection");
+    }
+    on_cid_(*this, scid_bytes, true);
+    auto& n = *native_;
+    n.ref.get_conn = callbacks::get_conn;
+    n.ref.user_data = native_.get();
+    static const gnutls_datum_t alpn{
+        const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>("h3")), 2};
+    if (gnutls_init(&n.session, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET) != 0 ||
+        gnutls_priority_set_direct(n.session, priorities, nullptr) != 0 ||
+        ngtcp2_crypto_gnutls_configure_server_session(n.session) != 0 ||
+        gnutls_credentials_set(n.session, GNUTLS_CRD_CERTIFICATE, credentials.get()) != 0 ||
+        gnutls_alpn_set_protocols(n.session, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0) {
+        throw std::runtime_error("tern: http3: GnuTLS cannot make a session");
+    }
+    gnutls_session_set_ptr(n.session, &n.ref);
+    ngtcp2_conn_set_tls_native_handle(n.conn, n.session);
+}
+
+connection::~connection() = default;
+
+bool connection::receive(std::span<const std::uint8_t> bytes, const address& remote,
+                         std::uint64_t now, std::vector<datagram>& out) {
+    remote_ = remote;
+    ngtcp2_path path{addr_of(local_), addr_of(remote_), nullptr};
+    ngtcp2_pkt_info pi{};
+    const int rv = ngtcp2_conn_read_pkt(native_->conn, &path, &pi, bytes.data(), bytes.size(), now);
+    if (rv == NGTCP2_ERR_DRAINING || rv == NGTCP2_ERR_CLOSING) return false;
+    if (rv != 0) {
+        // Tell the peer why (a CONNECTION_CLOSE), then forget the connection.
+        ngtcp2_connection_close_error_set_transport_error_liberr(&native_->last_error, rv, nullptr,
+                                                                 0);
+        datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
+        const auto n = ngtcp2_conn_write_connection_close(
+            native_->conn, &path, &pi, d.bytes.data(), d.bytes.size(), &native_->last_error, now);
+        if (n > 0) {
+            d.bytes.resize(static_cast<std::size_t>(n));
+            out.push_back(std::move(d));
+        }
+        return false;
+    }
+    return flush(now, out);
+}
+
+bool connection::flush(std::uint64_t now, std::vector<datagram>& out) {
+    for (;;) {
+        ngtcp2_path_storage ps;
+        ngtcp2_path_storage_zero(&ps);
+        ngtcp2_pkt_info pi{};
+        datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
+        const auto n = ngtcp2_conn_write_pkt(native_->conn, &ps.path, &pi, d.bytes.data(),
+                                             d.bytes.size(), now);
+        if (n < 0) return false;
+        if (n == 0) return true;
+        d.bytes.resize(static_cast<std::size_t>(n));
+        out.push_back(std::move(d));
+    }
+}
+
+std::uint64_t connection::expiry() const noexcept { return ngtcp2_conn_get_expiry(native_->conn); }
+
+bool connection::on_expiry(std::uint64_t now, std::vector<datagram>& out) {
+    if (ngtcp2_conn_handle_expiry(native_->conn, now) != 0) return false;
+    return flush(now, out);
+}
+
+std::vector<std::vector<std::uint8_t>> connection::cids() const {
+    std::vector<ngtcp2_cid> ids(ngtcp2_conn_get_num_scid(native_->conn));
+    ngtcp2_conn_get_scid(native_->conn, ids.data());
+    std::vector<std::vector<std::uint8_t>> out;
+    out.reserve(ids.size());
+    for (const auto& id : ids) out.emplace_back(id.data, id.data + id.datalen);
+    return out;
+}
+
+}  // namespace tern::detail::quic

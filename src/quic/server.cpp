@@ -1,0 +1,93 @@
+// The transport-free QUIC server core: see server.hpp.
+
+#include "quic/server.hpp"
+
+#include <ngtcp2/ngtcp2.h>
+
+#include <limits>
+
+namespace tern::detail::quic {
+
+namespace {
+
+std::string key_of(std::span<const std::uint8_t> cid) {
+    return {reinterpret_cast<const char*>(cid.data()), cid.size()};
+}
+
+}  // namespace
+
+server::server(const std::string& cert_file, const std::string& key_file,
+               connection_settings settings, sink_maker make_sink)
+    : credentials_(cert_file, key_file), settings_(settings), make_sink_(std::move(make_sink)) {}
+
+verdict server::receive(std::span<const std::uint8_t> bytes, const address& local,
+                        const address& remote, std::uint64_t now, std::vector<datagram>& out) {
+    ngtcp2_version_cid vc{};
+    if (!bytes.empty() && ngtcp2_pkt_decode_version_cid(&vc, bytes.data(), bytes.size(),
+                                                        endpoint_settings{}.cid_length) == 0) {
+        const auto found = by_cid_.find(key_of({vc.dcid, vc.dcidlen}));
+        if (found != by_cid_.end()) {
+            auto* c = found->second;
+            after_io(c, c->receive(bytes, remote, now, out));
+            return verdict::to_connection;
+        }
+    }
+    const auto v = endpoint_.receive(bytes, local, remote, now, out);
+    if (v != verdict::accepted) return v;
+    auto on_cid = [this](connection& c, std::span<const std::uint8_t> cid, bool added) {
+        if (added) {
+            by_cid_[key_of(cid)] = &c;
+            endpoint_.add_cid(cid);
+        } else {
+            by_cid_.erase(key_of(cid));
+            endpoint_.remove_cid(cid);
+        }
+    };
+    auto c = std::make_unique<connection>(endpoint_, credentials_, local, remote, settings_, now,
+                                          on_cid);
+    auto* raw = c.get();
+    by_id_.emplace(raw, std::move(c));
+    after_io(raw, raw->receive(bytes, remote, now, out));
+    return v;
+}
+
+void server::after_io(connection* c, bool alive) {
+    if (!alive) {
+        end(c);
+        return;
+    }
+    if (c->handshake_completed() && !c->announced()) {
+        c->announce();
+        ++handshakes_;
+        if (make_sink_) c->set_sink(make_sink_());
+    }
+}
+
+void server::end(connection* c) {
+    for (auto it = by_cid_.begin(); it != by_cid_.end();) {
+        if (it->second == c) {
+            endpoint_.remove_cid(
+                {reinterpret_cast<const std::uint8_t*>(it->first.data()), it->first.size()});
+            it = by_cid_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    by_id_.erase(c);
+}
+
+std::uint64_t server::expiry() const noexcept {
+    auto first = std::numeric_limits<std::uint64_t>::max();
+    for (const auto& [c, owned] : by_id_) first = std::min(first, owned->expiry());
+    return first;
+}
+
+void server::on_expiry(std::uint64_t now, std::vector<datagram>& out) {
+    std::vector<connection*> due;
+    for (const auto& [c, owned] : by_id_) {
+        if (owned->expiry() <= now) due.push_back(c);
+    }
+    for (auto* c : due) after_io(c, c->on_expiry(now, out));
+}
+
+}  // namespace tern::detail::quic

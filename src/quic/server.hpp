@@ -1,0 +1,58 @@
+#pragma once
+// The transport-free QUIC server core (docs/http3.md): the endpoint's stateless answers and
+// a table of connection IDs to connections. Datagrams in (bytes, local and remote address),
+// datagrams out, the nearest expiry and `on_expiry`. Single-threaded: one per event loop.
+
+#include "quic/address.hpp"
+#include "quic/connection.hpp"
+#include "quic/endpoint.hpp"
+#include "quic/stream_sink.hpp"
+#include "quic/tls_credentials.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tern::detail::quic {
+
+class server {
+public:
+    /// Makes the stream sink of a connection whose handshake completed (none: stream data
+    /// is consumed unread).
+    using sink_maker = std::function<std::unique_ptr<stream_sink>()>;
+
+    /// Throws std::invalid_argument when the certificate or key cannot be loaded.
+    server(const std::string& cert_file, const std::string& key_file,
+           connection_settings settings = {}, sink_maker make_sink = {});
+
+    /// One datagram at `now`: appends what to send to `out`.
+    verdict receive(std::span<const std::uint8_t> bytes, const address& local,
+                    const address& remote, std::uint64_t now, std::vector<datagram>& out);
+    /// The nearest expiry of any connection (UINT64_MAX: none).
+    std::uint64_t expiry() const noexcept;
+    /// Handles every expiry due at `now`; appends what to send.
+    void on_expiry(std::uint64_t now, std::vector<datagram>& out);
+    /// Connections open.
+    std::size_t connections() const noexcept { return by_id_.size(); }
+    /// Connections whose handshake completed (since the server was made).
+    std::size_t handshakes() const noexcept { return handshakes_; }
+    const endpoint& front() const noexcept { return endpoint_; }
+
+private:
+    void end(connection* c);
+    void after_io(connection* c, bool alive);
+
+    endpoint endpoint_;
+    tls_credentials credentials_;
+    connection_settings settings_;
+    sink_maker make_sink_;
+    std::map<connection*, std::unique_ptr<connection>> by_id_;
+    std::map<std::string, connection*> by_cid_;
+    std::size_t handshakes_ = 0;
+};
+
+}  // namespace tern::detail::quic
