@@ -349,7 +349,8 @@ public:
     /// Also serves HTTP/3 over QUIC on UDP `port` of the listener's host, with the
     /// certificate and key given to `tls` (docs/http3.md); 0: none (the default). The same
     /// routes answer. `start`/`listen` throw std::invalid_argument when there is no `tls`
-    /// or when tern was built without HTTP/3 (`-DTERN_HTTP3=ON`).
+    /// or when tern was built without HTTP/3 (`-DTERN_HTTP3=ON`). **Not served yet:** in
+    /// this version `start` refuses it in every build (docs/http3.md says what is built).
     app& http3(std::uint16_t port);
     /// Sends file bodies with `sendfile(2)` instead of through a buffer (default off); see
     /// config::sendfile.

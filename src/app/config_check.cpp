@@ -133,10 +133,11 @@ void check_http3(const config& c) {
         throw std::invalid_argument(
             "tern: http3 needs tls(...): QUIC uses the HTTPS certificate and key");
     }
-    // The first slice builds the QUIC core's stateless half only (docs/http3.md).
+    // The QUIC core is built; its socket on a worker and the HTTP/3 mapping are not
+    // (docs/http3.md).
     throw std::invalid_argument(
-        "tern: http3 is not served yet: the QUIC handshake, the UDP listener and src/h3 are "
-        "not built (docs/http3.md)");
+        "tern: http3 is not served yet: the UDP listener on a worker and the HTTP/3 mapping "
+        "(src/h3) are not built (docs/http3.md)");
 #endif
 }
 
