@@ -158,7 +158,7 @@ bool is_connection_specific(std::string_view name) noexcept {
     }
 }
 
-void response_head::add(std::string_view name, std::string_view value) {
+void h2_response_fields::add(std::string_view name, std::string_view value) {
     // nghttp2 takes non-const pointers but only reads through them (NGHTTP2_NV_FLAG_NONE:
     // it copies the text at submission).
     fields_.push_back({reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
@@ -166,7 +166,7 @@ void response_head::add(std::string_view name, std::string_view value) {
                        name.size(), value.size(), NGHTTP2_NV_FLAG_NONE});
 }
 
-void response_head::build(const response& res) {
+void h2_response_fields::build(const response& res) {
     fields_.clear();
     lower_.clear();
     const bool bodyless = status_forbids_body(res.status);

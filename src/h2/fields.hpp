@@ -90,7 +90,7 @@ bool is_connection_specific(std::string_view name) noexcept;
 /// connection-specific ones. Made without an allocation once the object has been used (one
 /// per connection, reused for every stream: nghttp2 copies the fields when a response is
 /// submitted).
-class response_head {
+class h2_response_fields {
 public:
     /// Makes the fields of `res`. They view `res`, this object and the Date text (valid
     /// until the clock's next second): use them before any of these changes.

@@ -18,7 +18,7 @@ using namespace tern::detail;
 
 namespace {
 
-std::vector<std::pair<std::string, std::string>> as_pairs(const response_head& head) {
+std::vector<std::pair<std::string, std::string>> as_pairs(const h2_response_fields& head) {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& nv : head.fields()) {
         out.emplace_back(std::string(reinterpret_cast<const char*>(nv.name), nv.namelen),
@@ -120,7 +120,7 @@ TEST_CASE("h2 response head: status, date, type, length, then the user's fields 
     res.fields.emplace_back("Transfer-Encoding", "chunked");  // likewise
     res.fields.emplace_back("TE", "trailers");                // likewise
     res.fields.emplace_back("ETag", "\"abc\"");
-    response_head head;
+    h2_response_fields head;
     head.build(res);
     const auto fields = as_pairs(head);
     REQUIRE(fields.size() == 6);
