@@ -4,6 +4,7 @@
 // no connection-specific fields, the pseudo-fields each present once), a `request` out; a
 // `response` in, the fields of its HEADERS frame out.
 
+#include "http/message_head.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 
@@ -18,13 +19,6 @@
 
 namespace tern::detail {
 
-/// The limits of a request head, counted as over HTTP/1 (see tern::config).
-struct head_limits {
-    std::size_t max_header_count = 100;
-    std::size_t max_header_size = 8 * 1024;  ///< regular fields, each counted as "name: value\r\n"
-    std::size_t max_line_size = 8 * 1024;    ///< :method and :path, as the request line
-};
-
 /// One request's header fields as they are decoded, with the limits counted on arrival:
 /// fields past a limit are not kept (the verdict says which limit).
 class request_head {
@@ -36,6 +30,8 @@ public:
         line_too_long,    ///< 414
     };
 
+    /// `limits` are counted as over HTTP/1: a field as "name: value\r\n", `:method` and
+    /// `:path` as the request line.
     explicit request_head(const head_limits& limits) noexcept : limits_(limits) {}
 
     /// A field of the header block.

@@ -7,9 +7,11 @@ Each table row names a folder and what its files may include: other folders of s
 A folder may always include its own files, the standard library and the system and
 third-party headers the build gives it (their own rules, such as "asio only in src/net",
 are listed in the same table under `third-party`). And that `thread_local` appears only in
-the files the paragraph "`thread_local` remains in ..." of the same page names. Exits 1 and
-names each include the table does not allow and each such file; exits 2 when the table
-itself cannot be read.
+the files the paragraph "`thread_local` remains in ..." of the same page names. And that
+no two files of different names define a class of the same name in the same namespace
+(outside anonymous namespaces): two `tern::detail::response_head`s once broke the
+one-definition rule and crashed an -O0 build. Exits 1 and names each include the table does
+not allow, each such file and each such class; exits 2 when the table itself cannot be read.
 """
 
 import pathlib
@@ -77,6 +79,34 @@ def allowed(include, folder, rules, own_dir):
     return True  # the standard library or a system header (<sys/stat.h>, <unistd.h>)
 
 
+TYPE_DEFINITION = re.compile(
+    r"^(?:struct|class)\s+(?:TERN_API\s+)?(\w+)(?!::)\b(?:\s+final)?\s*(?::[^;]*)?\{?\s*$")
+
+
+def same_named_classes(files):
+    """Classes defined at namespace level (not in an anonymous namespace) under one name in
+    one namespace by files of different names (a .hpp and its .cpp may share a class)."""
+    seen = {}
+    for path in files:
+        stack = []
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            named = re.match(r"^namespace\s+([\w:]+)\s*\{", line)
+            if named:
+                stack.append(named.group(1))
+            elif re.match(r"^namespace\s*\{", line):
+                stack.append(None)
+            elif re.match(r"^\}\s*//\s*namespace", line) and stack:
+                stack.pop()
+            elif stack and None not in stack:
+                m = TYPE_DEFINITION.match(line)
+                if m:
+                    seen.setdefault((stack[-1], m.group(1)), []).append(
+                        (path.with_suffix(""), f"{path.relative_to(ROOT)}:{n}"))
+    return [f"{ns}::{name} is defined in {', '.join(w for _, w in where)}"
+            for (ns, name), where in sorted(seen.items())
+            if len({stem for stem, _ in where}) > 1]
+
+
 def main():
     rules = read_table()
     faults = []
@@ -96,6 +126,7 @@ def main():
         rel = str(path.relative_to(ROOT))
         if re.search(r"\bthread_local\b", path.read_text()) and rel not in kept:
             faults.append(f"{rel}: a thread_local docs/architecture.md does not name")
+    faults += same_named_classes(files)
     for f in faults:
         print(f)
     if faults:
