@@ -26,25 +26,15 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-from common import free_port, self_signed_cert  # noqa: E402
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "lib"))
+from common import callgrind_total, free_port, self_signed_cert  # noqa: E402
 
-H2O_CONF = """num-threads: 1
-user: root
-error-log: {work}/h2o-error.log
-listen:
-  host: 127.0.0.1
-  port: {port}
-  ssl:
-    certificate-file: {work}/cert.pem
-    key-file: {work}/key.pem
-    minimum-version: TLSv1.2
-hosts:
-  default:
-    paths:
-      /:
-        file.dir: {work}/public
-"""
+def h2o_conf(work, port):
+    # bench/h2.py's configuration, run as root so that h2o can still write callgrind's file
+    # after it drops its privileges.
+    conf = re.search(r'H2O_CONF = """(.*?)"""', (HERE / "h2.py").read_text(), re.S).group(1)
+    return conf.replace("user: nobody", "user: root").format(work=work, port=port)
 
 
 def wait_up(port, path):
@@ -67,8 +57,7 @@ def one_run(server, hello, work, path, requests):
         cmd = valgrind + [hello, str(port), "--cert", str(work / "cert.pem"),
                           "--key", str(work / "key.pem")]
     else:
-        # user: root, so that h2o can still write callgrind's file after dropping privileges.
-        (work / "h2o.conf").write_text(H2O_CONF.format(work=work, port=port))
+        (work / "h2o.conf").write_text(h2o_conf(work, port))
         cmd = valgrind + ["h2o", "-c", str(work / "h2o.conf")]
     proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -83,13 +72,7 @@ def one_run(server, hello, work, path, requests):
     finally:
         os.killpg(proc.pid, signal.SIGINT if server == "tern" else signal.SIGTERM)
         proc.wait(120)
-    # The server is the process with the most instructions.
-    totals = [int(line.split()[1]) for f in work.glob(out + ".*")
-              for line in f.read_text(errors="replace").splitlines()
-              if line.startswith("summary:") or line.startswith("totals:")]
-    if not totals:
-        raise SystemExit(f"h2-instructions.py: no callgrind totals for {out}")
-    return max(totals), int(ok.group(1))
+    return callgrind_total(work, out), int(ok.group(1))
 
 
 def main():

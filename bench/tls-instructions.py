@@ -28,7 +28,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "lib"))
-from common import free_port, self_signed_cert  # noqa: E402
+from common import callgrind_total, free_port, self_signed_cert  # noqa: E402
 
 
 def nginx_conf(work, port):
@@ -68,12 +68,7 @@ def one_run(server, hello, work, load, version, mode, seconds):
     finally:
         os.killpg(proc.pid, stop)
         proc.wait(120)
-    totals = [int(line.split()[1]) for f in work.glob(out + ".*")
-              for line in f.read_text(errors="replace").splitlines()
-              if line.startswith("summary:") or line.startswith("totals:")]
-    if not totals:
-        raise SystemExit(f"tls-instructions.py: no callgrind totals for {out}")
-    return max(totals), result["handshakes"], result["resumed"]
+    return callgrind_total(work, out), result["handshakes"], result["resumed"]
 
 
 def main():

@@ -78,6 +78,18 @@ def stop_groups(procs) -> None:
 
 # ---- /proc helpers ------------------------------------------------------------------------
 
+def callgrind_total(work: Path, prefix: str) -> int:
+    """The instructions of the busiest process among callgrind's files `work/prefix.*` (run
+    with --callgrind-out-file=work/prefix.%p: a server's forked helpers write files of their
+    own). Exits when there are none."""
+    totals = [int(line.split()[1]) for f in work.glob(prefix + ".*")
+              for line in f.read_text(errors="replace").splitlines()
+              if line.startswith("summary:") or line.startswith("totals:")]
+    if not totals:
+        raise SystemExit(f"no callgrind totals for {work / prefix}")
+    return max(totals)
+
+
 def proc_tree(root: int) -> list[int]:
     """root and all its descendants (nginx's worker, h2o's helpers, ...)."""
     children: dict[int, list[int]] = {}
