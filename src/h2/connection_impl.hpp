@@ -3,9 +3,11 @@
 // streams (h2/stream.cpp) call back into it.
 
 #include "h2/connection.hpp"
-#include "h2/fields.hpp"
 #include "h2/flood_guard.hpp"
 #include "h2/stream_order.hpp"
+#include "http/field_section.hpp"
+
+#include <nghttp2/nghttp2.h>
 
 #include <chrono>
 #include <cstdint>
@@ -13,8 +15,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-struct nghttp2_session;
 
 namespace tern::detail {
 
@@ -48,7 +48,7 @@ public:
     /// anyway: inside receive or pull).
     void want_write() noexcept;
     /// Where a stream makes its response's fields (reused: nghttp2 copies them).
-    h2_response_fields& response_scratch() noexcept { return response_fields_; }
+    response_fields<nghttp2_nv>& response_scratch() noexcept { return response_fields_; }
     /// A stream's request was answered (counted for max_requests_per_connection).
     void count_answer();
     /// A stream may open one more descriptor (a spooled body): the connection holds fewer
@@ -83,7 +83,7 @@ private:
     std::shared_ptr<loop_door> door_;
     std::weak_ptr<exchange_port> port_;
     head_limits head_limits_;
-    h2_response_fields response_fields_;
+    response_fields<nghttp2_nv> response_fields_;
     // A header block whose decoded size passes this (twice the SETTINGS_MAX_HEADER_LIST_SIZE
     // sent) is cut short: its stream is reset. After a few such blocks the connection ends.
     std::size_t header_block_cut_ = 0;

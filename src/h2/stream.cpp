@@ -196,7 +196,7 @@ void h2_stream::submit() {
     const bool body = !req_.is_head && !status_forbids_body(res_.status) &&
                       (res_.source != nullptr || length != 0);
     // The connection's fields are used at once: nghttp2 copies them.
-    h2_response_fields& head = connection_->response_scratch();
+    response_fields<nghttp2_nv>& head = connection_->response_scratch();
     head.build(res_);
     nghttp2_data_provider provider{};
     provider.source.ptr = this;

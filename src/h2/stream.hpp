@@ -5,7 +5,7 @@
 // HTTP/1 connection, while the other streams go on). Private to src/h2.
 
 #include "h2/connection.hpp"
-#include "h2/fields.hpp"
+#include "http/field_section.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request.hpp"
 #include "http/request_handler.hpp"

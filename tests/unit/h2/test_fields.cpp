@@ -1,9 +1,11 @@
-// The HTTP/2 field mapping's two halves without a connection (src/h2/fields.cpp): a request
+// The HTTP/2 field mapping's two halves without a connection (src/http/field_section.hpp): a request
 // head as nghttp2 hands its fields over, and a response's HEADERS fields.
 
-#include "h2/fields.hpp"
+#include "http/field_section.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
+
+#include <nghttp2/nghttp2.h>
 
 #include <catch2/catch.hpp>
 
@@ -18,7 +20,7 @@ using namespace tern::detail;
 
 namespace {
 
-std::vector<std::pair<std::string, std::string>> as_pairs(const h2_response_fields& head) {
+std::vector<std::pair<std::string, std::string>> as_pairs(const response_fields<nghttp2_nv>& head) {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& nv : head.fields()) {
         out.emplace_back(std::string(reinterpret_cast<const char*>(nv.name), nv.namelen),
@@ -120,7 +122,7 @@ TEST_CASE("h2 response head: status, date, type, length, then the user's fields 
     res.fields.emplace_back("Transfer-Encoding", "chunked");  // likewise
     res.fields.emplace_back("TE", "trailers");                // likewise
     res.fields.emplace_back("ETag", "\"abc\"");
-    h2_response_fields head;
+    response_fields<nghttp2_nv> head;
     head.build(res);
     const auto fields = as_pairs(head);
     REQUIRE(fields.size() == 6);

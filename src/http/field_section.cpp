@@ -1,10 +1,5 @@
-#include "h2/fields.hpp"
+#include "http/field_section.hpp"
 
-#include "http/date.hpp"
-#include "http/status.hpp"
-#include "http/token.hpp"
-
-#include <charconv>
 #include <string>
 
 namespace tern::detail {
@@ -30,7 +25,7 @@ request_head::piece request_head::keep(std::string_view text) {
 void request_head::add(std::string_view name, std::string_view value) {
     if (verdict_ != verdict::ok) return;  // refused: nothing more is kept
     if (name.starts_with(':')) {
-        // nghttp2 lets each pseudo-field through once, before the regular ones.
+        // nghttp2 and nghttp3 let each pseudo-field through once, before the regular ones.
         if (name == ":method") {
             method_ = keep(value);
         } else if (name == ":path") {
@@ -39,7 +34,7 @@ void request_head::add(std::string_view name, std::string_view value) {
             authority_ = keep(value);
             bytes_ += 4 + value.size() + http1_line_overhead;  // as "Host: value\r\n"
         }
-        // :scheme is checked by nghttp2 and not kept (the connection knows it is TLS or not).
+        // :scheme is checked by the library and not kept (the connection knows it is TLS or not).
         if (std::size_t{method_.size} + path_.size + 1 > limits_.max_line_size) {
             verdict_ = verdict::line_too_long;
         }
@@ -82,7 +77,7 @@ int request_head::refusal_status() const noexcept {
     return 0;
 }
 
-bool request_head::fill(request& req) {
+bool request_head::fill(request& req, int major) {
     req.clear();
     if (method_.size == 0 || path_.size == 0) return false;
     bool has_host = false;
@@ -120,7 +115,7 @@ bool request_head::fill(request& req) {
     const auto q = req.target.find('?');
     req.path = req.target.substr(0, q);
     req.query = q == std::string_view::npos ? std::string_view{} : req.target.substr(q + 1);
-    req.version_major = 2;
+    req.version_major = static_cast<decltype(req.version_major)>(major);
     req.version_minor = 0;
     req.is_head = req.method == "HEAD";
     req.keep_alive = true;
@@ -155,45 +150,6 @@ bool is_connection_specific(std::string_view name) noexcept {
             return iequals(name, "transfer-encoding"sv);
         default:
             return false;
-    }
-}
-
-void h2_response_fields::add(std::string_view name, std::string_view value) {
-    // nghttp2 takes non-const pointers but only reads through them (NGHTTP2_NV_FLAG_NONE:
-    // it copies the text at submission).
-    fields_.push_back({reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
-                       reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())),
-                       name.size(), value.size(), NGHTTP2_NV_FLAG_NONE});
-}
-
-void h2_response_fields::build(const response& res) {
-    fields_.clear();
-    lower_.clear();
-    const bool bodyless = status_forbids_body(res.status);
-    const bool streamed = res.source != nullptr;
-    const std::uint64_t length = res.file.file ? res.file.length : res.body.size();
-    const auto status = std::to_chars(status_, status_ + sizeof status_, res.status).ptr;
-    add(":status", {status_, static_cast<std::size_t>(status - status_)});
-    add("date", http_date_now());
-    if (!bodyless && !res.content_type.empty() &&
-        (streamed || !res.body.empty() || res.file.length != 0)) {
-        add("content-type", res.content_type);
-    }
-    if (!bodyless && !streamed) {
-        const auto end = std::to_chars(length_, length_ + sizeof length_, length).ptr;
-        add("content-length", {length_, static_cast<std::size_t>(end - length_)});
-    }
-    // The lower-cased names go into lower_ first (it must not grow once viewed).
-    std::size_t names = 0;
-    for (const auto& [name, value] : res.fields) names += name.size();
-    lower_.reserve(names);
-    for (const auto& [name, value] : res.fields) {
-        if (is_connection_specific(name)) continue;
-        const std::size_t at = lower_.size();
-        lower_.resize(at + name.size());
-        char* out = lower_.data() + at;
-        for (std::size_t i = 0; i < name.size(); ++i) out[i] = ascii_lower(name[i]);
-        add({out, name.size()}, value);
     }
 }
 
