@@ -5,8 +5,8 @@
 // HTTP/1 connection, while the other streams go on). Private to src/h2.
 
 #include "h2/connection.hpp"
-#include "http/field_section.hpp"
 #include "http/exchange_port.hpp"
+#include "http/field_section.hpp"
 #include "http/request.hpp"
 #include "http/request_handler.hpp"
 #include "http/response.hpp"

@@ -1,5 +1,5 @@
-// The HTTP/2 field mapping's two halves without a connection (src/http/field_section.hpp): a request
-// head as nghttp2 hands its fields over, and a response's HEADERS fields.
+// The HTTP/2 field mapping's two halves without a connection (src/http/field_section.hpp): a
+// request head as nghttp2 hands its fields over, and a response's HEADERS fields.
 
 #include "http/field_section.hpp"
 #include "http/request.hpp"
