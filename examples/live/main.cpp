@@ -1,8 +1,10 @@
 // A small live dashboard: everything that answers after the handler has returned.
 //
-//   live [port] [--ws-compression] [--cert FILE --key FILE]
+//   live [port] [--ws-compression] [--cert FILE --key FILE [--http3]]
 //                 (default port 8080; --ws-compression turns on permessage-deflate for
-//                 /ws; with --cert and --key, PEM files, it serves HTTPS and wss://)
+//                 /ws; with --cert and --key, PEM files, it serves HTTPS and wss://; with
+//                 --http3 as well, HTTP/3 on the same port over UDP, in a tern built with
+//                 -DTERN_HTTP3=ON: docs/http3.md)
 //
 //   GET /                 the page (public/index.html): it shows /events as they arrive
 //   GET /events           Server-Sent Events: `id: N`, `data: tick N` every 100 ms from 1;
@@ -32,12 +34,17 @@
 int main(int argc, char** argv) {
     std::uint16_t port = 8080;
     bool ws_compression = false;
+    bool http3 = false;
     std::string cert_file;
     std::string key_file;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--ws-compression") {
             ws_compression = true;
+            continue;
+        }
+        if (arg == "--http3") {
+            http3 = true;
             continue;
         }
         if ((arg == "--cert" || arg == "--key") && i + 1 < argc) {
@@ -47,12 +54,17 @@ int main(int argc, char** argv) {
         const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
         if (ec != std::errc{} || end != arg.data() + arg.size()) {
             std::fprintf(stderr,
-                         "usage: live [port] [--ws-compression] [--cert FILE --key FILE]\n");
+                         "usage: live [port] [--ws-compression] [--cert FILE --key FILE "
+                         "[--http3]]\n");
             return 2;
         }
     }
     if (cert_file.empty() != key_file.empty()) {
         std::fprintf(stderr, "live: --cert and --key go together\n");
+        return 2;
+    }
+    if (http3 && cert_file.empty()) {
+        std::fprintf(stderr, "live: --http3 needs --cert and --key\n");
         return 2;
     }
 
@@ -62,8 +74,9 @@ int main(int argc, char** argv) {
     app.ws_compression(ws_compression);
 
     if (!cert_file.empty()) app.tls(cert_file, key_file);
-    std::printf("live: %s://127.0.0.1:%u/\n", cert_file.empty() ? "http" : "https",
-                static_cast<unsigned>(port));
+    if (http3) app.http3(port);
+    std::printf("live: %s://127.0.0.1:%u/%s\n", cert_file.empty() ? "http" : "https",
+                static_cast<unsigned>(port), http3 ? " (and HTTP/3 over UDP)" : "");
     std::fflush(stdout);
     app.listen(port);
     services.stop();  // ends the timer thread while the app still exists

@@ -53,10 +53,12 @@ int bind_udp(const std::string& host, std::uint16_t port) {
 
 datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
                                  datagram_receiver& receiver)
-    : receiver_(receiver),
-      socket_(io, bind_udp(host, port)),
-      timer_(io),
-      buffer_(batch * max_datagram) {
+    : datagram_socket(io, host, port) {
+    receiver_ = &receiver;
+}
+
+datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port)
+    : socket_(io, bind_udp(host, port)), timer_(io), buffer_(batch * max_datagram) {
     local_length_ = sizeof local_;
     if (::getsockname(socket_.native_handle(), reinterpret_cast<sockaddr*>(&local_),
                       &local_length_) != 0) {
@@ -98,10 +100,10 @@ void datagram_socket::read_all() {
         if (n <= 0) return;  // EAGAIN (all read), or an error the next readiness retries
         for (int i = 0; i < n && open_; ++i) {
             const auto at = static_cast<std::size_t>(i);
-            receiver_.on_datagram({buffer_.data() + at * max_datagram, messages[at].msg_len},
-                                  reinterpret_cast<const sockaddr*>(&local_), local_length_,
-                                  reinterpret_cast<const sockaddr*>(&from_[at]),
-                                  messages[at].msg_hdr.msg_namelen);
+            receiver_->on_datagram({buffer_.data() + at * max_datagram, messages[at].msg_len},
+                                   reinterpret_cast<const sockaddr*>(&local_), local_length_,
+                                   reinterpret_cast<const sockaddr*>(&from_[at]),
+                                   messages[at].msg_hdr.msg_namelen);
         }
         if (!open_ || static_cast<std::size_t>(n) < batch) return;
     }
@@ -120,7 +122,7 @@ void datagram_socket::expire_at(std::chrono::steady_clock::time_point when) {
     timer_.expires_at(when);
     timer_.async_wait([this](const std::error_code& ec) {
         if (ec || !open_) return;
-        receiver_.on_expiry();
+        receiver_->on_expiry();
     });
 }
 

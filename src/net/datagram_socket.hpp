@@ -2,7 +2,10 @@
 // A UDP socket on one event loop, for QUIC (docs/http3.md): non-blocking, read on readiness
 // until EAGAIN (recvmmsg, a batch at a time), sent with sendto, and one timer for the
 // protocol's nearest expiry. It knows no protocol: what it reads goes to a
-// datagram_receiver, and the receiver sends through it. Loop thread only.
+// datagram_receiver (http/datagram_port.hpp), and the receiver sends through it. Loop thread
+// only.
+
+#include "http/datagram_port.hpp"
 
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
@@ -21,39 +24,29 @@
 
 namespace tern::detail {
 
-/// Told of what a datagram_socket reads and of its timer.
-class datagram_receiver {
-public:
-    /// One datagram from `remote` (to the socket's `local` address).
-    virtual void on_datagram(std::span<const std::uint8_t> bytes, const sockaddr* local,
-                             socklen_t local_length, const sockaddr* remote,
-                             socklen_t remote_length) = 0;
-    /// The time given to `datagram_socket::expire_at` has come.
-    virtual void on_expiry() = 0;
-
-protected:
-    ~datagram_receiver() = default;
-};
-
-class datagram_socket {
+class datagram_socket final : public datagram_sender {
 public:
     /// Binds a UDP socket to `host`:`port` (0: any free port) on `io`'s loop. Throws
     /// std::system_error when it cannot.
     datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
                     datagram_receiver& receiver);
+    /// As above, with the receiver given later (`set_receiver`, before `start`).
+    datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port);
     ~datagram_socket();
     datagram_socket(const datagram_socket&) = delete;
     datagram_socket& operator=(const datagram_socket&) = delete;
 
     /// The bound port.
     std::uint16_t port() const noexcept { return port_; }
+    void set_receiver(datagram_receiver& receiver) noexcept { receiver_ = &receiver; }
     /// Starts reading.
     void start();
     /// Sends one datagram to `to`; a datagram the kernel has no room for is dropped (QUIC
     /// retransmits). False when it was not sent.
-    bool send(std::span<const std::uint8_t> bytes, const sockaddr* to, socklen_t to_length);
+    bool send(std::span<const std::uint8_t> bytes, const sockaddr* to,
+              socklen_t to_length) override;
     /// `receiver.on_expiry()` at `when` (replacing the time given before).
-    void expire_at(std::chrono::steady_clock::time_point when);
+    void expire_at(std::chrono::steady_clock::time_point when) override;
     /// Stops reading and the timer; the receiver is told nothing more.
     void close() noexcept;
 
@@ -63,7 +56,7 @@ private:
 
     static constexpr std::size_t batch = 16;
     static constexpr std::size_t max_datagram = 65'527;
-    datagram_receiver& receiver_;
+    datagram_receiver* receiver_ = nullptr;
     asio::posix::stream_descriptor socket_;
     asio::steady_timer timer_;
     sockaddr_storage local_{};

@@ -200,15 +200,17 @@ struct server::impl {
     bool waiting = false;
     bool stop_requested = false;
 
-    impl(const config& settings, request_handler& handler, protocol_opener open)
-        : shared{settings, limits_of(settings, handler), handler, open} {
+    impl(const config& settings, request_handler& handler, protocol_opener open,
+         datagram_opener datagrams)
+        : shared{settings, limits_of(settings, handler), handler, open, datagrams} {
         shared.spool_space = std::make_shared<spool_quota>(settings.spool.max_bytes);
         shared.limits.spool_space = shared.spool_space.get();
     }
 };
 
-server::server(const config& settings, request_handler& handler, protocol_opener open)
-    : impl_(std::make_unique<impl>(settings, handler, open)) {}
+server::server(const config& settings, request_handler& handler, protocol_opener open,
+               datagram_opener datagrams)
+    : impl_(std::make_unique<impl>(settings, handler, open, datagrams)) {}
 
 server::~server() {
     cut_grace();
@@ -246,6 +248,11 @@ void server::start_unix(const std::string& path, unsigned permissions) {
 
 void server::start_fd(int fd) {
     auto& s = *impl_;
+    if (s.shared.settings.http3_port != 0) {
+        throw std::invalid_argument(
+            "tern: http3 needs listen(host, port) or start(host, port): it opens its own UDP "
+            "socket");
+    }
     const int family = listening_socket_family(fd);
     const auto& tls = s.shared.settings.tls;
     if (family == AF_UNIX && tls && tls->http_port) {
@@ -299,6 +306,11 @@ void server::start(const std::string& host, std::uint16_t port) {
     s.port = endpoint.port();
     s.plain_port = plain ? plain->port() : 0;
     s.shared.https_port = s.port;
+    // HTTP/3: one UDP socket, on the first worker (docs/http3.md: every QUIC connection
+    // lives on that worker's loop).
+    if (s.shared.settings.http3_port != 0 && s.shared.open_datagrams != nullptr) {
+        s.workers.front()->bind_datagrams(host, s.shared.settings.http3_port);
+    }
     launch();
 }
 

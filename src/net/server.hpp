@@ -2,6 +2,7 @@
 // The network side of an app: worker threads, binding, signals and the graceful stop.
 
 #include "http/byte_transport.hpp"
+#include "http/datagram_port.hpp"
 #include "http/request_handler.hpp"
 
 #include <tern/config.hpp>
@@ -17,7 +18,9 @@ namespace tern::detail {
 /// connection with the protocol `open` makes for it.
 class server {
 public:
-    server(const config& settings, request_handler& handler, protocol_opener open);
+    /// `datagrams`: the protocol of HTTP/3's UDP socket (config::http3_port), null for none.
+    server(const config& settings, request_handler& handler, protocol_opener open,
+           datagram_opener datagrams = nullptr);
     ~server();
     server(const server&) = delete;
     server& operator=(const server&) = delete;

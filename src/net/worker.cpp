@@ -112,11 +112,22 @@ void worker::bind_plain(const asio::ip::tcp::endpoint& endpoint) {
     open_listener(plain_, endpoint);
 }
 
+void worker::bind_datagrams(const std::string& host, std::uint16_t port) {
+    datagrams_ = std::make_unique<datagram_socket>(io_context_, host, port);
+    datagram_protocol_ = shared_.open_datagrams(*datagrams_, *this);
+    if (!datagram_protocol_) {
+        datagrams_.reset();
+        throw std::invalid_argument("tern: http3: the protocol over UDP cannot be made");
+    }
+    datagrams_->set_receiver(*datagram_protocol_);
+}
+
 asio::ip::tcp::endpoint worker::local_endpoint() const { return main_.acceptor.local_endpoint(); }
 
 asio::ip::tcp::endpoint worker::plain_endpoint() const { return plain_.acceptor.local_endpoint(); }
 
 void worker::run() {
+    if (datagrams_) datagrams_->start();
     accept(main_);
     if (plain_.acceptor.is_open()) accept(plain_);
     wait_for_messages();
@@ -199,6 +210,7 @@ void worker::on_messages() {
         closing_told_ = true;
         const std::vector<transport*> open(connections_.begin(), connections_.end());
         for (auto* c : open) c->begin_closing();
+        if (datagram_protocol_) datagram_protocol_->on_closing();
     }
     if (stop_posted_.load(std::memory_order_acquire)) stop();
     check_drained();
@@ -443,6 +455,13 @@ void worker::stop() {
     // Copy: closing a connection removes it from the list.
     const std::vector<transport*> open(connections_.begin(), connections_.end());
     for (auto* c : open) c->stop_when_idle();
+    if (datagram_protocol_) {
+        // HTTP/3 (docs/http3.md): work not started is answered, then every connection is
+        // closed (CONNECTION_CLOSE) and the socket with them.
+        datagram_protocol_->on_stop();
+        datagram_protocol_.reset();
+        datagrams_->close();
+    }
     if (connections_.empty() && expected_posts_ == 0) {
         report_drained();
         return;

@@ -4,9 +4,11 @@
 // server's read-only settings and its atomic connection count.
 
 #include "http/byte_transport.hpp"
+#include "http/datagram_port.hpp"
 #include "http/parser.hpp"
 #include "http/protocol_host.hpp"
 #include "http/request_handler.hpp"
+#include "net/datagram_socket.hpp"
 #include "net/deadline_heap.hpp"
 #include "net/door.hpp"
 #include "net/fd_waits.hpp"
@@ -44,6 +46,9 @@ struct shared_state {
     // Makes the protocol of each connection once its transport is open (src/http1's
     // open_protocol, given by the app): net knows no protocol.
     protocol_opener open_protocol;
+    // Makes the protocol over the datagram socket (src/h3's open_datagrams, given by the app
+    // when it serves HTTP/3); null: none.
+    datagram_opener open_datagrams = nullptr;
     // HTTPS: the certificates new connections start with; null for plain HTTP. Each worker
     // keeps its own copy, replaced on its thread by a reload (server::reload_tls).
     std::shared_ptr<const tls_context> tls{};
@@ -81,6 +86,10 @@ public:
     void adopt(int fd, bool ipv6);
     /// With HTTPS: opens the plain-HTTP acceptor beside it (tls_config::http_port).
     void bind_plain(const asio::ip::tcp::endpoint& endpoint);
+    /// Opens the UDP socket of HTTP/3 on `host`:`port` with the protocol shared.open_datagrams
+    /// makes. Throws std::system_error when it cannot bind, std::invalid_argument when the
+    /// protocol cannot be made.
+    void bind_datagrams(const std::string& host, std::uint16_t port);
     /// The endpoint the acceptor is bound to.
     asio::ip::tcp::endpoint local_endpoint() const;
     /// The endpoint the plain-HTTP acceptor is bound to.
@@ -209,6 +218,10 @@ private:
     // Coroutines' waits for the application's own descriptors (loop_door::wait_fd), on
     // poller_ and the timers below; dropped when the drain ends.
     fd_waits fd_waits_{poller_, *this};
+    // HTTP/3's UDP socket and the protocol over it (bind_datagrams; worker 0 only): the
+    // protocol is destroyed first, and tells its peers so through the socket.
+    std::unique_ptr<datagram_socket> datagrams_;
+    std::unique_ptr<datagram_receiver> datagram_protocol_;
     // One buffer for every read of this loop, instead of one per connection: an idle
     // keep-alive connection then holds no read buffer at all.
     static constexpr std::size_t read_buffer_size = 16 * 1024;

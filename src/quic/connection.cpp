@@ -8,8 +8,11 @@
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
+#include <array>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace tern::detail::quic {
 
@@ -72,7 +75,16 @@ struct connection::callbacks {
     }
 
     static int handshake_completed(ngtcp2_conn* /*conn*/, void* user_data) {
-        self(user_data).handshake_done_ = true;
+        auto& c = self(user_data);
+        c.handshake_done_ = true;
+        if (c.make_sink_) {
+            try {
+                c.sink_ = c.make_sink_(c, c.remote_);
+                if (c.sink_) c.sink_->on_peer_stream_limit(c.max_streams_bidi_);
+            } catch (const std::exception&) {
+                return NGTCP2_ERR_CALLBACK_FAILURE;  // the connection is closed
+            }
+        }
         return 0;
     }
 
@@ -89,10 +101,50 @@ struct connection::callbacks {
         return 0;
     }
 
-    static int stream_close(ngtcp2_conn* /*conn*/, std::uint32_t /*flags*/, std::int64_t id,
+    static int stream_close(ngtcp2_conn* conn, std::uint32_t flags, std::int64_t id,
+                            std::uint64_t code, void* user_data, void* /*stream_user_data*/) {
+        auto& c = self(user_data);
+        if ((flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) == 0)
+            code = 0x100;  // H3_NO_ERROR
+        if (c.sink_) c.sink_->on_stream_close(id, code);
+        // A request stream of the client's is done: it may open another in its place.
+        if (ngtcp2_is_bidi_stream(id) != 0 && ngtcp2_conn_is_local_stream(conn, id) == 0) {
+            ngtcp2_conn_extend_max_streams_bidi(conn, 1);
+        }
+        return 0;
+    }
+
+    static int stream_reset(ngtcp2_conn* /*conn*/, std::int64_t id, std::uint64_t /*final_size*/,
                             std::uint64_t /*code*/, void* user_data, void* /*stream_user_data*/) {
         auto& c = self(user_data);
-        if (c.sink_) c.sink_->on_stream_close(id);
+        if (c.sink_) c.sink_->on_stream_reset(id);
+        return 0;
+    }
+
+    static int stop_sending(ngtcp2_conn* /*conn*/, std::int64_t id, std::uint64_t /*code*/,
+                            void* user_data, void* /*stream_user_data*/) {
+        auto& c = self(user_data);
+        if (c.sink_) c.sink_->on_stream_reset(id);
+        return 0;
+    }
+
+    static int acked(ngtcp2_conn* /*conn*/, std::int64_t id, std::uint64_t /*offset*/,
+                     std::uint64_t size, void* user_data, void* /*stream_user_data*/) {
+        auto& c = self(user_data);
+        if (c.sink_ && !c.sink_->on_acked(id, size)) return NGTCP2_ERR_CALLBACK_FAILURE;
+        return 0;
+    }
+
+    static int window_opened(ngtcp2_conn* /*conn*/, std::int64_t id, std::uint64_t /*max_data*/,
+                             void* user_data, void* /*stream_user_data*/) {
+        auto& c = self(user_data);
+        if (c.sink_ && !c.sink_->on_write_unblocked(id)) return NGTCP2_ERR_CALLBACK_FAILURE;
+        return 0;
+    }
+
+    static int peer_streams(ngtcp2_conn* /*conn*/, std::uint64_t max_streams, void* user_data) {
+        auto& c = self(user_data);
+        if (c.sink_) c.sink_->on_peer_stream_limit(max_streams);
         return 0;
     }
 
@@ -118,15 +170,22 @@ struct connection::callbacks {
         cb.handshake_completed = handshake_completed;
         cb.recv_stream_data = stream_data;
         cb.stream_close = stream_close;
+        cb.stream_reset = stream_reset;
+        cb.stream_stop_sending = stop_sending;
+        cb.acked_stream_data_offset = acked;
+        cb.extend_max_stream_data = window_opened;
+        cb.extend_max_remote_streams_bidi = peer_streams;
         return cb;
     }
 };
 
 connection::connection(endpoint& ep, const tls_credentials& credentials, const address& local,
                        const address& remote, const connection_settings& settings,
-                       std::uint64_t now, cid_fn on_cid)
+                       std::uint64_t now, cid_fn on_cid, wake_fn on_wake)
     : endpoint_(ep),
       on_cid_(std::move(on_cid)),
+      on_wake_(std::move(on_wake)),
+      max_streams_bidi_(settings.max_streams_bidi),
       local_(local),
       remote_(remote),
       native_(std::make_unique<native>()) {
@@ -181,47 +240,138 @@ connection::~connection() = default;
 
 bool connection::receive(std::span<const std::uint8_t> bytes, const address& remote,
                          std::uint64_t now, std::vector<datagram>& out) {
+    busy_ = true;
+    const bool alive = read(bytes, remote, now, out);
+    busy_ = false;
+    return alive;
+}
+
+bool connection::read(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
+                      std::vector<datagram>& out) {
     remote_ = remote;
     ngtcp2_path path{addr_of(local_), addr_of(remote_), nullptr};
     ngtcp2_pkt_info pi{};
     const int rv = ngtcp2_conn_read_pkt(native_->conn, &path, &pi, bytes.data(), bytes.size(), now);
     if (rv == NGTCP2_ERR_DRAINING || rv == NGTCP2_ERR_CLOSING) return false;
-    if (rv != 0) {
-        // Tell the peer why (a CONNECTION_CLOSE), then forget the connection.
-        ngtcp2_connection_close_error_set_transport_error_liberr(&native_->last_error, rv, nullptr,
-                                                                 0);
-        datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
-        const auto n = ngtcp2_conn_write_connection_close(
-            native_->conn, &path, &pi, d.bytes.data(), d.bytes.size(), &native_->last_error, now);
-        if (n > 0) {
-            d.bytes.resize(static_cast<std::size_t>(n));
-            out.push_back(std::move(d));
-        }
-        return false;
-    }
+    if (rv != 0) return fail(rv, now, out);
     return flush(now, out);
 }
 
 bool connection::flush(std::uint64_t now, std::vector<datagram>& out) {
+    woken_ = false;
+    constexpr std::size_t max_vecs = 16;
+    std::array<stream_vec, max_vecs> vecs{};
+    static_assert(sizeof(stream_vec) == sizeof(ngtcp2_vec) &&
+                  offsetof(stream_vec, len) == offsetof(ngtcp2_vec, len));
+    // One packet's buffer: with NGTCP2_WRITE_STREAM_FLAG_MORE, ngtcp2 goes on filling the
+    // packet it began (NGTCP2_ERR_WRITE_MORE) in the same buffer, so it changes only once a
+    // packet is complete.
+    datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
     for (;;) {
+        std::int64_t id = -1;
+        bool fin = false;
+        long count = 0;
+        if (sink_ && ngtcp2_conn_get_max_data_left(native_->conn) != 0) {
+            count = sink_->next_write(id, fin, vecs);
+            if (count < 0) return fail(NGTCP2_ERR_CALLBACK_FAILURE, now, out);
+        }
         ngtcp2_path_storage ps;
         ngtcp2_path_storage_zero(&ps);
         ngtcp2_pkt_info pi{};
-        datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
-        const auto n = ngtcp2_conn_write_pkt(native_->conn, &ps.path, &pi, d.bytes.data(),
-                                             d.bytes.size(), now);
-        if (n < 0) return false;
+        ngtcp2_ssize taken = -1;
+        std::uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
+        if (fin) flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
+        const auto n = ngtcp2_conn_writev_stream(
+            native_->conn, &ps.path, &pi, d.bytes.data(), d.bytes.size(), &taken, flags, id,
+            reinterpret_cast<const ngtcp2_vec*>(vecs.data()), static_cast<std::size_t>(count), now);
+        if (n < 0) {
+            switch (n) {
+                case NGTCP2_ERR_STREAM_DATA_BLOCKED:
+                    sink_->on_write_blocked(id);
+                    continue;
+                case NGTCP2_ERR_STREAM_SHUT_WR:
+                    sink_->on_write_shut(id);
+                    continue;
+                case NGTCP2_ERR_WRITE_MORE:
+                    // The packet has room for more: the bytes taken count, and it is filled on.
+                    if (!sink_->on_written(id, static_cast<std::size_t>(taken))) {
+                        return fail(NGTCP2_ERR_CALLBACK_FAILURE, now, out);
+                    }
+                    continue;
+                default:
+                    return fail(static_cast<int>(n), now, out);
+            }
+        }
+        if (taken >= 0 && id >= 0 && !sink_->on_written(id, static_cast<std::size_t>(taken))) {
+            return fail(NGTCP2_ERR_CALLBACK_FAILURE, now, out);
+        }
         if (n == 0) return true;
+        d.bytes.resize(static_cast<std::size_t>(n));
+        out.push_back(std::exchange(d, {remote_, std::vector<std::uint8_t>(max_udp_payload)}));
+    }
+}
+
+bool connection::fail(int error, std::uint64_t now, std::vector<datagram>& out) {
+    // Tell the peer why (a CONNECTION_CLOSE), then forget the connection.
+    ngtcp2_connection_close_error_set_transport_error_liberr(&native_->last_error, error, nullptr,
+                                                             0);
+    send_close(now, out);
+    return false;
+}
+
+void connection::send_close(std::uint64_t now, std::vector<datagram>& out) {
+    ngtcp2_path path{addr_of(local_), addr_of(remote_), nullptr};
+    ngtcp2_pkt_info pi{};
+    datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
+    const auto n = ngtcp2_conn_write_connection_close(native_->conn, &path, &pi, d.bytes.data(),
+                                                      d.bytes.size(), &native_->last_error, now);
+    if (n > 0) {
         d.bytes.resize(static_cast<std::size_t>(n));
         out.push_back(std::move(d));
     }
 }
 
+void connection::close(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out) {
+    ngtcp2_connection_close_error_set_application_error(&native_->last_error, code, nullptr, 0);
+    send_close(now, out);
+}
+
+bool connection::write(std::uint64_t now, std::vector<datagram>& out) {
+    busy_ = true;
+    const bool alive = flush(now, out);
+    busy_ = false;
+    return alive;
+}
+
+std::int64_t connection::open_uni_stream() {
+    std::int64_t id = -1;
+    if (ngtcp2_conn_open_uni_stream(native_->conn, &id, nullptr) != 0) return -1;
+    return id;
+}
+
+void connection::shutdown_write(std::int64_t id, std::uint64_t code) {
+    ngtcp2_conn_shutdown_stream_write(native_->conn, id, code);
+    want_write();
+}
+
+void connection::shutdown_read(std::int64_t id, std::uint64_t code) {
+    ngtcp2_conn_shutdown_stream_read(native_->conn, id, code);
+    want_write();
+}
+
+void connection::want_write() {
+    if (busy_ || woken_) return;
+    woken_ = true;
+    if (on_wake_) on_wake_(*this);
+}
+
 std::uint64_t connection::expiry() const noexcept { return ngtcp2_conn_get_expiry(native_->conn); }
 
 bool connection::on_expiry(std::uint64_t now, std::vector<datagram>& out) {
-    if (ngtcp2_conn_handle_expiry(native_->conn, now) != 0) return false;
-    return flush(now, out);
+    busy_ = true;
+    const bool alive = ngtcp2_conn_handle_expiry(native_->conn, now) == 0 && flush(now, out);
+    busy_ = false;
+    return alive;
 }
 
 std::vector<std::vector<std::uint8_t>> connection::cids() const {

@@ -26,17 +26,20 @@ struct connection_settings {
     std::uint64_t max_data = 1024 * 1024;
 };
 
-class connection {
+class connection final : public stream_control {
 public:
     /// Told when the connection issues or retires a connection ID (for the endpoint's table).
     using cid_fn =
         std::function<void(connection& c, std::span<const std::uint8_t> cid, bool added)>;
+    /// Told when the sink wants to send outside the connection's own calls (want_write),
+    /// once until the connection is next written (`write`).
+    using wake_fn = std::function<void(connection& c)>;
 
     /// For the Initial `endpoint.last_accepted()` describes, from `remote` to `local`. Throws
     /// std::runtime_error when ngtcp2 or GnuTLS cannot make it.
     connection(endpoint& ep, const tls_credentials& credentials, const address& local,
                const address& remote, const connection_settings& settings, std::uint64_t now,
-               cid_fn on_cid);
+               cid_fn on_cid, wake_fn on_wake = {});
     ~connection();
     connection(const connection&) = delete;
     connection& operator=(const connection&) = delete;
@@ -51,8 +54,26 @@ public:
     bool on_expiry(std::uint64_t now, std::vector<datagram>& out);
     /// Whether the TLS handshake is complete.
     bool handshake_completed() const noexcept { return handshake_done_; }
-    /// The sink that takes stream data from now on (none: stream data is consumed unread).
-    void set_sink(std::unique_ptr<stream_sink> sink) { sink_ = std::move(sink); }
+    /// Closes the connection at once (the server stops): appends its CONNECTION_CLOSE with
+    /// the application's `code` to `out`.
+    void close(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out);
+    /// Writes what the sink has to send (after want_write): appends it to `out`. False when
+    /// the connection is over.
+    bool write(std::uint64_t now, std::vector<datagram>& out);
+    /// Makes the sink that takes stream data and gives what to send, once the handshake
+    /// completes (inside it: the first request may come in the same datagram). None: stream
+    /// data is consumed unread.
+    using sink_fn =
+        std::function<std::unique_ptr<stream_sink>(stream_control& control, const address& peer)>;
+    void set_sink_maker(sink_fn make) { make_sink_ = std::move(make); }
+    /// The peer's address (the latest datagram's).
+    const address& remote() const noexcept { return remote_; }
+
+    // stream_control
+    std::int64_t open_uni_stream() override;
+    void shutdown_write(std::int64_t id, std::uint64_t code) override;
+    void shutdown_read(std::int64_t id, std::uint64_t code) override;
+    void want_write() override;
     /// Whether the completed handshake has been told to the server (once).
     bool announced() const noexcept { return announced_; }
     void announce() noexcept { announced_ = true; }
@@ -61,16 +82,26 @@ public:
 
 private:
     struct callbacks;
+    bool read(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
+              std::vector<datagram>& out);
     bool flush(std::uint64_t now, std::vector<datagram>& out);
+    // Sends a CONNECTION_CLOSE for ngtcp2's `error`; false (the connection is over).
+    bool fail(int error, std::uint64_t now, std::vector<datagram>& out);
+    void send_close(std::uint64_t now, std::vector<datagram>& out);
 
     endpoint& endpoint_;
     cid_fn on_cid_;
+    wake_fn on_wake_;
+    std::uint64_t max_streams_bidi_;  // the first limit on the peer's request streams
     address local_, remote_;
     struct native;
     std::unique_ptr<native> native_;
+    sink_fn make_sink_;
     std::unique_ptr<stream_sink> sink_;
     bool handshake_done_ = false;
     bool announced_ = false;
+    bool busy_ = false;   // in receive, on_expiry or write: a flush follows anyway
+    bool woken_ = false;  // on_wake_ told since the last flush
 };
 
 }  // namespace tern::detail::quic

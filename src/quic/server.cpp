@@ -4,7 +4,9 @@
 
 #include <ngtcp2/ngtcp2.h>
 
+#include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace tern::detail::quic {
 
@@ -17,8 +19,11 @@ std::string key_of(std::span<const std::uint8_t> cid) {
 }  // namespace
 
 server::server(const std::string& cert_file, const std::string& key_file,
-               connection_settings settings, sink_maker make_sink)
-    : credentials_(cert_file, key_file), settings_(settings), make_sink_(std::move(make_sink)) {}
+               connection_settings settings, sink_maker make_sink, std::function<void()> on_wake)
+    : credentials_(cert_file, key_file),
+      settings_(settings),
+      make_sink_(std::move(make_sink)),
+      on_wake_(std::move(on_wake)) {}
 
 verdict server::receive(std::span<const std::uint8_t> bytes, const address& local,
                         const address& remote, std::uint64_t now, std::vector<datagram>& out) {
@@ -43,9 +48,14 @@ verdict server::receive(std::span<const std::uint8_t> bytes, const address& loca
             endpoint_.remove_cid(cid);
         }
     };
+    auto on_wake = [this](connection& c) {
+        woken_.push_back(&c);
+        if (woken_.size() == 1 && on_wake_) on_wake_();
+    };
     auto c = std::make_unique<connection>(endpoint_, credentials_, local, remote, settings_, now,
-                                          on_cid);
+                                          on_cid, on_wake);
     auto* raw = c.get();
+    if (make_sink_) raw->set_sink_maker(make_sink_);
     by_id_.emplace(raw, std::move(c));
     after_io(raw, raw->receive(bytes, remote, now, out));
     return v;
@@ -59,11 +69,26 @@ void server::after_io(connection* c, bool alive) {
     if (c->handshake_completed() && !c->announced()) {
         c->announce();
         ++handshakes_;
-        if (make_sink_) c->set_sink(make_sink_());
+    }
+}
+
+void server::write_woken(std::uint64_t now, std::vector<datagram>& out) {
+    auto woken = std::exchange(woken_, {});
+    for (auto* c : woken) {
+        if (by_id_.contains(c)) after_io(c, c->write(now, out));
+    }
+}
+
+void server::close_all(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out) {
+    while (!by_id_.empty()) {
+        auto* c = by_id_.begin()->first;
+        c->close(code, now, out);
+        end(c);
     }
 }
 
 void server::end(connection* c) {
+    std::erase(woken_, c);
     for (auto it = by_cid_.begin(); it != by_cid_.end();) {
         if (it->second == c) {
             endpoint_.remove_cid(

@@ -21,13 +21,17 @@ namespace tern::detail::quic {
 
 class server {
 public:
-    /// Makes the stream sink of a connection whose handshake completed (none: stream data
-    /// is consumed unread).
-    using sink_maker = std::function<std::unique_ptr<stream_sink>()>;
+    /// Makes the stream sink of a connection whose handshake completed, given the
+    /// connection's controls and its peer's address (none: stream data is consumed unread).
+    using sink_maker =
+        std::function<std::unique_ptr<stream_sink>(stream_control& control, const address& peer)>;
 
-    /// Throws std::invalid_argument when the certificate or key cannot be loaded.
+    /// Throws std::invalid_argument when the certificate or key cannot be loaded. `on_wake`
+    /// is told (once until `write_woken`) that some connection's sink wants to send outside
+    /// a call into the server: the caller calls `write_woken` soon, on the same thread.
     server(const std::string& cert_file, const std::string& key_file,
-           connection_settings settings = {}, sink_maker make_sink = {});
+           connection_settings settings = {}, sink_maker make_sink = {},
+           std::function<void()> on_wake = {});
 
     /// One datagram at `now`: appends what to send to `out`.
     verdict receive(std::span<const std::uint8_t> bytes, const address& local,
@@ -36,6 +40,11 @@ public:
     std::uint64_t expiry() const noexcept;
     /// Handles every expiry due at `now`; appends what to send.
     void on_expiry(std::uint64_t now, std::vector<datagram>& out);
+    /// Closes every connection at once (the server stops) with the application's `code`,
+    /// appending their CONNECTION_CLOSE datagrams to `out`.
+    void close_all(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out);
+    /// Writes every connection whose sink asked to send since the last call.
+    void write_woken(std::uint64_t now, std::vector<datagram>& out);
     /// Connections open.
     std::size_t connections() const noexcept { return by_id_.size(); }
     /// Connections whose handshake completed (since the server was made).
@@ -50,6 +59,8 @@ private:
     tls_credentials credentials_;
     connection_settings settings_;
     sink_maker make_sink_;
+    std::function<void()> on_wake_;
+    std::vector<connection*> woken_;
     std::map<connection*, std::unique_ptr<connection>> by_id_;
     std::map<std::string, connection*> by_cid_;
     std::size_t handshakes_ = 0;

@@ -5,7 +5,10 @@ answers of different delays) all come back over h2 (PerformanceResourceTiming's
 nextHopProtocol), as does the page. (An open EventSource has no timing entry to read its
 protocol from; Chromium sends it over the origin's one h2 connection.)
 
-    live_browser_h2.py PATH/TO/live
+With --h3, live runs with --http3 and Chromium is forced onto QUIC for its origin
+(--origin-to-force-quic-on): the same page, SSE and 60 fetches, over h3 (docs/http3.md).
+
+    live_browser_h2.py PATH/TO/live [--h3]
 
 Exit 77 (ctest: skipped) when Chromium is not installed.
 """
@@ -43,6 +46,8 @@ true
 
 def main():
     app = sys.argv[1]
+    h3 = "--h3" in sys.argv[2:]
+    protocol = "h3" if h3 else "h2"
     if cdp.find_chromium() is None:
         print("skip: chromium is not installed")
         return 77
@@ -57,10 +62,14 @@ def main():
                              capture_output=True).stdout
         spki = base64.b64encode(hashlib.sha256(der).digest()).decode()
         srv = procs.start([app, "{port}", "--cert", f"{work}/cert.pem", "--key",
-                           f"{work}/key.pem"], name="live", timeout=10)
+                           f"{work}/key.pem"] + (["--http3"] if h3 else []), name="live",
+                          timeout=10)
         port = srv.port
+        args = [f"--ignore-certificate-errors-spki-list={spki}"]
+        if h3:
+            args += ["--enable-quic", f"--origin-to-force-quic-on=127.0.0.1:{port}"]
         try:
-            with cdp.Browser(extra_args=[f"--ignore-certificate-errors-spki-list={spki}"]) as b:
+            with cdp.Browser(extra_args=args) as b:
                 page = b.new_page()
                 page.navigate(f"https://127.0.0.1:{port}/", wait_for_load=True, timeout=20)
                 ticks = page.wait_for_changes("sse", r"^tick \d+$", count=3, timeout=20)
@@ -73,9 +82,10 @@ def main():
                     time.sleep(0.1)
                 print(f"page said: {result}")
                 got = json.loads(result or "{}")
-                ok = (got.get("answered") == 60 and got.get("protocols") == ["h2"] and
-                      got.get("page") == "h2")
-                print(("ok   " if ok else "FAIL ") + "the page and 60 parallel fetches over h2")
+                ok = (got.get("answered") == 60 and got.get("protocols") == [protocol] and
+                      got.get("page") == protocol)
+                print(("ok   " if ok else "FAIL ") +
+                      f"the page and 60 parallel fetches over {protocol}")
                 return 0 if ok else 1
         finally:
             srv.stop(timeout=10, expect=None)

@@ -1,0 +1,249 @@
+// One HTTP/3 connection: see connection.hpp.
+
+#include "h3/connection.hpp"
+
+#include "h3/stream.hpp"
+
+#include <tern/config.hpp>
+
+#include <stdexcept>
+#include <string_view>
+
+namespace tern::detail {
+
+namespace {
+
+std::string_view text(nghttp3_rcbuf* buf) noexcept {
+    const auto v = nghttp3_rcbuf_get_buf(buf);
+    return {reinterpret_cast<const char*>(v.base), v.len};
+}
+
+}  // namespace
+
+// nghttp3's callbacks, with the connection as conn_user_data and the stream (when there is
+// one) as stream_user_data.
+struct h3_connection::callbacks {
+    static h3_connection& self(void* user_data) { return *static_cast<h3_connection*>(user_data); }
+    static h3_stream* of(void* stream_user_data) {
+        return static_cast<h3_stream*>(stream_user_data);
+    }
+
+    static int acked(nghttp3_conn* /*conn*/, std::int64_t /*id*/, std::uint64_t size,
+                     void* /*user_data*/, void* stream_user_data) {
+        if (auto* s = of(stream_user_data)) s->on_acked(size);
+        return 0;
+    }
+
+    static int stream_close(nghttp3_conn* /*conn*/, std::int64_t id, std::uint64_t /*code*/,
+                            void* user_data, void* stream_user_data) {
+        auto& c = self(user_data);
+        if (auto* s = of(stream_user_data)) s->on_close();
+        c.streams_.erase(id);
+        return 0;
+    }
+
+    static int data(nghttp3_conn* /*conn*/, std::int64_t /*id*/, const std::uint8_t* bytes,
+                    std::size_t size, void* /*user_data*/, void* stream_user_data) {
+        if (auto* s = of(stream_user_data)) {
+            s->on_body({reinterpret_cast<const char*>(bytes), size});
+        }
+        return 0;
+    }
+
+    static int begin_headers(nghttp3_conn* conn, std::int64_t id, void* user_data,
+                             void* stream_user_data) {
+        auto& c = self(user_data);
+        if (stream_user_data != nullptr) return 0;  // the trailers' section
+        auto s = std::make_shared<h3_stream>(c, id, c.limits_);
+        nghttp3_conn_set_stream_user_data(conn, id, s.get());
+        c.streams_.emplace(id, std::move(s));
+        return 0;
+    }
+
+    static int field(nghttp3_conn* /*conn*/, std::int64_t /*id*/, std::int32_t /*token*/,
+                     nghttp3_rcbuf* name, nghttp3_rcbuf* value, std::uint8_t /*flags*/,
+                     void* /*user_data*/, void* stream_user_data) {
+        if (auto* s = of(stream_user_data)) s->on_field(text(name), text(value), false);
+        return 0;
+    }
+
+    static int trailer(nghttp3_conn* /*conn*/, std::int64_t /*id*/, std::int32_t /*token*/,
+                       nghttp3_rcbuf* name, nghttp3_rcbuf* value, std::uint8_t /*flags*/,
+                       void* /*user_data*/, void* stream_user_data) {
+        if (auto* s = of(stream_user_data)) s->on_field(text(name), text(value), true);
+        return 0;
+    }
+
+    static int end_headers(nghttp3_conn* /*conn*/, std::int64_t /*id*/, int fin, void* user_data,
+                           void* stream_user_data) {
+        if (auto* s = of(stream_user_data)) {
+            s->on_head(fin != 0);
+            self(user_data).queue_if_ready(*s);
+        }
+        return 0;
+    }
+
+    static int end_stream(nghttp3_conn* /*conn*/, std::int64_t /*id*/, void* user_data,
+                          void* stream_user_data) {
+        if (auto* s = of(stream_user_data)) {
+            s->on_end();
+            self(user_data).queue_if_ready(*s);
+        }
+        return 0;
+    }
+
+    static int stop_sending(nghttp3_conn* /*conn*/, std::int64_t id, std::uint64_t code,
+                            void* user_data, void* /*stream_user_data*/) {
+        self(user_data).control_.shutdown_read(id, code);
+        return 0;
+    }
+
+    static int reset_stream(nghttp3_conn* /*conn*/, std::int64_t id, std::uint64_t code,
+                            void* user_data, void* /*stream_user_data*/) {
+        self(user_data).control_.shutdown_write(id, code);
+        return 0;
+    }
+
+    static nghttp3_callbacks table() {
+        nghttp3_callbacks cb{};
+        cb.acked_stream_data = acked;
+        cb.stream_close = stream_close;
+        cb.recv_data = data;
+        cb.begin_headers = begin_headers;
+        cb.recv_header = field;
+        cb.end_headers = end_headers;
+        cb.begin_trailers = begin_headers;
+        cb.recv_trailer = trailer;
+        cb.end_trailers = end_headers;
+        cb.end_stream = end_stream;
+        cb.stop_sending = stop_sending;
+        cb.reset_stream = reset_stream;
+        return cb;
+    }
+};
+
+h3_connection::h3_connection(quic::stream_control& control, protocol_host& host,
+                             std::string remote_ip, std::unordered_set<h3_connection*>& registry)
+    : control_(control), host_(host), remote_ip_(std::move(remote_ip)), registry_(registry) {
+    const auto& cfg = host.settings();
+    limits_.max_header_count = cfg.limits.max_header_count;
+    limits_.max_header_size = cfg.limits.max_header_size;
+    limits_.max_line_size = cfg.limits.max_line_size;
+    nghttp3_settings settings;
+    nghttp3_settings_default(&settings);
+    // No dynamic table either way (QPACK's static table and literals only): no stream
+    // waits for another's encoder instructions, and a peer cannot make the decoder hold
+    // state.
+    settings.qpack_max_dtable_capacity = 0;
+    settings.qpack_encoder_max_dtable_capacity = 0;
+    settings.qpack_blocked_streams = 0;
+    // What the limits let through, counted as RFC 9114 4.2.2 does (32 per field).
+    settings.max_field_section_size = cfg.limits.max_line_size + cfg.limits.max_header_size +
+                                      32 * (cfg.limits.max_header_count + 4);
+    const auto cb = callbacks::table();
+    if (nghttp3_conn_server_new(&conn_, &cb, &settings, nullptr, this) != 0) {
+        throw std::runtime_error("tern: http3: nghttp3 cannot make a connection");
+    }
+    const auto control_id = control.open_uni_stream();
+    const auto encoder_id = control.open_uni_stream();
+    const auto decoder_id = control.open_uni_stream();
+    if (control_id < 0 || encoder_id < 0 || decoder_id < 0 ||
+        nghttp3_conn_bind_control_stream(conn_, control_id) != 0 ||
+        nghttp3_conn_bind_qpack_streams(conn_, encoder_id, decoder_id) != 0) {
+        nghttp3_conn_del(conn_);
+        throw std::runtime_error("tern: http3: cannot open the control and QPACK streams");
+    }
+    registry_.insert(this);
+    control.want_write();
+}
+
+h3_connection::~h3_connection() {
+    registry_.erase(this);
+    for (auto& [id, s] : streams_) {
+        s->on_close();
+        s->detach();
+    }
+    for (auto& s : ready_) s->detach();
+    nghttp3_conn_del(conn_);
+}
+
+void h3_connection::queue_if_ready(h3_stream& s) {
+    if (s.take_ready()) ready_.push_back(s.shared_from_this());
+}
+
+bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) {
+    const auto n = nghttp3_conn_read_stream(conn_, id, bytes.data(), bytes.size(), fin ? 1 : 0);
+    if (n < 0) return false;
+    // The handlers run after nghttp3 has returned, never inside its callbacks.
+    auto ready = std::exchange(ready_, {});
+    for (auto& s : ready) s->run();
+    return true;
+}
+
+void h3_connection::on_stream_reset(std::int64_t id) {
+    nghttp3_conn_shutdown_stream_read(conn_, id);
+}
+
+void h3_connection::on_stream_close(std::int64_t id, std::uint64_t code) {
+    const int rv = nghttp3_conn_close_stream(conn_, id, code);
+    if (rv == NGHTTP3_ERR_STREAM_NOT_FOUND) {
+        // A stream nghttp3 never saw a header of (or closed already).
+        if (auto found = streams_.find(id); found != streams_.end()) {
+            found->second->on_close();
+            streams_.erase(found);
+        }
+    }
+}
+
+long h3_connection::next_write(std::int64_t& id, bool& fin, std::span<quic::stream_vec> vecs) {
+    static_assert(sizeof(quic::stream_vec) == sizeof(nghttp3_vec));
+    int end = 0;
+    const auto n = nghttp3_conn_writev_stream(
+        conn_, &id, &end, reinterpret_cast<nghttp3_vec*>(vecs.data()), vecs.size());
+    fin = end != 0;
+    return static_cast<long>(n);
+}
+
+bool h3_connection::on_written(std::int64_t id, std::size_t n) {
+    return nghttp3_conn_add_write_offset(conn_, id, n) == 0;
+}
+
+void h3_connection::on_write_blocked(std::int64_t id) { nghttp3_conn_block_stream(conn_, id); }
+
+bool h3_connection::on_write_unblocked(std::int64_t id) {
+    return nghttp3_conn_unblock_stream(conn_, id) == 0;
+}
+
+void h3_connection::on_write_shut(std::int64_t id) {
+    nghttp3_conn_shutdown_stream_write(conn_, id);
+}
+
+void h3_connection::on_peer_stream_limit(std::uint64_t max_bidi) {
+    // nghttp3 checks the stream IDs the client names (PRIORITY_UPDATE) against it.
+    nghttp3_conn_set_max_client_streams_bidi(conn_, max_bidi);
+}
+
+bool h3_connection::on_acked(std::int64_t id, std::uint64_t n) {
+    return nghttp3_conn_add_ack_offset(conn_, id, n) == 0;
+}
+
+void h3_connection::on_closing() noexcept {
+    if (closing_) return;
+    closing_ = true;
+    // RFC 9114 5.2: a GOAWAY that lets every request already sent finish.
+    nghttp3_conn_submit_shutdown_notice(conn_);
+    control_.want_write();
+}
+
+void h3_connection::stop() noexcept {
+    on_closing();
+    nghttp3_conn_shutdown(conn_);
+    // Copied: a stop can answer (and so close) streams.
+    std::vector<std::shared_ptr<h3_stream>> open;
+    open.reserve(streams_.size());
+    for (auto& [id, s] : streams_) open.push_back(s);
+    for (auto& s : open) s->stop();
+    control_.want_write();
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,78 @@
+#pragma once
+// One HTTP/3 connection (docs/http3.md): nghttp3's framing and QPACK over a QUIC
+// connection's streams (the quic::stream_sink the QUIC core feeds), each request stream an
+// h3_stream handed to request_handler::handle. Transport-free: the QUIC connection below is
+// reached through quic::stream_control, the loop through protocol_host. Private to src/h3.
+
+#include "http/field_section.hpp"
+#include "http/protocol_host.hpp"
+#include "quic/stream_sink.hpp"
+
+#include <nghttp3/nghttp3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace tern::detail {
+
+class h3_stream;
+
+class h3_connection final : public quic::stream_sink {
+public:
+    /// Opens the control and QPACK streams; is in `registry` while it lives. Throws
+    /// std::runtime_error when nghttp3 cannot be set up.
+    h3_connection(quic::stream_control& control, protocol_host& host, std::string remote_ip,
+                  std::unordered_set<h3_connection*>& registry);
+    ~h3_connection() override;
+    h3_connection(const h3_connection&) = delete;
+    h3_connection& operator=(const h3_connection&) = delete;
+
+    // quic::stream_sink
+    bool on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) override;
+    void on_stream_reset(std::int64_t id) override;
+    void on_stream_close(std::int64_t id, std::uint64_t code) override;
+    long next_write(std::int64_t& id, bool& fin, std::span<quic::stream_vec> vecs) override;
+    bool on_written(std::int64_t id, std::size_t n) override;
+    void on_write_blocked(std::int64_t id) override;
+    bool on_write_unblocked(std::int64_t id) override;
+    void on_write_shut(std::int64_t id) override;
+    bool on_acked(std::int64_t id, std::uint64_t n) override;
+    void on_peer_stream_limit(std::uint64_t max_bidi) override;
+
+    /// A stop has begun: GOAWAY, and no new requests.
+    void on_closing() noexcept;
+    /// The server stops: each stream's work not started is answered 503.
+    void stop() noexcept;
+    /// Streams open.
+    std::size_t streams() const noexcept { return streams_.size(); }
+
+    // ---- for the streams ----------------------------------------------------------------
+    nghttp3_conn* raw() const noexcept { return conn_; }
+    protocol_host& host() const noexcept { return host_; }
+    const std::string& remote_ip() const noexcept { return remote_ip_; }
+    quic::stream_control& control() const noexcept { return control_; }
+    /// Where a stream makes its response's fields (reused: nghttp3 copies them).
+    response_fields<nghttp3_nv>& response_scratch() noexcept { return response_fields_; }
+
+private:
+    struct callbacks;
+    // A stream whose request became complete is run after nghttp3 returns.
+    void queue_if_ready(h3_stream& s);
+
+    quic::stream_control& control_;
+    protocol_host& host_;
+    std::string remote_ip_;
+    std::unordered_set<h3_connection*>& registry_;
+    nghttp3_conn* conn_ = nullptr;
+    head_limits limits_;
+    std::unordered_map<std::int64_t, std::shared_ptr<h3_stream>> streams_;
+    std::vector<std::shared_ptr<h3_stream>> ready_;
+    response_fields<nghttp3_nv> response_fields_;
+    bool closing_ = false;
+};
+
+}  // namespace tern::detail

@@ -1,0 +1,57 @@
+#pragma once
+// The seam between a datagram transport (src/net's UDP socket) and the protocol over it
+// (HTTP/3 over QUIC, src/h3; docs/http3.md), as byte_transport is for the protocols over a
+// byte stream: the socket tells the receiver what it reads and when its timer is due; the
+// receiver sends through the sender. Interfaces only. Loop thread only.
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace tern::detail {
+
+class protocol_host;
+
+/// Implemented by the datagram transport.
+class datagram_sender {
+public:
+    /// Sends one datagram to `to`; one the kernel has no room for is dropped (QUIC
+    /// retransmits). False when it was not sent.
+    virtual bool send(std::span<const std::uint8_t> bytes, const sockaddr* to,
+                      socklen_t to_length) = 0;
+    /// `datagram_receiver::on_expiry` at `when` (replacing the time given before).
+    virtual void expire_at(std::chrono::steady_clock::time_point when) = 0;
+
+protected:
+    ~datagram_sender() = default;
+};
+
+/// Implemented by the protocol: told what the transport reads and of its timer.
+class datagram_receiver {
+public:
+    virtual ~datagram_receiver() = default;
+    /// One datagram from `remote` (to the socket's `local` address).
+    virtual void on_datagram(std::span<const std::uint8_t> bytes, const sockaddr* local,
+                             socklen_t local_length, const sockaddr* remote,
+                             socklen_t remote_length) = 0;
+    /// The time given to `datagram_sender::expire_at` has come.
+    virtual void on_expiry() = 0;
+    /// A stop has begun (its grace period, or the stop itself): the protocol tells its
+    /// peers (HTTP/3's GOAWAY) and takes no new requests.
+    virtual void on_closing() noexcept {}
+    /// The server stops: work not started is refused, endless streams end, and the
+    /// connections are closed once their answers are out (or at the drain's end). True
+    /// while some connection is still open.
+    virtual bool on_stop() noexcept { return false; }
+};
+
+/// Makes the protocol over a worker's datagram socket (the app gives the server src/h3's
+/// `open_datagrams`); null when it cannot be made.
+using datagram_opener = std::unique_ptr<datagram_receiver> (*)(datagram_sender& out,
+                                                               protocol_host& host);
+
+}  // namespace tern::detail
