@@ -9,7 +9,8 @@ set(TERN_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/tern")
 
 # A static libtern leaves its private dependencies to the application's link line. The
 # package names them by the files found when tern was configured, not by their CMake
-# targets, so a consumer needs none of llhttp's, zlib's, brotli's, zstd's or nghttp2's CMake packages (a
+# targets, so a consumer needs none of llhttp's, zlib's, brotli's, zstd's or nghttp2's CMake packages
+# (nor, with TERN_HTTP3, ngtcp2's, nghttp3's or GnuTLS's pkg-config modules) (a
 # shared libtern carries them itself). OpenSSL is on the list only with
 # TERN_OPENSSL_DLOPEN=OFF: by default libtern loads libssl and libcrypto with dlopen when it
 # first needs them (src/openssl/library.cpp). The same list goes into tern.pc.
@@ -29,6 +30,16 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     endif()
     if(TERN_IO_URING)
         list(APPEND TERN_STATIC_LINK_FILES "${TERN_URING_LIBRARY}")
+    endif()
+    if(TERN_HTTP3)
+        # HTTP/3 (docs/http3.md): ngtcp2 with its GnuTLS backend, nghttp3 and GnuTLS.
+        find_library(TERN_NGTCP2_CRYPTO_LIBRARY NAMES ngtcp2_crypto_gnutls
+                     HINTS ${TERN_NGTCP2_LIBRARY_DIRS} REQUIRED)
+        find_library(TERN_NGTCP2_LIBRARY NAMES ngtcp2 HINTS ${TERN_NGTCP2_LIBRARY_DIRS} REQUIRED)
+        find_library(TERN_NGHTTP3_LIBRARY NAMES nghttp3 HINTS ${TERN_NGHTTP3_LIBRARY_DIRS} REQUIRED)
+        find_library(TERN_GNUTLS_LIBRARY NAMES gnutls HINTS ${TERN_GNUTLS_LIBRARY_DIRS} REQUIRED)
+        list(APPEND TERN_STATIC_LINK_FILES "${TERN_NGTCP2_CRYPTO_LIBRARY}" "${TERN_NGTCP2_LIBRARY}"
+                                           "${TERN_NGHTTP3_LIBRARY}" "${TERN_GNUTLS_LIBRARY}")
     endif()
     foreach(_file IN LISTS TERN_STATIC_LINK_FILES)
         target_link_libraries(tern INTERFACE "$<INSTALL_INTERFACE:${_file}>")

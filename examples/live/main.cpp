@@ -53,9 +53,8 @@ int main(int argc, char** argv) {
         }
         const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
         if (ec != std::errc{} || end != arg.data() + arg.size()) {
-            std::fprintf(stderr,
-                         "usage: live [port] [--ws-compression] [--cert FILE --key FILE "
-                         "[--http3]]\n");
+            std::fputs("usage: live [port] [--ws-compression] [--cert F --key F [--http3]]\n",
+                       stderr);
             return 2;
         }
     }

@@ -346,11 +346,12 @@ public:
     app& ws_compression(bool on);
     /// Serve HTTP/2: `h2` by ALPN over HTTPS, h2c with prior knowledge (default on).
     app& http2(bool on);
-    /// Also serves HTTP/3 over QUIC on UDP `port` of the listener's host, with the
-    /// certificate and key given to `tls` (docs/http3.md); 0: none (the default). The same
-    /// routes answer. `start`/`listen` throw std::invalid_argument when there is no `tls`
-    /// or when tern was built without HTTP/3 (`-DTERN_HTTP3=ON`). **Not served yet:** in
-    /// this version `start` refuses it in every build (docs/http3.md says what is built).
+    /// Also serves HTTP/3 over QUIC on UDP `port` of the listener's host, with the first
+    /// certificate given to `tls` (its files; docs/http3.md); 0: none (the default). The same
+    /// routes answer, and HTTPS answers carry `Alt-Svc: h3=":port"`. `start`/`listen` throw
+    /// std::invalid_argument when there is no `tls`, when that certificate is PEM text or its
+    /// key has a password, with `listen_fd`/`listen_unix`, or when tern was built without
+    /// HTTP/3 (`-DTERN_HTTP3=ON`).
     app& http3(std::uint16_t port);
     /// Sends file bodies with `sendfile(2)` instead of through a buffer (default off); see
     /// config::sendfile.

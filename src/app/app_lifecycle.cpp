@@ -72,6 +72,8 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
         cfg.compression ? std::make_shared<detail::stream_coder_slots>(cfg.compression->max_streams)
                         : nullptr;
     p.sessions = cfg.sessions ? std::make_unique<detail::session_manager>(*cfg.sessions) : nullptr;
+    p.alt_svc = cfg.http3_port == 0 ? std::string()
+                                    : "h3=\":" + std::to_string(cfg.http3_port) + "\"; ma=86400";
     p.signer = cfg.cookie_secret.empty()
                    ? nullptr
                    : std::make_unique<detail::cookie_signer>(cfg.cookie_secret);

@@ -320,6 +320,16 @@ void stamp_request_id(const handler_chain& p, exchange& ex) noexcept {
     }
 }
 
+// Where HTTP/3 is (RFC 7838), on every answer over TLS that did not come over HTTP/3.
+void stamp_alt_svc(const handler_chain& p, exchange& ex) noexcept {
+    if (p.alt_svc.empty() || !ex.req.secure || ex.req.version_major >= 3) return;
+    try {
+        ex.res.fields.emplace_back("Alt-Svc", p.alt_svc);
+    } catch (...) {
+        // Out of memory: the response goes out without it.
+    }
+}
+
 // The final response, for the metrics: counted by method and status class, its time from
 // the complete request to here (after compression, before the write) in the histogram.
 void record(const exchange& ex, std::chrono::steady_clock::time_point started) noexcept {
@@ -332,6 +342,7 @@ void record(const exchange& ex, std::chrono::steady_clock::time_point started) n
 void finish(const handler_chain& p, exchange& ex,
             std::chrono::steady_clock::time_point started) noexcept {
     stamp_request_id(p, ex);
+    stamp_alt_svc(p, ex);
     if (ex.env.metrics != nullptr) {
         record(ex, started);
         ex.env.metrics->end();
@@ -478,6 +489,7 @@ void dispatch_failure(const handler_chain& p, exchange& ex, int status,
     if (status == 503) ex.res.fields.emplace_back("Retry-After", "5");
     shape_error(p, ex);
     stamp_request_id(p, ex);
+    stamp_alt_svc(p, ex);
     decorate(p, ex, false);
     record(ex, started);  // never in flight: it began and ended here
     log_request(p, ex, started);

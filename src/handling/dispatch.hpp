@@ -44,6 +44,9 @@ struct handler_chain {
     std::unique_ptr<cookie_signer> signer;      ///< null: no cookie secret
     /// The request id header (app.request_ids); empty: request ids off.
     std::string request_id_header;
+    /// The Alt-Svc value that tells HTTPS and HTTP/2 clients where HTTP/3 is (app.http3:
+    /// `h3=":PORT"; ma=86400`); empty: none.
+    std::string alt_svc;
     std::unique_ptr<proxy_list> proxies;  ///< app.trusted_proxies; null: ctx.ip() is the peer
 };
 

@@ -103,10 +103,12 @@ def main():
             check(rc == 0 and answered == 60,
                   f"60 requests at once on one connection: {answered} answered (exit {rc})")
 
-            https = subprocess.run(["curl", "-sk", "--max-time", "5",
+            https = subprocess.run(["curl", "-sk", "--max-time", "5", "-D", "-",
                                     f"https://127.0.0.1:{port}/later?ms=1"],
-                                   capture_output=True)
-            check(https.stdout == b"later 1", "HTTPS on the same port goes on beside HTTP/3")
+                                   capture_output=True, text=True)
+            alt_svc = f'alt-svc: h3=":{port}"; ma=86400'
+            check(https.stdout.endswith("later 1") and alt_svc in https.stdout.lower(),
+                  f"HTTPS on the same port goes on beside HTTP/3 and names it: {alt_svc}")
 
             # A stop with an HTTP/3 connection open (an SSE stream): the server exits 0.
             sse = subprocess.Popen(["gtlsclient", "--quiet", "--timeout=10s",

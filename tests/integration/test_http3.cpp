@@ -28,8 +28,8 @@ TEST_CASE("http3: without tls it refuses at start and says why", "[http3]") {
 TEST_CASE("http3: with a certificate as PEM text it refuses at start and says why", "[http3]") {
     tern::app app;
     tern::tls_config tls;
-    tls.certificates.push_back({.cert_pem = "-----BEGIN CERTIFICATE-----",
-                                .key_pem = "-----BEGIN PRIVATE KEY-----"});
+    tls.certificates.push_back(
+        {.cert_pem = "-----BEGIN CERTIFICATE-----", .key_pem = "-----BEGIN PRIVATE KEY-----"});
     app.tls(tls);
     app.http3(18443);
     CHECK_THROWS_WITH(app.start("127.0.0.1", 0), Catch::Contains("http3"));
