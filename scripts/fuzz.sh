@@ -26,10 +26,10 @@ h2o_corpus=${TERN_H2O_CORPUS:-../shared/corpus/h2o-http1}
 
 # Line tables only (-g1, as scripts/test.sh): crash reports still name files and lines.
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DTERN_BUILD_FUZZERS=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DTERN_BUILD_FUZZERS=ON -DTERN_HTTP3=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
 cmake --build "$build" --target fuzz_parser fuzz_response fuzz_router fuzz_forms fuzz_json \
-    fuzz_ws fuzz_tls fuzz_h2 fuzz_proxy
+    fuzz_ws fuzz_tls fuzz_h2 fuzz_h3 fuzz_proxy
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -44,11 +44,12 @@ response_time=$(share 5)
 router_time=$(share 10)
 forms_time=$(share 10)
 json_time=$(share 10)
-ws_time=$(share 15)
-h2_time=$(share 20)
+ws_time=$(share 10)
+h2_time=$(share 15)
+h3_time=$(share 10)
 proxy_time=$(share 5)
 tls_time=$((seconds - parser_time - response_time - router_time - forms_time - json_time -
-    ws_time - h2_time - proxy_time))
+    ws_time - h2_time - h3_time - proxy_time))
 [ "$tls_time" -lt 1 ] && tls_time=1
 failed=0
 summary=()
@@ -90,6 +91,7 @@ run_fuzzer json "$json_time"
 run_fuzzer ws "$ws_time"
 run_fuzzer tls "$tls_time"
 run_fuzzer h2 "$h2_time"
+run_fuzzer h3 "$h3_time"
 run_fuzzer proxy "$proxy_time"
 
 echo

@@ -1,0 +1,203 @@
+// The HTTP/3 connection (src/h3) without QUIC: nghttp3's own client exchanges stream bytes
+// with it in memory (tests/support/h3_rig.hpp). The mapping (pseudo-fields to tern's request,
+// tern's response to fields, bodies both ways), the limits docs/http3.md lists, answers
+// completed later, and hostile stream bytes: refused on their stream, or the connection
+// given up, never a crash.
+
+#include "http/exchange_port.hpp"
+#include "http/request_handler.hpp"
+#include "support/h3_rig.hpp"
+
+#include <tern/config.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace unit_test_h3_connection {
+
+using namespace tern::detail;
+using tern_test::empty_state;
+using tern_test::h3_rig;
+
+namespace {
+
+using fields = std::vector<std::pair<std::string, std::string>>;
+
+fields get(std::string path, fields more = {}) {
+    fields f{{":method", "GET"},
+             {":scheme", "https"},
+             {":authority", "example.test"},
+             {":path", std::move(path)}};
+    for (auto& m : more) f.push_back(std::move(m));
+    return f;
+}
+
+// Answers "seen <method> <target> <version> host=<Host> body=<body>"; "/later" is answered
+// from a posted function (as a timer or another thread would), "/big" with 1 MB.
+class answerer final : public request_handler {
+public:
+    std::function<void()> later;
+    std::size_t body_limit(const request& /*head*/) const noexcept override { return 64; }
+    std::unique_ptr<loop_state> make_loop_state() override {
+        return std::make_unique<empty_state>();
+    }
+    void handle(request& req, response& res, std::string_view /*ip*/, answer_later& port,
+                loop_state& /*state*/) noexcept override {
+        res.content_type = "text/plain";
+        if (req.path == "/big") {
+            res.body.assign(1'000'000, 'x');
+            return;
+        }
+        const auto host = req.header("host");
+        res.body = "seen " + std::string(req.method) + " " + std::string(req.target) + " " +
+                   std::to_string(req.version_major) + " host=" +
+                   std::string(host ? *host : "") + " body=" + std::string(req.body_view()) +
+                   (req.secure ? " secure" : "");
+        if (req.path == "/later") {
+            port.hold(nullptr);
+            later = [&port, text = res.body] {
+                response r;
+                r.content_type = "text/plain";
+                r.body = "later: " + text;
+                port.finish(std::move(r));
+            };
+        }
+    }
+    void handle_failure(request& /*req*/, int status, std::string_view /*message*/, response& res,
+                        std::string_view /*ip*/, loop_state& /*state*/) noexcept override {
+        res.status = status;
+        res.content_type = "text/plain";
+        res.body = "refused";
+    }
+};
+
+tern::config small_limits() {
+    tern::config c;
+    c.limits.max_header_count = 8;
+    c.limits.max_header_size = 512;
+    c.limits.max_line_size = 128;
+    return c;
+}
+
+parser_limits parser_limits_of(const tern::config& c, const body_planner& planner) {
+    parser_limits l;
+    l.max_header_count = c.limits.max_header_count;
+    l.max_header_size = c.limits.max_header_size;
+    l.max_line_size = c.limits.max_line_size;
+    l.max_body_size = 64;
+    l.planner = &planner;
+    return l;
+}
+
+struct rig_with_app {
+    answerer app;
+    tern::config settings = small_limits();
+    parser_limits limits = parser_limits_of(settings, app);
+    h3_rig rig{app, settings, limits};
+};
+
+}  // namespace
+
+TEST_CASE("h3 connection: a GET is answered with its fields mapped, as HTTP/3.0 over TLS",
+          "[h3]") {
+    rig_with_app r;
+    REQUIRE(r.rig.control.wakes >= 1);  // the control and QPACK streams are waiting
+    const auto id = r.rig.request(get("/a?b=c"));
+    REQUIRE(r.rig.pump());
+    const auto& a = r.rig.answers[id];
+    CHECK(a.ended);
+    CHECK(a.field(":status") == "200");
+    CHECK(a.field("content-type") == "text/plain");
+    CHECK(a.body == "seen GET /a?b=c 3 host=example.test body= secure");
+    CHECK(a.field("content-length") == std::to_string(a.body.size()));
+}
+
+TEST_CASE("h3 connection: a POST body arrives whole, and one over the limit is refused 413",
+          "[h3]") {
+    rig_with_app r;
+    const auto ok = r.rig.request(
+        {{":method", "POST"}, {":scheme", "https"}, {":authority", "h"}, {":path", "/p"}},
+        "hello body");
+    const auto big = r.rig.request(
+        {{":method", "POST"}, {":scheme", "https"}, {":authority", "h"}, {":path", "/p"}},
+        std::string(100, 'b'));
+    REQUIRE(r.rig.pump());
+    CHECK(r.rig.answers[ok].body == "seen POST /p 3 host=h body=hello body secure");
+    CHECK(r.rig.answers[big].field(":status") == "413");
+}
+
+TEST_CASE("h3 connection: too many fields get 431, a long :path 414, a bad Host 400", "[h3]") {
+    rig_with_app r;
+    fields many;
+    for (int i = 0; i < 12; ++i) many.emplace_back("x-f" + std::to_string(i), "v");
+    const auto a = r.rig.request(get("/many", many));
+    const auto b = r.rig.request(get("/" + std::string(200, 'p')));
+    const auto c = r.rig.request(get("/h", {{"host", "other.test"}}));
+    const auto d = r.rig.request(get("/after"));
+    REQUIRE(r.rig.pump());
+    CHECK(r.rig.answers[a].field(":status") == "431");
+    CHECK(r.rig.answers[b].field(":status") == "414");
+    CHECK(r.rig.answers[c].field(":status") == "400");
+    // The refusals were each on their own stream: the connection goes on.
+    CHECK(r.rig.answers[d].field(":status") == "200");
+}
+
+TEST_CASE("h3 connection: an answer completed later goes out while other streams are answered",
+          "[h3]") {
+    rig_with_app r;
+    const auto held = r.rig.request(get("/later"));
+    const auto other = r.rig.request(get("/now"));
+    REQUIRE(r.rig.pump());
+    CHECK_FALSE(r.rig.answers[held].ended);
+    CHECK(r.rig.answers[other].ended);
+    REQUIRE(r.app.later);
+    const int wakes = r.rig.control.wakes;
+    r.app.later();
+    CHECK(r.rig.control.wakes > wakes);  // the QUIC connection is told to write
+    REQUIRE(r.rig.pump());
+    CHECK(r.rig.answers[held].ended);
+    CHECK(r.rig.answers[held].body.starts_with("later: seen GET /later"));
+}
+
+TEST_CASE("h3 connection: a 1 MB answer arrives whole through the acknowledgements", "[h3]") {
+    rig_with_app r;
+    const auto id = r.rig.request(get("/big"));
+    REQUIRE(r.rig.pump());
+    CHECK(r.rig.answers[id].ended);
+    CHECK(r.rig.answers[id].body == std::string(1'000'000, 'x'));
+}
+
+TEST_CASE("h3 connection: hostile stream bytes end the connection without a crash", "[h3]") {
+    SECTION("an HTTP/2 frame type (PRIORITY, 0x2) on a request stream") {
+        rig_with_app r;
+        REQUIRE(r.rig.pump());
+        const std::string frame("\x02\x01\x00", 3);
+        CHECK_FALSE(r.rig.feed(0, frame, false));
+    }
+    SECTION("a second control stream from the client") {
+        rig_with_app r;
+        REQUIRE(r.rig.pump());
+        const std::string control_type("\x00\x04\x00", 3);  // type 0 (control), empty SETTINGS
+        CHECK_FALSE(r.rig.feed(14, control_type, false));
+    }
+    SECTION("a DATA frame before any HEADERS") {
+        rig_with_app r;
+        REQUIRE(r.rig.pump());
+        const std::string data("\x00\x03" "abc", 5);
+        CHECK_FALSE(r.rig.feed(0, data, true));
+    }
+    SECTION("a frame length past the end of the stream") {
+        rig_with_app r;
+        REQUIRE(r.rig.pump());
+        const std::string cut("\x01\x40\xff" "ab", 5);  // HEADERS of 255 bytes, 2 given, FIN
+        CHECK_FALSE(r.rig.feed(0, cut, true));
+    }
+}
+
+}  // namespace unit_test_h3_connection
