@@ -54,7 +54,7 @@ struct h3_connection::callbacks {
                              void* stream_user_data) {
         auto& c = self(user_data);
         if (stream_user_data != nullptr) return 0;  // the trailers' section
-        auto s = std::make_shared<h3_stream>(c, id, c.limits_);
+        auto s = std::make_shared<h3_stream>(c, id, c.limits_, h3_stream::clock::now());
         nghttp3_conn_set_stream_user_data(conn, id, s.get());
         c.streams_.emplace(id, std::move(s));
         return 0;
@@ -225,6 +225,14 @@ void h3_connection::on_peer_stream_limit(std::uint64_t max_bidi) {
 
 bool h3_connection::on_acked(std::int64_t id, std::uint64_t n) {
     return nghttp3_conn_add_ack_offset(conn_, id, n) == 0;
+}
+
+void h3_connection::check(std::chrono::steady_clock::time_point now) {
+    // Copied: a check can answer or reset (and so close) streams.
+    std::vector<std::shared_ptr<h3_stream>> open;
+    open.reserve(streams_.size());
+    for (auto& [id, s] : streams_) open.push_back(s);
+    for (auto& s : open) s->check(now);
 }
 
 void h3_connection::on_closing() noexcept {

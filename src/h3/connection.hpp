@@ -10,6 +10,7 @@
 
 #include <nghttp3/nghttp3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,8 +48,10 @@ public:
     void on_closing() noexcept;
     /// The server stops: each stream's work not started is answered 503.
     void stop() noexcept;
-    /// Streams open.
+    /// Request streams open (an answer under way, or a request not complete).
     std::size_t streams() const noexcept { return streams_.size(); }
+    /// Acts on the streams' deadlines passed at `now` (h3_stream::check).
+    void check(std::chrono::steady_clock::time_point now);
 
     // ---- for the streams ----------------------------------------------------------------
     nghttp3_conn* raw() const noexcept { return conn_; }

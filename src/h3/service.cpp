@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -93,6 +94,15 @@ public:
         const auto now = now_ns();
         woken_ = false;
         core_.on_expiry(now, pending_);
+        const auto clock_now = std::chrono::steady_clock::now();
+        if (clock_now >= next_check_) {
+            // The streams' deadlines, once a second (they are seconds long).
+            next_check_ = clock_now + check_interval;
+            const std::vector<h3_connection*> open(connections_.begin(), connections_.end());
+            for (auto* c : open) {
+                if (connections_.contains(c)) c->check(clock_now);
+            }
+        }
         core_.write_woken(now, pending_);
         after();
     }
@@ -102,13 +112,19 @@ public:
         after();
     }
 
-    bool on_stop() noexcept override {
+    void on_stop() noexcept override {
         // Copied: a stop may close connections.
         const std::vector<h3_connection*> open(connections_.begin(), connections_.end());
         for (auto* c : open) {
             if (connections_.contains(c)) c->stop();
         }
         after();
+    }
+
+    bool busy() const noexcept override {
+        for (auto* c : connections_) {
+            if (c->streams() != 0) return true;
+        }
         return false;
     }
 
@@ -126,11 +142,20 @@ private:
             out_.expire_at(std::chrono::steady_clock::now());
             return;
         }
-        const auto at = core_.expiry();
-        if (at == std::numeric_limits<std::uint64_t>::max()) return;
-        out_.expire_at(std::chrono::steady_clock::time_point(
-            std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                std::chrono::nanoseconds(at))));
+        auto when = std::chrono::steady_clock::time_point::max();
+        if (const auto at = core_.expiry(); at != std::numeric_limits<std::uint64_t>::max()) {
+            when = std::chrono::steady_clock::time_point(
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::nanoseconds(at)));
+        }
+        // While a request stream is open, its deadlines are checked at least once a second.
+        if (busy()) {
+            if (next_check_ == std::chrono::steady_clock::time_point{}) {
+                next_check_ = std::chrono::steady_clock::now() + check_interval;
+            }
+            when = std::min(when, next_check_);
+        }
+        if (when != std::chrono::steady_clock::time_point::max()) out_.expire_at(when);
     }
 
     datagram_sender& out_;
@@ -138,6 +163,8 @@ private:
     std::unordered_set<h3_connection*> connections_;
     std::vector<quic::datagram> pending_;
     bool woken_ = false;
+    static constexpr std::chrono::seconds check_interval{1};
+    std::chrono::steady_clock::time_point next_check_{};
     quic::server core_;  // last: its connections' sinks use the members above
 };
 

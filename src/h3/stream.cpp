@@ -18,12 +18,17 @@
 
 namespace tern::detail {
 
-h3_stream::h3_stream(h3_connection& connection, std::int64_t id, const head_limits& limits)
+h3_stream::h3_stream(h3_connection& connection, std::int64_t id, const head_limits& limits,
+                     clock::time_point now)
     : connection_(&connection),
       host_(&connection.host()),
       door_(connection.host().door()),
       id_(id),
-      head_(limits) {}
+      head_(limits),
+      begun_(now),
+      last_read_(now),
+      last_ack_(now),
+      last_sent_(now) {}
 
 h3_stream::~h3_stream() = default;
 
@@ -39,6 +44,7 @@ void h3_stream::on_field(std::string_view name, std::string_view value, bool tra
 
 void h3_stream::on_head(bool ended) {
     head_done_ = true;
+    last_read_ = clock::now();
     request_ended_ = ended;
     const bool filled = head_.fill(req_, 3);
     req_.secure = true;
@@ -67,6 +73,7 @@ void h3_stream::on_head(bool ended) {
 
 void h3_stream::on_body(std::string_view data) {
     if (refused_ || answered_ || !head_done_) return;  // answered already: dropped
+    last_read_ = clock::now();
     body_bytes_ += data.size();
     if (body_bytes_ > body_limit_) {
         refuse(413);
@@ -174,6 +181,7 @@ void h3_stream::submit() {
         return;
     }
     if (!body) res_.clear();
+    last_ack_ = last_sent_ = clock::now();
     connection_->control().want_write();
 }
 
@@ -223,9 +231,10 @@ long h3_stream::read_body(void* vecs, std::size_t count, std::uint32_t* flags) {
             }
         }
         if (piece.empty() && !source_ended_) {
-            waits_ = true;  // resumed by wake()
+            waits_ = waits_for_source_ = true;  // resumed by wake()
             return NGHTTP3_ERR_WOULDBLOCK;
         }
+        last_sent_ = clock::now();
         if (source_ended_) *flags |= NGHTTP3_DATA_FLAG_EOF;
     }
     if (piece.empty()) return 0;
@@ -236,6 +245,7 @@ long h3_stream::read_body(void* vecs, std::size_t count, std::uint32_t* flags) {
 }
 
 void h3_stream::on_acked(std::uint64_t n) {
+    last_ack_ = clock::now();
     if (pieces_.empty()) return;  // the body in memory
     unacked_ -= std::min(unacked_, n);
     acked_in_front_ += n;
@@ -247,13 +257,14 @@ void h3_stream::on_acked(std::uint64_t n) {
 }
 
 void h3_stream::resume_body() noexcept {
-    waits_ = false;
+    waits_ = waits_for_source_ = false;
     nghttp3_conn_resume_stream(connection_->raw(), id_);
     connection_->control().want_write();
 }
 
 void h3_stream::reset() noexcept {
-    if (!live()) return;
+    if (!live() || reset_) return;
+    reset_ = true;
     connection_->control().shutdown_write(id_, NGHTTP3_H3_INTERNAL_ERROR);
 }
 
@@ -322,6 +333,36 @@ void h3_stream::wake() {
         return;
     }
     if (waits_ && unacked_ < max_unacked) resume_body();
+}
+
+void h3_stream::check(clock::time_point now) {
+    if (!live()) return;
+    const auto& cfg = host_->settings();
+    if (!head_done_) {
+        if (now >= begun_ + cfg.timeouts.header) {
+            // No head to answer: the stream is cancelled (RFC 9114 4.1.1).
+            connection_->control().shutdown_read(id_, NGHTTP3_H3_REQUEST_INCOMPLETE);
+            reset();
+        }
+        return;
+    }
+    if (!request_ended_ && !refused_ && !answered_) {
+        if (now >= last_read_ + cfg.timeouts.body_idle) refuse(408);  // as over HTTP/1
+        return;
+    }
+    if (!answered_) return;  // the handler's: deferred, held
+    if (waits_for_source_ && source_) {
+        // Silent by the producer's choice: an SSE keep-alive when it asks for one.
+        const auto idle = source_->idle_interval();
+        if (idle.count() > 0 && now >= last_sent_ + idle) {
+            last_sent_ = now;
+            source_->on_idle();  // e.g. a comment line: the pull finds it
+            resume_body();
+        }
+        return;
+    }
+    // Bytes are out or waiting for room, and the client acknowledges nothing of them.
+    if (now >= last_ack_ + cfg.timeouts.write) reset();
 }
 
 void h3_stream::stop() {

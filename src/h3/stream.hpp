@@ -10,6 +10,7 @@
 #include "http/request_handler.hpp"
 #include "http/response.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -25,7 +26,10 @@ class spooled_body;
 
 class h3_stream final : public answer_later, public std::enable_shared_from_this<h3_stream> {
 public:
-    h3_stream(h3_connection& connection, std::int64_t id, const head_limits& limits);
+    using clock = std::chrono::steady_clock;
+
+    h3_stream(h3_connection& connection, std::int64_t id, const head_limits& limits,
+              clock::time_point now);
     h3_stream(const h3_stream&) = delete;
     h3_stream& operator=(const h3_stream&) = delete;
     ~h3_stream();
@@ -58,6 +62,13 @@ public:
     void detach() noexcept { connection_ = nullptr; }
     /// The server stops: work not started is answered 503, an endless stream ends.
     void stop();
+    /// Acts on deadlines passed at `now` (docs/http3.md): a head not complete within
+    /// timeouts.header or a body silent for timeouts.body_idle (408 when there is a head to
+    /// answer, else the stream is cancelled), an answer the client acknowledges nothing of
+    /// for timeouts.write (reset), an SSE keep-alive for a silent stream.
+    void check(clock::time_point now);
+    /// Still open (its answer under way or not begun).
+    bool open() const noexcept { return !closed_; }
 
 private:
     // answer_later / exchange_port
@@ -97,6 +108,7 @@ private:
     bool refused_ = false;  // answered by a refusal: further body bytes are dropped
     bool answered_ = false;
     bool closed_ = false;
+    bool reset_ = false;  // its sending side was reset
     std::size_t body_limit_ = 0;
     std::uint64_t body_bytes_ = 0;
     std::shared_ptr<spooled_body> spool_;
@@ -114,6 +126,8 @@ private:
     std::uint64_t unacked_ = 0;
     std::uint64_t acked_in_front_ = 0;  // bytes of pieces_.front() acknowledged
     bool waits_ = false;                // nghttp3 was told WOULDBLOCK: resume when ready
+    bool waits_for_source_ = false;     // ... because the source had nothing
+    clock::time_point begun_, last_read_, last_ack_, last_sent_;
     std::shared_ptr<body_source> source_;
     bool source_ended_ = false;
 };

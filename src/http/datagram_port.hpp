@@ -43,10 +43,12 @@ public:
     /// A stop has begun (its grace period, or the stop itself): the protocol tells its
     /// peers (HTTP/3's GOAWAY) and takes no new requests.
     virtual void on_closing() noexcept {}
-    /// The server stops: work not started is refused, endless streams end, and the
-    /// connections are closed once their answers are out (or at the drain's end). True
-    /// while some connection is still open.
-    virtual bool on_stop() noexcept { return false; }
+    /// The server stops: work not started is answered 503 and endless streams end; the
+    /// answers under way go on (`busy`) until they are out or the drain's deadline passes,
+    /// when the transport destroys the protocol (which closes what is left).
+    virtual void on_stop() noexcept {}
+    /// Some answer is still under way (the transport polls it while it drains).
+    virtual bool busy() const noexcept { return false; }
 };
 
 /// Makes the protocol over a worker's datagram socket (the app gives the server src/h3's

@@ -217,7 +217,9 @@ void worker::on_messages() {
     // After a stop the loop ends once nothing is left: no connection, no timer, and no
     // deferred request still to come back. While connections drain, a held response may
     // still be completed (through the door): keep listening for it.
-    if (!draining_ || expected_posts_ > 0 || !connections_.empty()) wait_for_messages();
+    if (!draining_ || expected_posts_ > 0 || !connections_.empty() || datagram_protocol_) {
+        wait_for_messages();
+    }
 }
 
 // ---- the connections' deadlines -----------------------------------------------------------
@@ -273,7 +275,7 @@ void worker::check_drained() noexcept {
     // The drain is over when no connection is left and no blocking handler is still to
     // answer (even one whose client has gone: the stop lets it finish too), or at the drain
     // deadline, whichever comes first.
-    if (!draining_ || !connections_.empty() || expected_posts_ > 0) return;
+    if (!draining_ || !connections_.empty() || expected_posts_ > 0 || datagram_protocol_) return;
     cancel_waits(drain_timer_);
     // Nothing can come through the door for this loop any more: stop listening, so the
     // loop ends.
@@ -282,6 +284,26 @@ void worker::check_drained() noexcept {
         wake_.cancel(ignored);
     }
     report_drained();
+}
+
+void worker::poll_datagrams() {
+    if (!datagram_protocol_) return;
+    if (!datagram_protocol_->busy()) {
+        end_datagrams();
+        check_drained();
+        return;
+    }
+    datagram_poll_.expires_after(std::chrono::milliseconds(20));
+    datagram_poll_.async_wait([this](const std::error_code& ec) {
+        if (!ec) poll_datagrams();
+    });
+}
+
+void worker::end_datagrams() noexcept {
+    if (!datagram_protocol_) return;
+    cancel_waits(datagram_poll_);
+    datagram_protocol_.reset();  // closes its connections through the socket
+    datagrams_->close();
 }
 
 void worker::after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) {
@@ -456,13 +478,12 @@ void worker::stop() {
     const std::vector<transport*> open(connections_.begin(), connections_.end());
     for (auto* c : open) c->stop_when_idle();
     if (datagram_protocol_) {
-        // HTTP/3 (docs/http3.md): work not started is answered, then every connection is
-        // closed (CONNECTION_CLOSE) and the socket with them.
+        // HTTP/3 (docs/http3.md): work not started is answered; the answers under way go on
+        // until they are out (polled), then every connection is closed and the socket.
         datagram_protocol_->on_stop();
-        datagram_protocol_.reset();
-        datagrams_->close();
+        poll_datagrams();
     }
-    if (connections_.empty() && expected_posts_ == 0) {
+    if (connections_.empty() && expected_posts_ == 0 && !datagram_protocol_) {
         report_drained();
         return;
     }
@@ -470,6 +491,7 @@ void worker::stop() {
     drain_timer_.async_wait([this](std::error_code) {
         const std::vector<transport*> left(connections_.begin(), connections_.end());
         for (auto* c : left) c->close();
+        end_datagrams();
         // A blocking handler still running now is not waited for: it cannot be
         // interrupted, and this loop runs on until its answer has come back (into nothing).
         report_drained();

@@ -186,6 +186,10 @@ private:
     void on_messages();
     void stop();
     void check_drained() noexcept;
+    // The stop drains HTTP/3: polled until no answer is under way, then ended (the protocol
+    // closes its connections, the socket closes).
+    void poll_datagrams();
+    void end_datagrams() noexcept;
     void report_drained() noexcept;
 
     // Written by the worker's thread only, read by any: a relaxed load and store (a plain
@@ -222,6 +226,7 @@ private:
     // protocol is destroyed first, and tells its peers so through the socket.
     std::unique_ptr<datagram_socket> datagrams_;
     std::unique_ptr<datagram_receiver> datagram_protocol_;
+    asio::steady_timer datagram_poll_{io_context_};  // while the stop drains it
     // One buffer for every read of this loop, instead of one per connection: an idle
     // keep-alive connection then holds no read buffer at all.
     static constexpr std::size_t read_buffer_size = 16 * 1024;

@@ -64,8 +64,8 @@ public:
     h3_rig(tern::detail::request_handler& handler, const tern::config& settings,
            const tern::detail::parser_limits& limits)
         : host_(loop, handler, settings, limits) {
-        server = std::make_unique<tern::detail::h3_connection>(control, host_, "127.0.0.1",
-                                                               registry_);
+        server =
+            std::make_unique<tern::detail::h3_connection>(control, host_, "127.0.0.1", registry_);
         server->on_peer_stream_limit(100);
         nghttp3_callbacks cb{};
         cb.recv_header = [](nghttp3_conn*, std::int64_t id, std::int32_t, nghttp3_rcbuf* name,
@@ -79,8 +79,8 @@ public:
         };
         cb.recv_data = [](nghttp3_conn*, std::int64_t id, const std::uint8_t* data,
                           std::size_t size, void* self, void*) {
-            static_cast<h3_rig*>(self)->answers[id].body.append(
-                reinterpret_cast<const char*>(data), size);
+            static_cast<h3_rig*>(self)->answers[id].body.append(reinterpret_cast<const char*>(data),
+                                                                size);
             return 0;
         };
         cb.end_stream = [](nghttp3_conn*, std::int64_t id, void* self, void*) {
@@ -116,9 +116,13 @@ public:
                                       std::size_t, std::uint32_t* flags, void* self,
                                       void*) -> nghttp3_ssize {
             auto& rig = *static_cast<h3_rig*>(self);
-            *flags |= NGHTTP3_DATA_FLAG_EOF;
             auto& b = rig.bodies_[sid];
-            if (rig.given_.contains(sid) || b.empty()) return 0;
+            if (rig.given_.contains(sid)) {
+                if (rig.open_[sid]) return NGHTTP3_ERR_WOULDBLOCK;  // the rest never comes
+                *flags |= NGHTTP3_DATA_FLAG_EOF;
+                return 0;
+            }
+            if (!rig.open_[sid]) *flags |= NGHTTP3_DATA_FLAG_EOF;
             rig.given_.insert(sid);
             vec[0] = {reinterpret_cast<std::uint8_t*>(b.data()), b.size()};
             return 1;
@@ -126,6 +130,13 @@ public:
         nghttp3_conn_submit_request(client_, id, nv.data(), nv.size(),
                                     bodies_[id].empty() ? nullptr : &reader, nullptr);
         return id;
+    }
+
+    /// Sends a request's head and `body`, without ending the stream (a body still to come).
+    std::int64_t request_open(const std::vector<std::pair<std::string, std::string>>& fields,
+                              std::string body) {
+        open_[next_request_] = true;
+        return request(fields, std::move(body));
     }
 
     /// Moves bytes both ways and runs what was posted until nothing moves. False when the
@@ -163,11 +174,11 @@ public:
                     bytes.append(reinterpret_cast<const char*>(vec[i].base), vec[i].len);
                 }
                 if (!server->on_written(id, bytes.size())) return false;
-                if (!server->on_acked(id, bytes.size())) return false;
+                if (acks && !server->on_acked(id, bytes.size())) return false;
                 nghttp3_conn_read_stream(client_, id,
                                          reinterpret_cast<const std::uint8_t*>(bytes.data()),
                                          bytes.size(), fin ? 1 : 0);
-                if (fin) server->on_stream_close(id, NGHTTP3_H3_NO_ERROR);
+                if (fin && acks) server->on_stream_close(id, NGHTTP3_H3_NO_ERROR);
                 moved = true;
                 if (bytes.empty()) break;
             }
@@ -185,6 +196,7 @@ public:
 
     fake_loop loop;
     fake_stream_control control;
+    bool acks = true;  // false: the client acknowledges nothing the server sends
     std::map<std::int64_t, h3_answer> answers;
     std::unique_ptr<tern::detail::h3_connection> server;
 
@@ -194,6 +206,7 @@ private:
     nghttp3_conn* client_ = nullptr;
     std::int64_t next_request_ = 0;
     std::map<std::int64_t, std::string> bodies_;
+    std::map<std::int64_t, bool> open_;
     std::unordered_set<std::int64_t> given_;
 };
 

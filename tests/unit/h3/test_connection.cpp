@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -56,9 +58,8 @@ public:
         }
         const auto host = req.header("host");
         res.body = "seen " + std::string(req.method) + " " + std::string(req.target) + " " +
-                   std::to_string(req.version_major) + " host=" +
-                   std::string(host ? *host : "") + " body=" + std::string(req.body_view()) +
-                   (req.secure ? " secure" : "");
+                   std::to_string(req.version_major) + " host=" + std::string(host ? *host : "") +
+                   " body=" + std::string(req.body_view()) + (req.secure ? " secure" : "");
         if (req.path == "/later") {
             port.hold(nullptr);
             later = [&port, text = res.body] {
@@ -104,8 +105,7 @@ struct rig_with_app {
 
 }  // namespace
 
-TEST_CASE("h3 connection: a GET is answered with its fields mapped, as HTTP/3.0 over TLS",
-          "[h3]") {
+TEST_CASE("h3 connection: a GET is answered with its fields mapped, as HTTP/3.0 over TLS", "[h3]") {
     rig_with_app r;
     REQUIRE(r.rig.control.wakes >= 1);  // the control and QPACK streams are waiting
     const auto id = r.rig.request(get("/a?b=c"));
@@ -173,6 +173,40 @@ TEST_CASE("h3 connection: a 1 MB answer arrives whole through the acknowledgemen
     CHECK(r.rig.answers[id].body == std::string(1'000'000, 'x'));
 }
 
+TEST_CASE("h3 connection: a body that stops coming is answered 408 after timeouts.body_idle",
+          "[h3]") {
+    rig_with_app r;
+    const auto id = r.rig.request_open(
+        {{":method", "POST"}, {":scheme", "https"}, {":authority", "h"}, {":path", "/p"}}, "part");
+    REQUIRE(r.rig.pump());
+    const auto now = std::chrono::steady_clock::now();
+    r.rig.server->check(now);
+    REQUIRE(r.rig.pump());
+    CHECK(r.rig.answers[id].field(":status").empty());  // not yet
+    r.rig.server->check(now + r.settings.timeouts.body_idle + std::chrono::seconds(1));
+    REQUIRE(r.rig.pump());
+    CHECK(r.rig.answers[id].field(":status") == "408");
+}
+
+TEST_CASE(
+    "h3 connection: an answer the client acknowledges nothing of is reset after "
+    "timeouts.write",
+    "[h3]") {
+    rig_with_app r;
+    r.rig.acks = false;
+    const auto id = r.rig.request(get("/big"));
+    REQUIRE(r.rig.pump());
+    const auto now = std::chrono::steady_clock::now();
+    r.rig.server->check(now);
+    CHECK(r.rig.control.resets.empty());
+    r.rig.server->check(now + r.settings.timeouts.write + std::chrono::seconds(1));
+    REQUIRE(r.rig.control.resets.size() == 1);
+    CHECK(r.rig.control.resets[0].first == id);
+    // Once: the next check does not reset it again.
+    r.rig.server->check(now + 2 * r.settings.timeouts.write);
+    CHECK(r.rig.control.resets.size() == 1);
+}
+
 TEST_CASE("h3 connection: hostile stream bytes end the connection without a crash", "[h3]") {
     SECTION("an HTTP/2 frame type (PRIORITY, 0x2) on a request stream") {
         rig_with_app r;
@@ -189,13 +223,19 @@ TEST_CASE("h3 connection: hostile stream bytes end the connection without a cras
     SECTION("a DATA frame before any HEADERS") {
         rig_with_app r;
         REQUIRE(r.rig.pump());
-        const std::string data("\x00\x03" "abc", 5);
+        const std::string data(
+            "\x00\x03"
+            "abc",
+            5);
         CHECK_FALSE(r.rig.feed(0, data, true));
     }
     SECTION("a frame length past the end of the stream") {
         rig_with_app r;
         REQUIRE(r.rig.pump());
-        const std::string cut("\x01\x40\xff" "ab", 5);  // HEADERS of 255 bytes, 2 given, FIN
+        const std::string cut(
+            "\x01\x40\xff"
+            "ab",
+            5);  // HEADERS of 255 bytes, 2 given, FIN
         CHECK_FALSE(r.rig.feed(0, cut, true));
     }
 }
