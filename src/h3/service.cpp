@@ -56,6 +56,7 @@ std::string ip_of(const quic::address& a) {
 quic::connection_settings settings_of(const tern::config& cfg) {
     quic::connection_settings s;
     s.idle_timeout = cfg.timeouts.keep_alive;
+    s.max_connections = cfg.limits.max_concurrent_connections;
     return s;
 }
 

@@ -24,6 +24,9 @@ struct connection_settings {
     std::uint64_t max_streams_bidi = 100;
     std::uint64_t max_stream_data = 256 * 1024;
     std::uint64_t max_data = 1024 * 1024;
+    /// Connections the server holds at most; an Initial past it is dropped (the client's
+    /// handshake times out, or it retries).
+    std::size_t max_connections = 10'000;
 };
 
 class connection final : public stream_control {

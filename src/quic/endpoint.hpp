@@ -26,6 +26,7 @@ enum class verdict {
     bad_token,            ///< an Initial whose token does not verify: dropped
     stateless_reset,      ///< a short header for an unknown connection ID
     accepted,             ///< an Initial with a valid token: a new connection may start
+    over_capacity,        ///< such an Initial while the server holds its maximum: dropped
     to_connection,        ///< for a connection ID the endpoint knows
 };
 

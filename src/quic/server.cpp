@@ -39,6 +39,7 @@ verdict server::receive(std::span<const std::uint8_t> bytes, const address& loca
     }
     const auto v = endpoint_.receive(bytes, local, remote, now, out);
     if (v != verdict::accepted) return v;
+    if (by_id_.size() >= settings_.max_connections) return verdict::over_capacity;
     auto on_cid = [this](connection& c, std::span<const std::uint8_t> cid, bool added) {
         if (added) {
             by_cid_[key_of(cid)] = &c;

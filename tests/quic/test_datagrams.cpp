@@ -150,8 +150,9 @@ std::uint64_t now_ns() {
 // The whole core behind a socket: connections, handshakes, expiries.
 class core_door final : public tern::detail::datagram_receiver {
 public:
-    core_door(asio::io_context& io, const std::string& cert, const std::string& key)
-        : core(cert, key), socket(io, "127.0.0.1", 0, *this) {}
+    core_door(asio::io_context& io, const std::string& cert, const std::string& key,
+              quic::connection_settings settings = {})
+        : core(cert, key, settings), socket(io, "127.0.0.1", 0, *this) {}
 
     void on_datagram(std::span<const std::uint8_t> data, const sockaddr* local,
                      socklen_t local_length, const sockaddr* remote,
@@ -169,6 +170,7 @@ public:
     void after(const std::vector<quic::datagram>& out) {
         for (const auto& d : out) socket.send(d.bytes, d.to.get(), d.to.length);
         handshakes.store(core.handshakes());
+        open.store(core.connections());
         const auto next = core.expiry();
         if (next != UINT64_MAX) {
             socket.expire_at(std::chrono::steady_clock::time_point(
@@ -179,6 +181,7 @@ public:
     quic::server core;
     tern::detail::datagram_socket socket;
     std::atomic<std::size_t> handshakes{0};
+    std::atomic<std::size_t> open{0};
 };
 
 // A self-signed certificate for 127.0.0.1 made with the openssl command.
@@ -215,6 +218,35 @@ TEST_CASE("quic datagrams: after garbage gtlsclient completes a QUIC handshake w
     const auto cmd = "gtlsclient --quiet --exit-on-all-streams-close --timeout=3s 127.0.0.1 " +
                      std::to_string(door.socket.port()) + " https://127.0.0.1/ >/dev/null 2>&1";
     (void)std::system(cmd.c_str());
+    asio::post(io, [&] {
+        door.socket.close();
+        work.reset();
+    });
+    loop.join();
+    CHECK(door.handshakes.load() == 1);
+}
+
+TEST_CASE("quic datagrams: past max_connections a client's Initial is dropped, the first is served",
+          "[http3]") {
+    cert_files files;
+    asio::io_context io;
+    quic::connection_settings settings;
+    settings.max_connections = 1;
+    core_door door(io, files.cert, files.key, settings);
+    auto work = asio::make_work_guard(io);
+    door.socket.start();
+    std::thread loop([&] { io.run(); });
+    const auto client = "gtlsclient --quiet --exit-on-all-streams-close --timeout=3s 127.0.0.1 " +
+                        std::to_string(door.socket.port()) + " https://127.0.0.1/ >/dev/null 2>&1";
+    // The first client holds its connection (it waits for an HTTP/3 answer this core does not
+    // give) while the second tries.
+    std::thread first([&] { (void)std::system(client.c_str()); });
+    for (int i = 0; i < 200 && door.handshakes.load() == 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(door.handshakes.load() == 1);
+    (void)std::system(client.c_str());
+    first.join();
     asio::post(io, [&] {
         door.socket.close();
         work.reset();
