@@ -83,6 +83,11 @@ struct h3_connection::callbacks {
         return 0;
     }
 
+    static int end_trailers(nghttp3_conn* /*conn*/, std::int64_t /*id*/, int /*fin*/,
+                            void* /*user_data*/, void* /*stream_user_data*/) {
+        return 0;  // the trailers were counted field by field; the request ends at end_stream
+    }
+
     static int end_stream(nghttp3_conn* /*conn*/, std::int64_t /*id*/, void* user_data,
                           void* stream_user_data) {
         if (auto* s = of(stream_user_data)) {
@@ -114,7 +119,7 @@ struct h3_connection::callbacks {
         cb.end_headers = end_headers;
         cb.begin_trailers = begin_headers;
         cb.recv_trailer = trailer;
-        cb.end_trailers = end_headers;
+        cb.end_trailers = end_trailers;
         cb.end_stream = end_stream;
         cb.stop_sending = stop_sending;
         cb.reset_stream = reset_stream;

@@ -43,6 +43,7 @@ void h3_stream::on_field(std::string_view name, std::string_view value, bool tra
 }
 
 void h3_stream::on_head(bool ended) {
+    if (head_done_) return;  // once: a second section is the trailers (on_field)
     head_done_ = true;
     last_read_ = clock::now();
     request_ended_ = ended;
