@@ -7,6 +7,8 @@
 #include "http/host.hpp"
 #include "http/protocol_host.hpp"
 #include "http/spooled_body.hpp"
+
+#include <tern/config.hpp>
 #include "http/status.hpp"
 
 #include <nghttp3/nghttp3.h>
