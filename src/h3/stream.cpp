@@ -7,9 +7,9 @@
 #include "http/host.hpp"
 #include "http/protocol_host.hpp"
 #include "http/spooled_body.hpp"
+#include "http/status.hpp"
 
 #include <tern/config.hpp>
-#include "http/status.hpp"
 
 #include <nghttp3/nghttp3.h>
 
