@@ -102,7 +102,8 @@ if [ "$install" -eq 1 ]; then
     [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
     wanted=(wrk nginx libnginx-mod-http-echo h2o libboost-dev golang-go libcpp-httplib-dev
             gnuplot-nox libbenchmark-dev python3 binutils util-linux procps
-            apache2-utils golang-github-lib-pq-dev postgresql liburing-dev)
+            apache2-utils golang-github-lib-pq-dev postgresql liburing-dev
+            caddy golang-github-lucas-clemente-quic-go-dev)
     command -v node >/dev/null || wanted+=(nodejs)
     command -v npm >/dev/null || wanted+=(npm)
     missing=()

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""HTTP/3 beside HTTP/2, on tern and on Caddy, in one run (docs/http3.md, "Measured"): the
+same EC P-256 certificate and the same file, each server pinned to CPU 0 and the client to
+CPU 1. Debian 12's h2load and curl speak no HTTP/3, so the HTTP/3 client is
+bench/peers/h3load (Go, on Debian's quic-go 0.29, built here offline in GOPATH mode); the
+HTTP/2 client is h2load. Neither nginx 1.22 nor h2o 2.2 in Debian 12 serves HTTP/3; Caddy
+2.6 does (package caddy).
+
+Workloads, each as interleaved rounds (tern, caddy, tern, ...), all GET of
+examples/live/public/index.html (1,400 bytes, a static file on both servers):
+  h3-c10-m10   HTTP/3, 10 connections, 10 requests in flight on each     h3load -c10 -m10
+  h2-c10-m10   HTTP/2 over TLS, the same                                  h2load -c10 -m10
+
+    bench/h3.py [--live build/examples/live/live] [--seconds 8] [--rounds 2]
+
+tern runs examples/live --cert --key --http3 (a build with -DTERN_HTTP3=ON; its two event
+loops share CPU 0, and every HTTP/3 connection lives on the first); Caddy 2.6 with
+GOMAXPROCS=1, `protocols h1 h2 h3`, the same certificate (`default_sni 127.0.0.1`: Go's
+client, like Chromium, sends no SNI to an IP address, and without it Caddy ends the
+handshake with internal_error). Prints req/s, the ratios, each
+server's CPU (100% = its one CPU), the client's, and the server's CPU per request. A shared
+2-core machine is noisy (about +-30%): only ratios from one run mean anything; when the
+client's CPU is near 100% the client, not the server, was the bound, and the server's CPU
+per request is what compares them.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
+                    stop_groups)
+import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
+
+REPO = Path(__file__).resolve().parent.parent
+PUBLIC = REPO / "examples" / "live" / "public"
+
+CADDYFILE = """{{
+    admin off
+    default_sni 127.0.0.1
+    auto_https off
+    servers {{
+        protocols h1 h2 h3
+    }}
+}}
+https://127.0.0.1:{port} {{
+    tls {work}/cert.pem {work}/key.pem
+    root * {public}
+    file_server
+}}
+"""
+
+# (label, protocol, connections, requests in flight per connection)
+WORKLOADS = [("h3-c10-m10", "h3", 10, 10), ("h2-c10-m10", "h2", 10, 10)]
+SERVERS = ("tern", "caddy")
+
+
+def build_h3load(work):
+    out = work / "h3load"
+    env = dict(os.environ, GO111MODULE="off", GOFLAGS="-trimpath",
+               GOCACHE=str(REPO / "build" / "h3load-gocache"),
+               GOPATH=f"{work / 'gopath'}:/usr/share/gocode")
+    subprocess.run(["go", "build", "-o", str(out), str(REPO / "bench/peers/h3load/main.go")],
+                   check=True, env=env, cwd=work)
+    return out
+
+
+def run_client(h3load, protocol, port, conns, streams, seconds):
+    """(req/s, errors, the client's CPU share)"""
+    url = f"https://127.0.0.1:{port}/index.html"
+    if protocol == "h3":
+        cmd = ["taskset", "-c", "1", str(h3load), "-c", str(conns), "-m", str(streams),
+               "-d", str(seconds), url]
+        env = dict(os.environ, GOMAXPROCS="1")
+    else:
+        cmd = ["taskset", "-c", "1", "h2load", "-t1", f"-c{conns}", f"-m{streams}",
+               f"-D{seconds}", url]
+        env = None
+    before = os.times()
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60,
+                         env=env).stdout
+    after = os.times()
+    client_cpu = ((after.children_user - before.children_user) +
+                  (after.children_system - before.children_system)) / seconds
+    if protocol == "h3":
+        m = re.search(r"h3load: (\d+) requests, (\d+) errors, ([\d.]+) req/s", out)
+        if not m:
+            raise SystemExit(f"h3.py: h3load said:\n{out}")
+        return float(m.group(3)), int(m.group(2)), client_cpu
+    rps = re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", out)
+    req = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed, "
+                    r"(\d+) errored", out)
+    if not rps or not req:
+        raise SystemExit(f"h3.py: h2load said:\n{out}")
+    return float(rps.group(1)), int(req.group(2)) + int(req.group(3)), client_cpu
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--live", default="build/examples/live/live")
+    ap.add_argument("--seconds", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=2)
+    args = ap.parse_args()
+    for tool in ("h2load", "caddy", "go", "taskset", "openssl", "curl"):
+        if not shutil.which(tool):
+            raise SystemExit(f"h3.py: {tool} is missing (apt-get install nghttp2-client caddy "
+                             "golang-go golang-github-lucas-clemente-quic-go-dev)")
+    raise_fd_limit(10000)
+    work = Path(tempfile.mkdtemp(prefix="tern-bench-h3-"))
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", str(work / "key.pem"),
+                    "-out", str(work / "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    h3load = build_h3load(work)
+    ports = {name: free_port() for name in SERVERS}
+    (work / "Caddyfile").write_text(CADDYFILE.format(work=work, port=ports["caddy"],
+                                                     public=PUBLIC))
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+    servers = {
+        "tern": subprocess.Popen(["taskset", "-c", "0", os.path.abspath(args.live),
+                                  str(ports["tern"]), "--cert", work / "cert.pem", "--key",
+                                  work / "key.pem", "--http3"], **quiet),
+        "caddy": subprocess.Popen(["taskset", "-c", "0", "caddy", "run", "--config",
+                                   work / "Caddyfile", "--adapter", "caddyfile"],
+                                  env=dict(os.environ, GOMAXPROCS="1", HOME=str(work),
+                                           XDG_DATA_HOME=str(work), XDG_CONFIG_HOME=str(work)),
+                                  **quiet),
+    }
+    try:
+        for name in SERVERS:
+            procs.wait_for_port(ports[name], servers[name])
+            # Both answer over HTTP/3 before anything is measured.
+            rps, errors, _ = run_client(h3load, "h3", ports[name], 1, 1, 1)
+            if rps == 0 or errors:
+                raise SystemExit(f"h3.py: {name} does not answer over HTTP/3")
+        best = {}
+        for label, protocol, conns, m in WORKLOADS:
+            for _ in range(args.rounds):
+                for name in SERVERS:
+                    tree = proc_tree(servers[name].pid)
+                    before, start = cpu_ticks(tree), time.monotonic()
+                    rps, bad, client = run_client(h3load, protocol, ports[name], conns, m,
+                                                  args.seconds)
+                    elapsed = time.monotonic() - start
+                    cpu = (cpu_ticks(tree) - before) / CLK_TCK / elapsed
+                    if (label, name) not in best or rps > best[(label, name)]["rps"]:
+                        best[(label, name)] = {"rps": rps, "cpu": cpu, "bad": bad,
+                                               "client": client}
+        print(f"\n{'workload':11} {'tern req/s':>11} {'caddy req/s':>12} {'xcaddy':>7}"
+              f"  {'server CPU':>11}  {'client CPU':>11}  {'server us/req':>14} {'xcaddy':>7}"
+              "  errors")
+        for label, *_ in WORKLOADS:
+            r = {n: best[(label, n)] for n in SERVERS}
+            us = {n: r[n]["cpu"] / r[n]["rps"] * 1e6 if r[n]["rps"] else float("nan")
+                  for n in SERVERS}
+            errors = ", ".join(f"{n} {r[n]['bad']}" for n in SERVERS if r[n]["bad"]) or "none"
+            print(f"{label:11} {r['tern']['rps']:11.0f} {r['caddy']['rps']:12.0f}"
+                  f" {r['tern']['rps'] / r['caddy']['rps']:7.2f}"
+                  f"  {r['tern']['cpu']:4.0%}/{r['caddy']['cpu']:4.0%}"
+                  f"  {r['tern']['client']:4.0%}/{r['caddy']['client']:4.0%}"
+                  f"  {us['tern']:6.1f}/{us['caddy']:6.1f} {us['tern'] / us['caddy']:7.2f}"
+                  f"  {errors}")
+        print(f"\n(best of {args.rounds} interleaved rounds of {args.seconds} s each; servers on "
+              "CPU 0, the client on CPU 1; tern: examples/live, 2 event loops sharing CPU 0, "
+              "HTTP/3 on the first; caddy: GOMAXPROCS=1; h3load: GOMAXPROCS=1)")
+    finally:
+        stop_groups(servers.values())
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

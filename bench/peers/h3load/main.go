@@ -1,0 +1,82 @@
+// h3load: an HTTP/3 load generator for bench/h3.py, on Debian's quic-go (0.29,
+// golang-github-lucas-clemente-quic-go-dev), built offline in GOPATH mode. Debian 12's h2load
+// and curl speak no HTTP/3 (docs/http3.md).
+//
+//	h3load -c CONNECTIONS -m STREAMS -d SECONDS URL
+//
+// Opens CONNECTIONS QUIC connections (one http3.RoundTripper each) and keeps STREAMS GETs of
+// URL in flight on each for SECONDS, reading every body whole. Prints one line:
+//
+//	h3load: N requests, E errors, R req/s, B body bytes
+//
+// The certificate is not verified (a benchmark against a self-signed certificate on
+// 127.0.0.1).
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lucas-clemente/quic-go"
+	"github.com/lucas-clemente/quic-go/http3"
+)
+
+func main() {
+	connections := flag.Int("c", 1, "QUIC connections")
+	streams := flag.Int("m", 1, "requests in flight on each connection")
+	seconds := flag.Float64("d", 5, "seconds")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: h3load -c N -m N -d SECONDS URL")
+		os.Exit(2)
+	}
+	url := flag.Arg(0)
+	var requests, errors, bytes int64
+	var reported int32
+	deadline := time.Now().Add(time.Duration(*seconds * float64(time.Second)))
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := 0; c < *connections; c++ {
+		rt := &http3.RoundTripper{
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h3"}},
+			QuicConfig:      &quic.Config{MaxIncomingStreams: 1000, KeepAlivePeriod: time.Second},
+		}
+		client := &http.Client{Transport: rt}
+		for s := 0; s < *streams; s++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(deadline) {
+					resp, err := client.Get(url)
+					if err != nil {
+						if atomic.AddInt64(&errors, 1) == 1 && atomic.CompareAndSwapInt32(&reported, 0, 1) {
+							fmt.Fprintln(os.Stderr, "h3load: the first error:", err)
+						}
+						time.Sleep(time.Millisecond)
+						continue
+					}
+					n, err := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err != nil || resp.StatusCode != 200 {
+						atomic.AddInt64(&errors, 1)
+						continue
+					}
+					atomic.AddInt64(&requests, 1)
+					atomic.AddInt64(&bytes, n)
+				}
+			}()
+		}
+		defer rt.Close()
+	}
+	wg.Wait()
+	elapsed := time.Since(start).Seconds()
+	fmt.Printf("h3load: %d requests, %d errors, %.0f req/s, %d body bytes\n", requests, errors,
+		float64(requests)/elapsed, bytes)
+}
