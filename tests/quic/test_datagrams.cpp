@@ -255,4 +255,39 @@ TEST_CASE("quic datagrams: past max_connections a client's Initial is dropped, t
     CHECK(door.handshakes.load() == 1);
 }
 
+TEST_CASE(
+    "quic datagrams: a flood of Initials makes no connection state, and a real client "
+    "still connects after it",
+    "[http3]") {
+    cert_files files;
+    asio::io_context io;
+    core_door door(io, files.cert, files.key);
+    auto work = asio::make_work_guard(io);
+    door.socket.start();
+    std::thread loop([&] { io.run(); });
+    {
+        // 5,000 Initials without a token, and 5,000 with a token that does not verify.
+        client flood(door.socket.port());
+        auto with_token = initial_without_token();
+        for (int i = 0; i < 5000; ++i) flood.send(initial_without_token());
+        with_token[6 + 16 + 1 + 8] = 16;  // a 16-byte token of garbage in place of "none"
+        for (int i = 0; i < 5000; ++i) flood.send(with_token);
+    }
+    // A probe sent after the flood: its Retry comes once the socket's queue before it has
+    // been read.
+    client probe(door.socket.port());
+    probe.send(initial_without_token());
+    CHECK(probe.receive().size() > 20);
+    CHECK(door.open.load() == 0);
+    const auto cmd = "gtlsclient --quiet --exit-on-all-streams-close --timeout=3s 127.0.0.1 " +
+                     std::to_string(door.socket.port()) + " https://127.0.0.1/ >/dev/null 2>&1";
+    (void)std::system(cmd.c_str());
+    asio::post(io, [&] {
+        door.socket.close();
+        work.reset();
+    });
+    loop.join();
+    CHECK(door.handshakes.load() == 1);
+}
+
 }  // namespace wire_test_quic_datagrams

@@ -256,6 +256,14 @@ TEST_CASE("h3 connection: hostile stream bytes end the connection without a cras
             5);
         CHECK_FALSE(r.rig.feed(0, data, true));
     }
+    SECTION("QPACK encoder instructions into a dynamic table of capacity 0") {
+        rig_with_app r;
+        REQUIRE(r.rig.pump());
+        // Set Dynamic Table Capacity 4096 on the client's encoder stream (6): the server
+        // allowed none (docs/http3.md), so no instruction can make it hold state.
+        const std::string capacity("\x3f\xe1\x1f", 3);
+        CHECK_FALSE(r.rig.feed(6, capacity, false));
+    }
     SECTION("a frame length past the end of the stream") {
         rig_with_app r;
         REQUIRE(r.rig.pump());
