@@ -112,7 +112,10 @@ bool h3_stream::spool(std::string_view data) {
 }
 
 void h3_stream::on_end() {
-    request_ended_ = true;
+    // nghttp3 tells a head that ends the stream twice: end_headers with fin, then end_stream.
+    // The request became complete at the first; running it again would hand the same
+    // request to the handler twice (and a held answer's first link would outlive the stream).
+    if (std::exchange(request_ended_, true)) return;
     if (refused_ || answered_ || !head_done_) return;
     if (const int status = head_.refusal_status(); status != 0) return refuse(status);  // trailers
     if (spool_) {
