@@ -131,7 +131,10 @@ public:
 
 private:
     void send() {
-        for (auto& d : pending_) out_.send(d.bytes, d.to.get(), d.to.length);
+        if (pending_.empty()) return;
+        views_.clear();
+        for (const auto& d : pending_) views_.push_back({d.bytes, d.to.get(), d.to.length});
+        out_.send_many(views_);
         pending_.clear();
     }
 
@@ -163,6 +166,7 @@ private:
     protocol_host& host_;
     std::unordered_set<h3_connection*> connections_;
     std::vector<quic::datagram> pending_;
+    std::vector<datagram_view> views_;
     bool woken_ = false;
     static constexpr std::chrono::seconds check_interval{1};
     std::chrono::steady_clock::time_point next_check_{};

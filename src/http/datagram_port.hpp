@@ -16,6 +16,13 @@ namespace tern::detail {
 
 class protocol_host;
 
+/// One datagram to send: its bytes and where to.
+struct datagram_view {
+    std::span<const std::uint8_t> bytes;
+    const sockaddr* to = nullptr;
+    socklen_t to_length = 0;
+};
+
 /// Implemented by the datagram transport.
 class datagram_sender {
 public:
@@ -23,6 +30,11 @@ public:
     /// retransmits). False when it was not sent.
     virtual bool send(std::span<const std::uint8_t> bytes, const sockaddr* to,
                       socklen_t to_length) = 0;
+    /// Sends them all, in order, in as few system calls as the transport can (sendmmsg);
+    /// those the kernel has no room for are dropped.
+    virtual void send_many(std::span<const datagram_view> datagrams) {
+        for (const auto& d : datagrams) send(d.bytes, d.to, d.to_length);
+    }
     /// `datagram_receiver::on_expiry` at `when` (replacing the time given before).
     virtual void expire_at(std::chrono::steady_clock::time_point when) = 0;
 

@@ -10,6 +10,7 @@
 #include <netdb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 
@@ -115,6 +116,29 @@ bool datagram_socket::send(std::span<const std::uint8_t> bytes, const sockaddr* 
     const auto sent =
         ::sendto(socket_.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT, to, to_length);
     return sent == static_cast<ssize_t>(bytes.size());
+}
+
+void datagram_socket::send_many(std::span<const datagram_view> datagrams) {
+    std::array<mmsghdr, batch> messages{};
+    std::array<iovec, batch> vectors{};
+    while (open_ && !datagrams.empty()) {
+        const std::size_t n = std::min(batch, datagrams.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto& d = datagrams[i];
+            vectors[i] = {const_cast<std::uint8_t*>(d.bytes.data()), d.bytes.size()};
+            messages[i].msg_hdr = {};
+            messages[i].msg_hdr.msg_iov = &vectors[i];
+            messages[i].msg_hdr.msg_iovlen = 1;
+            messages[i].msg_hdr.msg_name = const_cast<sockaddr*>(d.to);
+            messages[i].msg_hdr.msg_namelen = d.to_length;
+        }
+        const int sent = ::sendmmsg(socket_.native_handle(), messages.data(),
+                                    static_cast<unsigned>(n), MSG_DONTWAIT);
+        // A datagram the kernel refuses (no room: EAGAIN) is dropped, as QUIC allows; the
+        // rest of the batch goes on after it.
+        const std::size_t done = sent > 0 ? static_cast<std::size_t>(sent) : 1;
+        datagrams = datagrams.subspan(std::min(done, datagrams.size()));
+    }
 }
 
 void datagram_socket::expire_at(std::chrono::steady_clock::time_point when) {
