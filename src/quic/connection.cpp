@@ -220,6 +220,10 @@ connection::connection(endpoint& ep, const tls_credentials& credentials, const a
         throw std::runtime_error("tern: http3: ngtcp2 cannot make a connection");
     }
     on_cid_(*this, scid_bytes, true);
+    // Until the client hears from the connection it keeps sending to the ID the Retry gave
+    // it: a ClientHello over two datagrams, or an Initial sent again because the answer was
+    // lost, must reach this connection, not let a second one in on the same token.
+    on_cid_(*this, ids.retry, true);
     auto& n = *native_;
     n.ref.get_conn = callbacks::get_conn;
     n.ref.user_data = native_.get();
