@@ -492,6 +492,9 @@ void worker::stop() {
         const std::vector<transport*> left(connections_.begin(), connections_.end());
         for (auto* c : left) c->close();
         end_datagrams();
+        // The closes above checked while HTTP/3 was still up: checked again now, or the
+        // wait for messages is never cancelled and the loop (and stop()) never ends.
+        check_drained();
         // A blocking handler still running now is not waited for: it cannot be
         // interrupted, and this loop runs on until its answer has come back (into nothing).
         report_drained();

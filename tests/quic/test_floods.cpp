@@ -1,0 +1,158 @@
+// Floods of streams and the idle timeout over a real UDP socket on 127.0.0.1 (docs/http3.md,
+// "Hardening, row by row"): a tern::app serving HTTP/3 with a self-signed certificate, and
+// tests/support/quic_client (ngtcp2's client, HTTP/3 bytes by hand) opening, resetting and
+// holding streams as a hostile client would. Built only with TERN_HTTP3.
+
+#include <catch2/catch.hpp>
+
+#include "support/quic_app.hpp"
+#include "support/quic_client.hpp"
+
+#include <tern/config.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace wire_test_quic_floods {
+
+using namespace std::chrono_literals;
+using tern_test::h3_body;
+using tern_test::h3_fetch;
+using tern_test::h3_get;
+using tern_test::h3_status;
+using tern_test::quic_app;
+using tern_test::quic_client;
+using tern_test::start_h3;
+
+TEST_CASE(
+    "quic floods: a client that opens and resets streams by the thousand is served and others "
+    "are too",
+    "[http3]") {
+    tern::config settings;
+    settings.timeouts.drain = 60s;  // see the end
+    quic_app server(settings);
+    quic_client flood(server.port);
+    start_h3(flood);
+
+    // 20,000 streams, each a request's HEADERS and then RESET_STREAM and STOP_SENDING
+    // (H3_REQUEST_CANCELLED): half complete requests (the handler runs, its answer meets the
+    // reset), half heads whose request never ends. A new stream only as the server's limit
+    // allows: when it allows none, the client pumps until a MAX_STREAMS raises it.
+    constexpr std::uint64_t streams = 20'000;
+    constexpr std::uint64_t request_cancelled = 0x10c;
+    const auto give_up = std::chrono::steady_clock::now() + 60s;
+    std::uint64_t sent = 0;
+    while (sent < streams && !flood.closed() && std::chrono::steady_clock::now() < give_up) {
+        const auto id = flood.open_bidi();
+        if (id < 0) {
+            flood.pump(100ms);
+            continue;
+        }
+        flood.send(id, h3_get("/"), sent % 2 == 0);
+        flood.reset(id, request_cancelled);
+        flood.pump(0ms);  // the ACKs that came meanwhile, so congestion control lets more out
+        ++sent;
+    }
+    INFO("closed: " << flood.close_reason());
+    REQUIRE(sent == streams);
+    // The requests reached the handler (those whose HEADERS and end came before the reset).
+    INFO("handled: " << server.handled.load());
+    CHECK(server.handled.load() > 0);
+    // The limit held all along: the server let a stream in only for one that had closed.
+    CHECK(flood.max_bidi_streams() <= streams + 100);
+
+    // The same connection is served after it.
+    const auto answer = h3_fetch(flood, "/");
+    CHECK(h3_status(answer.bytes) == 200);
+    CHECK(h3_body(answer.bytes) == "hi");
+
+    // And so is another client.
+    quic_client other(server.port);
+    start_h3(other);
+    const auto other_answer = h3_fetch(other, "/");
+    CHECK(h3_status(other_answer.bytes) == 200);
+    CHECK(h3_body(other_answer.bytes) == "hi");
+
+    // Nothing of the 20,000 streams is left on the server: a stop closes the connection as
+    // soon as it has no request stream open, and it would wait timeouts.drain (60 s) for
+    // one left behind. The client reads on meanwhile (the stop blocks its own thread).
+    std::thread stopper([&] { server.app.stop(); });
+    const bool closed = flood.pump_until([&] { return flood.closed(); }, 20s);
+    stopper.join();
+    INFO(flood.close_reason());
+    CHECK(closed);
+}
+
+TEST_CASE("quic floods: the stream limit holds: the 101st stream waits until one closes",
+          "[http3]") {
+    quic_app server;
+    quic_client c(server.port);
+    start_h3(c);
+
+    // Requests whose heads are sent and whose ends are not: each holds its stream open.
+    std::vector<std::int64_t> open;
+    for (std::int64_t id = c.open_bidi(); id >= 0; id = c.open_bidi()) {
+        c.send(id, h3_get("/"), false);
+        open.push_back(id);
+        REQUIRE(open.size() <= 1000);
+    }
+    CHECK(open.size() == 100);  // quic::connection_settings::max_streams_bidi
+    CHECK(c.max_bidi_streams() == 100);
+    // While none closes, the server allows none more (a wait for what must not come).
+    CHECK_FALSE(c.pump_until([&] { return c.max_bidi_streams() > 100; }, 500ms));
+    CHECK(c.open_bidi() == -1);
+
+    // One request ends: it is answered, its stream closes, and one more may open.
+    c.send(open.front(), {}, true);
+    std::int64_t next = -1;
+    CHECK(c.pump_until([&] { return (next = c.open_bidi()) >= 0; }, 10s));
+    INFO(c.close_reason());
+    CHECK(c.max_bidi_streams() == 101);
+    const auto first = c.stream(open.front());
+    CHECK(h3_status(first.bytes) == 200);
+    CHECK(h3_body(first.bytes) == "hi");
+    CHECK(c.open_bidi() == -1);
+
+    // The new stream is served like any.
+    REQUIRE(next >= 0);
+    c.send(next, h3_get("/"), true);
+    c.pump_until([&] { return c.stream(next).ended; }, 10s);
+    CHECK(h3_status(c.stream(next).bytes) == 200);
+}
+
+TEST_CASE("quic floods: a silent connection is closed at the idle timeout", "[http3]") {
+    // ngtcp2 closes an idle connection silently (RFC 9000 10.1), so the client cannot see the
+    // server's close. What proves it is the server's room: with a cap of one connection, a
+    // second client is refused while the first holds its place, and a third gets in once the
+    // first has stayed silent past timeouts.keep_alive (the HTTP/3 idle timeout). The first
+    // sends nothing meanwhile (it is not even pumped), so only its idle timeout on the
+    // server can have freed the place.
+    tern::config settings;
+    settings.timeouts.keep_alive = 3s;
+    settings.limits.max_concurrent_connections = 1;
+    quic_app server(settings);
+
+    quic_client silent(server.port);
+    start_h3(silent);
+    CHECK(h3_status(h3_fetch(silent, "/").bytes) == 200);
+    {
+        // Well within the idle timeout of the first's last packet: its Initial, after its
+        // Retry, is dropped.
+        quic_client second(server.port);
+        CHECK_FALSE(second.handshake(1s));
+        CHECK(second.retried());
+    }
+
+    quic_client third(server.port);
+    const bool in = third.handshake(20s);
+    INFO(third.close_reason());
+    REQUIRE(in);
+    start_h3(third);
+    const auto answer = h3_fetch(third, "/");
+    CHECK(h3_status(answer.bytes) == 200);
+    CHECK(h3_body(answer.bytes) == "hi");
+}
+
+}  // namespace wire_test_quic_floods
