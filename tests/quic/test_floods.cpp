@@ -155,4 +155,29 @@ TEST_CASE("quic floods: a silent connection is closed at the idle timeout", "[ht
     CHECK(h3_body(answer.bytes) == "hi");
 }
 
+TEST_CASE("quic floods: an Initial sent again with its token lets no second connection in",
+          "[http3]") {
+    // Until a client hears from the server it sends to the connection ID the Retry gave it:
+    // its Initial sent again (the answer lost) must reach the connection its token let in.
+    // With a cap of two connections, a second one made for the copy would leave no room for
+    // another client until its handshake timed out.
+    tern::config settings;
+    settings.limits.max_concurrent_connections = 2;
+    quic_app server(settings);
+
+    quic_client first(server.port);
+    start_h3(first);
+    for (int i = 0; i < 3; ++i) first.send_first_initial_again();
+    CHECK(h3_status(h3_fetch(first, "/").bytes) == 200);
+
+    quic_client other(server.port);
+    const bool in = other.handshake(5s);
+    INFO(other.close_reason());
+    CHECK(in);
+    if (in) {
+        start_h3(other);
+        CHECK(h3_status(h3_fetch(other, "/").bytes) == 200);
+    }
+}
+
 }  // namespace wire_test_quic_floods

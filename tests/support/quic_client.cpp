@@ -82,6 +82,7 @@ struct quic_client::state {
     // copy stream data, and resends lost packets from it.
     std::unordered_map<std::int64_t, std::deque<std::vector<std::uint8_t>>> kept;
     bool retried = false;
+    std::vector<std::uint8_t> first_after_retry;  // the Initial that carried the token
     bool closed = false;
     std::string reason;
     std::uint64_t max_bidi = 0;
@@ -103,9 +104,10 @@ struct quic_client::state {
                 nullptr};
     }
 
-    void send_datagram(const std::uint8_t* bytes, std::size_t size) const {
+    void send_datagram(const std::uint8_t* bytes, std::size_t size) {
         // A datagram the kernel refuses (a full buffer) is a lost packet: ngtcp2 resends.
         (void)::send(fd, bytes, size, 0);
+        if (retried && first_after_retry.empty()) first_after_retry.assign(bytes, bytes + size);
     }
 
     // Writes the queued stream bytes, then what else ngtcp2 has (ACKs, resets, flow
@@ -382,6 +384,11 @@ bool quic_client::handshake(std::chrono::milliseconds limit) {
 }
 
 bool quic_client::retried() const noexcept { return state_->retried; }
+
+void quic_client::send_first_initial_again() {
+    const auto& d = state_->first_after_retry;
+    if (!d.empty()) state_->send_datagram(d.data(), d.size());
+}
 
 std::int64_t quic_client::open_bidi() {
     std::int64_t id = -1;

@@ -41,6 +41,9 @@ public:
     bool handshake(std::chrono::milliseconds limit);
     /// Whether a Retry came (and was followed).
     bool retried() const noexcept;
+    /// Sends the first datagram after the Retry (the Initial that carried its token) again,
+    /// byte for byte, as a client does whose answer was lost.
+    void send_first_initial_again();
 
     /// Opens a bidirectional stream: its ID, or -1 while the server's stream limit allows
     /// no more (pump until the server raises it). Nothing is sent until `send`.
