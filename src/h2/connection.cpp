@@ -149,7 +149,7 @@ struct h2_connection::callbacks {
                 break;
         }
         if (stream != nullptr && stream->take_ready()) {
-            me.ready_.push_back(stream->shared_from_this());
+            me.ready_.push_back(stream->self());
         }
         return 0;
     }

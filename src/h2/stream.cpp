@@ -1,17 +1,16 @@
 #include "h2/stream.hpp"
 
 #include "h2/connection_impl.hpp"
-#include "http/error.hpp"
-#include "http/host.hpp"
+#include "http/protocol_host.hpp"
 #include "http/spooled_body.hpp"
-#include "http/status.hpp"
+
+#include <tern/config.hpp>
 
 #include <nghttp2/nghttp2.h>
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 
 namespace tern::detail {
@@ -28,11 +27,9 @@ long read_callback(nghttp2_session* /*s*/, std::int32_t /*id*/, std::uint8_t* bu
 
 h2_stream::h2_stream(h2_connection& connection, std::int32_t id, const head_limits& limits,
                      clock::time_point now)
-    : connection_(&connection),
-      host_(&connection.host()),
-      door_(connection.loop()),
+    : stream_exchange(connection.host(), connection.loop(), limits),
+      connection_(&connection),
       id_(id),
-      head_(limits),
       begun_(now),
       last_read_(now),
       last_sent_(now) {}
@@ -46,107 +43,42 @@ bool h2_stream::on_field(std::string_view name, std::string_view value, bool tra
     constexpr std::size_t hpack_entry_overhead = 32;  // RFC 9113 6.5.2, as HPACK counts an entry
     block_size_ += name.size() + value.size() + hpack_entry_overhead;
     if (block_size_ > cut) return false;
-    if (trailer) {
-        head_.add_trailer(name, value);
-    } else {
-        head_.add(name, value);
-    }
+    add_field(name, value, trailer);
     return true;
 }
 
 void h2_stream::on_head(bool ended, clock::time_point now) {
-    head_done_ = true;
     block_size_ = 0;  // trailers are a block of their own
     last_read_ = now;
-    request_ended_ = ended;
-    const bool filled = head_.fill(req_);
-    req_.secure = connection_->peer().secure;
-    req_.client_subject.assign(connection_->peer().client_subject);
-    if (const int status = head_.refusal_status(); status != 0) {
-        refuse(status);
-        return;
-    }
-    const auto host = req_.header("host");
-    if (!filled || (host && !is_valid_host(*host))) {
-        refuse(400);
-        return;
-    }
-    if (ended) {
-        ready_ = true;
-        return;
-    }
-    body_limit_ = host_->handler().body_limit(req_);
-    // A declared length over the limit is refused before any of the body is read (nghttp2
-    // checks that the DATA frames add up to it).
-    if (const auto length = req_.header("content-length")) {
-        std::uint64_t declared = 0;
-        const auto [end, ec] =
-            std::from_chars(length->data(), length->data() + length->size(), declared);
-        if (ec == std::errc{} && declared > body_limit_) {
-            refuse(413);
-            return;
-        }
-        if (ec == std::errc{}) declared_ = declared;
-    }
-    if (const auto expect = req_.header("expect"); expect && iequals(*expect, "100-continue")) {
-        static constexpr char status_name[] = ":status";
-        static constexpr char continue_code[] = "100";
-        const nghttp2_nv nv = {reinterpret_cast<std::uint8_t*>(const_cast<char*>(status_name)),
-                               reinterpret_cast<std::uint8_t*>(const_cast<char*>(continue_code)),
-                               sizeof status_name - 1, sizeof continue_code - 1,
-                               NGHTTP2_NV_FLAG_NONE};
-        nghttp2_submit_headers(connection_->raw(), NGHTTP2_FLAG_NONE, id_, nullptr, &nv, 1,
-                               nullptr);
-    }
+    take_head(ended, 2, connection_->peer().secure, connection_->peer().client_subject);
+}
+
+void h2_stream::send_continue() {
+    static constexpr char status_name[] = ":status";
+    static constexpr char continue_code[] = "100";
+    const nghttp2_nv nv = {reinterpret_cast<std::uint8_t*>(const_cast<char*>(status_name)),
+                           reinterpret_cast<std::uint8_t*>(const_cast<char*>(continue_code)),
+                           sizeof status_name - 1, sizeof continue_code - 1, NGHTTP2_NV_FLAG_NONE};
+    nghttp2_submit_headers(connection_->raw(), NGHTTP2_FLAG_NONE, id_, nullptr, &nv, 1, nullptr);
 }
 
 void h2_stream::on_body(std::string_view data, clock::time_point now) {
-    if (refused_ || answered_ || !head_done_) return;  // answered already: dropped
-    last_read_ = now;
-    body_bytes_ += data.size();
-    if (body_bytes_ > body_limit_) {
-        refuse(413);
-        return;
-    }
-    const parser_limits& limits = host_->limits();
-    if (!spool_ && limits.spool_body_above != 0 && body_bytes_ > limits.spool_body_above) {
-        // A large body goes to a temporary file as it arrives (docs/uploads.md): one more
-        // descriptor, so only while the connection holds fewer than h2_max_open_files and
-        // the process is not short of them. Otherwise the stream is refused, unprocessed
-        // (RFC 9113 8.7: the client may retry it).
-        if (!connection_->may_open_file()) {
-            refused_ = true;
-            reset(NGHTTP2_REFUSED_STREAM);
-            return;
-        }
-        spool_ = spooled_body::create(limits.spool_directory, limits.spool_space);
-        if (!spool_) {
-            refuse(500, failure_message(error::body_spool_failed));
-            return;
-        }
-        if (!spool(req_.body)) return;
-        req_.body = std::string();
-    }
-    if (spool_) {
-        spool(data);
-        return;
-    }
-    req_.body.append(data);
+    if (head_done_ && !refused_ && !answered_) last_read_ = now;
+    take_body(data);
 }
 
-bool h2_stream::spool(std::string_view data) {
-    // The connection's bound first (h2_max_spooled_bytes, beyond its first spooled body),
-    // then the server's (max_spooled_bytes); a declared length is taken whole at once.
-    const std::uint64_t after = std::max(declared_, spool_->size() + data.size());
-    auto outcome =
-        connection_->may_spool(*this, after) ? spool_->reserve(after) : spooled_body::outcome::full;
-    if (outcome == spooled_body::outcome::stored) outcome = spool_->append(data);
-    if (outcome == spooled_body::outcome::stored) return true;
-    const error why =
-        outcome == spooled_body::outcome::full ? error::body_spool_full : error::body_spool_failed;
-    refuse(status_of(why), failure_message(why));
-    spool_.reset();  // its space is given back at once
+bool h2_stream::admit_spool() {
+    // One more descriptor, so only while the connection holds fewer than h2_max_open_files
+    // and the process is not short of them. Otherwise the stream is refused, unprocessed
+    // (RFC 9113 8.7: the client may retry it).
+    if (connection_->may_open_file()) return true;
+    reset(NGHTTP2_REFUSED_STREAM);
     return false;
+}
+
+bool h2_stream::may_spool(std::uint64_t after) {
+    // h2_max_spooled_bytes, beyond the connection's first spooled body.
+    return connection_->may_spool(*this, after);
 }
 
 std::uint64_t h2_stream::spooled_bytes() const noexcept {
@@ -155,46 +87,17 @@ std::uint64_t h2_stream::spooled_bytes() const noexcept {
     return req_.spooled ? req_.spooled->reserved() : 0;
 }
 
-void h2_stream::on_end() {
-    request_ended_ = true;
-    if (refused_ || answered_ || !head_done_) return;
-    if (const int status = head_.refusal_status(); status != 0) return refuse(status);  // trailers
-    if (spool_) {
-        if (!spool_->finish()) {
-            refuse(500, failure_message(error::body_spool_failed));
-            return;
-        }
-        req_.spooled = std::move(spool_);
-    }
-    ready_ = true;
-}
+std::string_view h2_stream::remote_ip() const noexcept { return connection_->peer().remote_ip; }
 
-void h2_stream::run() {
-    if (closed_ || connection_ == nullptr || answered_) return;
-    host_->count_h2_request();
-    host_->handler().handle(req_, res_, connection_->peer().remote_ip, *this, host_->app_state());
-    if (!deferred_ && !answered_) submit();
-}
-
-void h2_stream::refuse(int status, std::string_view message) {
-    refused_ = true;
-    if (answered_ || connection_ == nullptr) return;
-    host_->count_h2_request();
-    res_.clear();
-    host_->handler().handle_failure(req_, status, message, res_, connection_->peer().remote_ip,
-                                    host_->app_state());
-    submit();
-}
+void h2_stream::count_request() noexcept { host_->count_h2_request(); }
 
 // ---- the response --------------------------------------------------------------------------
 
 void h2_stream::submit() {
-    if (answered_ || closed_ || connection_ == nullptr) return;
+    if (answered_ || !live()) return;
     answered_ = true;
     connection_->count_answer();
-    const std::uint64_t length = res_.file.file ? res_.file.length : res_.body.size();
-    const bool body = !req_.is_head && !status_forbids_body(res_.status) &&
-                      (res_.source != nullptr || length != 0);
+    const bool body = answer_has_body();
     // The connection's fields are used at once: nghttp2 copies them.
     response_fields<nghttp2_nv>& head = connection_->response_scratch();
     head.build(res_);
@@ -204,16 +107,7 @@ void h2_stream::submit() {
     const int submitted = nghttp2_submit_response(connection_->raw(), id_, head.fields().data(),
                                                   head.fields().size(), body ? &provider : nullptr);
     // nghttp2 pulls the body only when it sends, after this.
-    if (res_.source) {
-        auto source = std::move(res_.source);
-        if (body && submitted == 0) {
-            source_ = std::move(source);
-            const std::shared_ptr<exchange_port> port(shared_from_this(), this);
-            source_->attach(door_, port);
-        } else {
-            source->closed();  // HEAD, 204, 304: the head alone; the producer is told at once
-        }
-    }
+    source_ = take_source(body && submitted == 0);
     if (submitted != 0) {
         reset(NGHTTP2_INTERNAL_ERROR);  // e.g. a status nghttp2 refuses as final (1xx)
         return;
@@ -295,7 +189,7 @@ std::uint64_t h2_stream::unsent() const noexcept {
 
 void h2_stream::reset(std::uint32_t error_code) noexcept {
     sending_ = false;
-    if (closed_ || connection_ == nullptr) return;
+    if (!live()) return;
     nghttp2_submit_rst_stream(connection_->raw(), NGHTTP2_FLAG_NONE, id_, error_code);
     connection_->want_write();
 }
@@ -306,62 +200,16 @@ void h2_stream::on_close() noexcept {
     sending_ = false;
     // Blocking work not started never runs; a held response and a body source are told
     // that nothing more reaches the client.
-    take_back(false);
-    if (auto link = std::exchange(held_, nullptr)) link->abandon();
+    release();
     if (auto source = std::exchange(source_, nullptr)) source->closed();
-    spool_.reset();
 }
 
 void h2_stream::detach() noexcept { connection_ = nullptr; }
 
 // ---- answered later ------------------------------------------------------------------------
 
-answer_later::resume_fn h2_stream::defer(withdraw_fn withdraw) {
-    deferred_ = true;
-    withdraw_ = std::move(withdraw);
-    host_->expect_posted();
-    return [host = host_, self = shared_from_this()](std::function<void()> on_loop) mutable {
-        // Any thread. The worker (the host) outlives its deferred requests; the stream is
-        // kept by this reference until the resume has run on the loop.
-        host->post(
-            [self = std::move(self), fn = std::move(on_loop)]() mutable { self->resume(fn); });
-    };
-}
-
-void h2_stream::resume(const std::function<void()>& on_loop) noexcept {
-    withdraw_ = nullptr;
-    if (closed_ || connection_ == nullptr) return;  // reset or gone meanwhile: nobody to answer
-    deferred_ = false;
-    on_loop();
-    submit();  // and wakes the connection
-}
-
-bool h2_stream::take_back(bool answer_now) noexcept {
-    if (!withdraw_) return false;
-    auto instead = std::exchange(withdraw_, nullptr)();
-    if (!instead) return false;  // it has started: its resume comes
-    host_->unexpect_posted();
-    if (answer_now) resume(instead);
-    return true;
-}
-
-std::shared_ptr<loop_door> h2_stream::door() { return door_; }
-
-void h2_stream::hold(std::shared_ptr<held_link> link) {
-    held_ = std::move(link);
-    deferred_ = true;
-}
-
-void h2_stream::finish(response&& res) {
-    held_.reset();
-    if (closed_ || connection_ == nullptr || answered_) return;
-    res_ = std::move(res);
-    deferred_ = false;
-    submit();
-}
-
 void h2_stream::wake() {
-    if (closed_ || connection_ == nullptr || !source_) return;
+    if (!live() || !source_) return;
     if (source_->cut_off()) {
         reset(NGHTTP2_INTERNAL_ERROR);  // the producer overflowed its buffer
         return;
@@ -390,7 +238,7 @@ h2_stream::clock::time_point h2_stream::next_deadline() const noexcept {
 }
 
 bool h2_stream::check(clock::time_point now) {
-    if (closed_ || connection_ == nullptr) return true;
+    if (!live()) return true;
     const auto& cfg = host_->settings();
     if (!head_done_) return now < begun_ + cfg.timeouts.header;
     if (!request_ended_ && !refused_ && !answered_ && now >= last_read_ + cfg.timeouts.body_idle) {
@@ -431,7 +279,7 @@ bool h2_stream::check(clock::time_point now) {
 
 void h2_stream::stop() {
     // Blocking work that has not started is answered now (503).
-    if (deferred_) take_back(true);
+    stop_deferred();
     // An endless stream (SSE) ends; its client reconnects elsewhere.
     if (source_ && source_->end_on_stop() && source_waits_) {
         source_waits_ = false;

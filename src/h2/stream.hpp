@@ -2,28 +2,24 @@
 // One HTTP/2 stream: a request as its frames arrive (head, body, end), the handler run on
 // it, and its response as nghttp2 asks for the DATA (the stream is the exchange port of its
 // request: held and deferred responses and streamed bodies go through it as through an
-// HTTP/1 connection, while the other streams go on). Private to src/h2.
+// HTTP/1 connection, while the other streams go on). What HTTP/3's streams do the same
+// (the request's head and body, the handler, answers later) is http/stream_exchange's; this
+// adds HTTP/2's framing, flow control and deadlines. Private to src/h2.
 
 #include "h2/connection.hpp"
-#include "http/exchange_port.hpp"
-#include "http/field_section.hpp"
-#include "http/request.hpp"
-#include "http/request_handler.hpp"
-#include "http/response.hpp"
+#include "http/stream_exchange.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
-#include <vector>
+#include <string_view>
 
 namespace tern::detail {
 
 class h2_connection;
-class spooled_body;
 
-class h2_stream final : public answer_later, public std::enable_shared_from_this<h2_stream> {
+class h2_stream final : public stream_exchange {
 public:
     using clock = std::chrono::steady_clock;
 
@@ -45,19 +41,17 @@ public:
     /// Body bytes.
     void on_body(std::string_view data, clock::time_point now);
     /// END_STREAM after the body (or the trailers).
-    void on_end();
-    /// The request has just become complete (by on_head or on_end): true once, and the
-    /// connection then queues it for `run`.
-    bool take_ready() noexcept { return std::exchange(ready_, false); }
-    /// Runs the handler on the complete request (after nghttp2 has returned).
-    void run();
+    void on_end() { take_end(); }
+    /// This stream, shared (for the connection's queue of requests to run).
+    std::shared_ptr<h2_stream> self() {
+        return std::static_pointer_cast<h2_stream>(shared_from_this());
+    }
 
     // ---- the response ---------------------------------------------------------------------
     /// nghttp2's data provider: up to `length` bytes of body into `buf`.
     long read_body(std::uint8_t* buf, std::size_t length, std::uint32_t* flags);
     /// The response's last frame (END_STREAM) went out.
     void on_response_sent() noexcept { response_done_ = true; }
-    bool request_ended() const noexcept { return request_ended_; }
 
     /// What the stream holds for its response (docs/http2.md, "What one connection may
     /// hold"): body bytes in memory not yet framed, and whether a file body's descriptor
@@ -88,30 +82,22 @@ public:
     void stop();
 
 private:
-    // answer_later / exchange_port
-    resume_fn defer(withdraw_fn withdraw) override;
-    std::shared_ptr<loop_door> door() override;
-    void hold(std::shared_ptr<held_link> link) override;
-    void finish(response&& res) override;
+    // stream_exchange
+    bool live() const noexcept override { return connection_ != nullptr && !closed_; }
+    std::string_view remote_ip() const noexcept override;
+    void count_request() noexcept override;
+    void submit() override;
+    void send_continue() override;
+    bool admit_spool() override;
+    bool may_spool(std::uint64_t after) override;
+    // exchange_port
     void wake() override;
 
     long read_body_bytes(std::uint8_t* buf, std::size_t length, std::uint32_t* flags);
-    void refuse(int status, std::string_view message = {});
-    // Writes request body bytes to spool_; false (the stream answered 503 or 500, the file
-    // closed) when a spool bound refuses them or the file cannot take them.
-    bool spool(std::string_view data);
-    void resume(const std::function<void()>& on_loop) noexcept;
-    bool take_back(bool answer_now) noexcept;
-    void submit();
     void reset(std::uint32_t error_code) noexcept;
 
     h2_connection* connection_;  // null once the connection is gone
-    protocol_host* host_;        // the worker: outlives the stream's posted resumes
-    std::shared_ptr<loop_door> door_;
     std::int32_t id_;
-    request_head head_;
-    request req_;
-    response res_;
     clock::time_point begun_;
     clock::time_point last_read_;
     clock::time_point last_sent_;
@@ -122,22 +108,8 @@ private:
     std::uint64_t progress_ = 0;  // body bytes handed to nghttp2 so far
 
     std::size_t block_size_ = 0;  // the decoded size of the header block in progress
-    bool head_done_ = false;
-    bool request_ended_ = false;
-    bool ready_ = false;
-    bool refused_ = false;  // answered by a refusal: further body bytes are dropped
-    bool answered_ = false;
     bool response_done_ = false;
     bool closed_ = false;
-    std::size_t body_limit_ = 0;
-    std::uint64_t declared_ = 0;  // the request's Content-Length, 0 when it has none
-    std::uint64_t body_bytes_ = 0;
-    std::shared_ptr<spooled_body> spool_;
-
-    // Deferred (a blocking handler) or held (`hold`): answered later.
-    bool deferred_ = false;
-    withdraw_fn withdraw_;
-    std::shared_ptr<held_link> held_;
 
     // The body being sent: from res_.body, res_.file, or a source.
     bool sending_ = false;

@@ -173,7 +173,7 @@ h3_connection::~h3_connection() {
 }
 
 void h3_connection::queue_if_ready(h3_stream& s) {
-    if (s.take_ready()) ready_.push_back(s.shared_from_this());
+    if (s.take_ready()) ready_.push_back(s.self());
 }
 
 bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) {

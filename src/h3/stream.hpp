@@ -2,13 +2,11 @@
 // One HTTP/3 request stream: a request as nghttp3 decodes it (head, body, end), the handler
 // run on it, and its response as nghttp3 asks for the body (the stream is the exchange port
 // of its request, as an HTTP/2 stream is: held and deferred responses and streamed bodies go
-// through it while the other streams go on). Private to src/h3.
+// through it while the other streams go on). What HTTP/2's streams do the same (the
+// request's head and body, the handler, answers later) is http/stream_exchange's; this adds
+// HTTP/3's body reading, acknowledgements and deadlines. Private to src/h3.
 
-#include "http/exchange_port.hpp"
-#include "http/field_section.hpp"
-#include "http/request.hpp"
-#include "http/request_handler.hpp"
-#include "http/response.hpp"
+#include "http/stream_exchange.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -21,10 +19,8 @@
 namespace tern::detail {
 
 class h3_connection;
-class protocol_host;
-class spooled_body;
 
-class h3_stream final : public answer_later, public std::enable_shared_from_this<h3_stream> {
+class h3_stream final : public stream_exchange {
 public:
     using clock = std::chrono::steady_clock;
 
@@ -38,17 +34,21 @@ public:
 
     // ---- the request, as nghttp3 reports it -------------------------------------------
     /// A field of the request's header section (the trailers' when `trailer`).
-    void on_field(std::string_view name, std::string_view value, bool trailer);
+    void on_field(std::string_view name, std::string_view value, bool trailer) {
+        add_field(name, value, trailer);
+    }
     /// The header section is complete; `ended`: the request has no body.
     void on_head(bool ended);
     /// Body bytes.
     void on_body(std::string_view data);
-    /// The request's end (after the body or the trailers).
-    void on_end();
-    /// The request has just become complete: true once; the connection then runs it.
-    bool take_ready() noexcept { return std::exchange(ready_, false); }
-    /// Runs the handler on the complete request (after nghttp3 has returned).
-    void run();
+    /// The request's end (after the body or the trailers). nghttp3 tells a head that ends
+    /// the stream twice (end_headers with fin, then end_stream): the second is ignored, so
+    /// the request is not handed to the handler twice.
+    void on_end() { take_end(); }
+    /// This stream, shared (for the connection's queue of requests to run).
+    std::shared_ptr<h3_stream> self() {
+        return std::static_pointer_cast<h3_stream>(shared_from_this());
+    }
 
     // ---- the response ---------------------------------------------------------------------
     /// nghttp3's data reader: up to `count` runs of body bytes (kept until acknowledged).
@@ -71,23 +71,17 @@ public:
     bool open() const noexcept { return !closed_; }
 
 private:
-    // answer_later / exchange_port
-    resume_fn defer(withdraw_fn withdraw) override;
-    std::shared_ptr<loop_door> door() override;
-    void hold(std::shared_ptr<held_link> link) override;
-    void finish(response&& res) override;
+    // stream_exchange
+    bool live() const noexcept override { return connection_ != nullptr && !closed_; }
+    std::string_view remote_ip() const noexcept override;
+    void count_request() noexcept override;
+    void submit() override;
+    void after_refusal() override;
+    // exchange_port
     void wake() override;
 
-    void refuse(int status, std::string_view message = {});
-    // Writes request body bytes to spool_; false (the stream answered 503 or 500, the file
-    // closed) when the server's spool bound refuses them or the file cannot take them.
-    bool spool(std::string_view data);
-    void submit();
     void reset() noexcept;
-    void resume(const std::function<void()>& on_loop) noexcept;
-    bool take_back(bool answer_now) noexcept;
     void resume_body() noexcept;
-    bool live() const noexcept { return connection_ != nullptr && !closed_; }
 
     // Body bytes handed to nghttp3 and not yet acknowledged are held at most this much
     // (a file or a streamed body): the peer's acknowledgements pace the reading.
@@ -95,28 +89,9 @@ private:
     static constexpr std::size_t piece_size = 64 * 1024;
 
     h3_connection* connection_;  // null once the connection is gone
-    protocol_host* host_;        // the worker: outlives the stream's posted resumes
-    std::shared_ptr<loop_door> door_;
     std::int64_t id_;
-    request_head head_;
-    request req_;
-    response res_;
-
-    bool head_done_ = false;
-    bool request_ended_ = false;
-    bool ready_ = false;
-    bool refused_ = false;  // answered by a refusal: further body bytes are dropped
-    bool answered_ = false;
     bool closed_ = false;
     bool reset_ = false;  // its sending side was reset
-    std::size_t body_limit_ = 0;
-    std::uint64_t body_bytes_ = 0;
-    std::shared_ptr<spooled_body> spool_;
-
-    // Deferred (a blocking handler) or held (`hold`): answered later.
-    bool deferred_ = false;
-    withdraw_fn withdraw_;
-    std::shared_ptr<held_link> held_;
 
     // The body being sent: res_.body whole, or pieces of res_.file or of a source, each kept
     // until the peer acknowledged it.

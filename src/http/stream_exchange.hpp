@@ -1,0 +1,123 @@
+#pragma once
+// One request on a stream of a multiplexed connection (HTTP/2, HTTP/3): what both protocols
+// do the same. The head is mapped and checked (a refusal answered at once), the body kept in
+// memory or spooled to a file within its limits, the handler run on the complete request,
+// and the answer-later port: deferred work taken back or resumed on the loop, held answers
+// finished. A protocol's stream derives from it and adds the framing: how an answer is
+// submitted and its body sent, resets, deadlines (src/h2/stream.hpp, src/h3/stream.hpp).
+
+#include "http/exchange_port.hpp"
+#include "http/field_section.hpp"
+#include "http/request.hpp"
+#include "http/request_handler.hpp"
+#include "http/response.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <utility>
+
+namespace tern::detail {
+
+class protocol_host;
+class spooled_body;
+
+class stream_exchange : public answer_later,
+                        public std::enable_shared_from_this<stream_exchange> {
+public:
+    stream_exchange(const stream_exchange&) = delete;
+    stream_exchange& operator=(const stream_exchange&) = delete;
+
+    /// The request has just become complete (by its head or its end): true once; the
+    /// connection then queues it for `run`, after the protocol library has returned.
+    bool take_ready() noexcept { return std::exchange(ready_, false); }
+    /// Runs the handler on the complete request.
+    void run();
+    bool request_ended() const noexcept { return request_ended_; }
+
+protected:
+    stream_exchange(protocol_host& host, std::shared_ptr<loop_door> door,
+                    const head_limits& limits);
+    ~stream_exchange();
+
+    // ---- the request, as the protocol decodes it ------------------------------------------
+    /// A field of the header section (of the trailers when `trailer`).
+    void add_field(std::string_view name, std::string_view value, bool trailer);
+    /// The header section is complete (once: a later one is the trailers); `ended`: the
+    /// request has no body. `major` is the HTTP version; `secure` and `client_subject` what
+    /// the connection knows of its TLS. A head that fails a limit or does not map is
+    /// refused; one that declares a body over its route's limit is refused with 413.
+    void take_head(bool ended, int major, bool secure, std::string_view client_subject);
+    /// Body bytes: kept, spooled past `limits.spool_body_above`, or refused (413 past the
+    /// route's limit; 503 or 500 when the spool cannot take them). Dropped once answered.
+    void take_body(std::string_view data);
+    /// The request's end, after its body or trailers (a second report is ignored).
+    void take_end();
+    /// Answers the request with a refusal (`status`, `message` as handle_failure takes it);
+    /// the rest of its body is dropped.
+    void refuse(int status, std::string_view message = {});
+
+    // ---- what the protocol's stream provides ------------------------------------------------
+    /// The stream can still be answered: its connection is there and it is not closed.
+    virtual bool live() const noexcept = 0;
+    virtual std::string_view remote_ip() const noexcept = 0;
+    /// Counts one request answered (for the server's counters).
+    virtual void count_request() noexcept = 0;
+    /// Sends res_ as the answer (once: answered_ is set by it).
+    virtual void submit() = 0;
+    /// After a refusal was submitted.
+    virtual void after_refusal() {}
+    /// The request asks for 100 Continue before its body.
+    virtual void send_continue() {}
+    /// A body is about to be spooled: one more file. False when the protocol refused the
+    /// stream instead (it reset it unprocessed).
+    virtual bool admit_spool() { return true; }
+    /// Whether the connection's own bound lets the spool grow to `after` bytes.
+    virtual bool may_spool(std::uint64_t /*after*/) { return true; }
+
+    // ---- for the protocol's stream ---------------------------------------------------------
+    /// Whether res_ has a body to send (not for HEAD, 1xx, 204, 304; not when empty).
+    bool answer_has_body() const noexcept;
+    /// Takes res_'s source: attached to this stream as its port and returned when `keep`,
+    /// else told at once that nothing is pulled (a HEAD, a 204) and null returned.
+    std::shared_ptr<body_source> take_source(bool keep);
+    /// The stream closed: work not started never runs, a held answer is told that nothing
+    /// more reaches the client, the spool is given back.
+    void release() noexcept;
+    /// The server stops: deferred work that has not started is answered now (503).
+    void stop_deferred() noexcept;
+
+    // answer_later / exchange_port: `wake` is the protocol's.
+    resume_fn defer(withdraw_fn withdraw) override;
+    std::shared_ptr<loop_door> door() override;
+    void hold(std::shared_ptr<held_link> link) override;
+    void finish(response&& res) override;
+
+    protocol_host* host_;  // the worker: outlives the stream's posted resumes
+    std::shared_ptr<loop_door> door_;
+    request_head head_;
+    request req_;
+    response res_;
+
+    bool head_done_ = false;
+    bool request_ended_ = false;
+    bool refused_ = false;  // answered by a refusal: further body bytes are dropped
+    bool answered_ = false;
+    bool deferred_ = false;  // deferred (a blocking handler) or held: answered later
+    std::shared_ptr<spooled_body> spool_;
+
+private:
+    bool spool(std::string_view data);
+    void resume(const std::function<void()>& on_loop) noexcept;
+    bool take_back(bool answer_now) noexcept;
+
+    bool ready_ = false;
+    std::size_t body_limit_ = 0;
+    std::uint64_t declared_ = 0;  // the request's Content-Length, 0 when it has none
+    std::uint64_t body_bytes_ = 0;
+    withdraw_fn withdraw_;
+    std::shared_ptr<held_link> held_;
+};
+
+}  // namespace tern::detail
