@@ -4,11 +4,10 @@
 
 #include "http/error.hpp"
 #include "http/host.hpp"
+#include "http/parser.hpp"
 #include "http/protocol_host.hpp"
 #include "http/spooled_body.hpp"
 #include "http/status.hpp"
-
-#include <tern/config.hpp>
 
 #include <algorithm>
 #include <charconv>
