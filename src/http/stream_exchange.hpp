@@ -23,8 +23,7 @@ namespace tern::detail {
 class protocol_host;
 class spooled_body;
 
-class stream_exchange : public answer_later,
-                        public std::enable_shared_from_this<stream_exchange> {
+class stream_exchange : public answer_later, public std::enable_shared_from_this<stream_exchange> {
 public:
     stream_exchange(const stream_exchange&) = delete;
     stream_exchange& operator=(const stream_exchange&) = delete;
