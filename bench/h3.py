@@ -13,7 +13,7 @@ examples/live/public/index.html (1,400 bytes, a static file on both servers):
 
     bench/h3.py [--live build/examples/live/live] [--seconds 8] [--rounds 2]
 
-tern runs examples/live --cert --key --http3 (a build with -DTERN_HTTP3=ON; its two event
+tern runs examples/live --cert --key --http3 (HTTP/3 is in the default build; its two event
 loops share CPU 0, and every HTTP/3 connection lives on the first); Caddy 2.6 with
 GOMAXPROCS=1, `protocols h1 h2 h3`, the same certificate (`default_sni 127.0.0.1`: Go's
 client, like Chromium, sends no SNI to an IP address, and without it Caddy ends the

@@ -13,7 +13,8 @@ set(TERN_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/tern")
 # (nor, with TERN_HTTP3, ngtcp2's, nghttp3's or GnuTLS's pkg-config modules) (a
 # shared libtern carries them itself). OpenSSL is on the list only with
 # TERN_OPENSSL_DLOPEN=OFF: by default libtern loads libssl and libcrypto with dlopen when it
-# first needs them (src/openssl/library.cpp). The same list goes into tern.pc.
+# first needs them (src/openssl/library.cpp); the HTTP/3 libraries likewise only with
+# TERN_HTTP3_DLOPEN=OFF (src/quic/library.cpp). The same list goes into tern.pc.
 set(TERN_STATIC_LINK_FILES "")
 if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     tern_library_beside(ZLIB::ZLIB TERN_ZLIB_LIBRARY z)
@@ -31,7 +32,7 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     if(TERN_IO_URING)
         list(APPEND TERN_STATIC_LINK_FILES "${TERN_URING_LIBRARY}")
     endif()
-    if(TERN_HTTP3)
+    if(TERN_HTTP3 AND NOT TERN_HTTP3_DLOPEN)
         # HTTP/3 (docs/http3.md): ngtcp2 with its GnuTLS backend, nghttp3 and GnuTLS.
         find_library(TERN_NGTCP2_CRYPTO_LIBRARY NAMES ngtcp2_crypto_gnutls
                      HINTS ${TERN_NGTCP2_LIBRARY_DIRS} REQUIRED)

@@ -11,7 +11,7 @@
 # PostgreSQL; its test starts a PostgreSQL server of its own (initdb + pg_ctl).
 #
 # libngtcp2-dev, libngtcp2-crypto-gnutls-dev, libnghttp3-dev, libgnutls28-dev: HTTP/3 over QUIC
-# (cmake -DTERN_HTTP3=ON, docs/http3.md); ngtcp2-client: gtlsclient, the HTTP/3 client its
+# (TERN_HTTP3, on by default; docs/http3.md); ngtcp2-client: gtlsclient, the HTTP/3 client its
 # tests run.
 #
 # chromium: the browser tests (tests/browser/) drive headless Chromium over its DevTools

@@ -4,7 +4,7 @@
 //                 (default port 8080; --ws-compression turns on permessage-deflate for
 //                 /ws; with --cert and --key, PEM files, it serves HTTPS and wss://; with
 //                 --http3 as well, HTTP/3 on the same port over UDP, in a tern built with
-//                 -DTERN_HTTP3=ON: docs/http3.md)
+//                 HTTP/3, the default: docs/http3.md)
 //
 //   GET /                 the page (public/index.html): it shows /events as they arrive
 //   GET /events           Server-Sent Events: `id: N`, `data: tick N` every 100 ms from 1;

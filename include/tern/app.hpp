@@ -351,7 +351,7 @@ public:
     /// routes answer, and HTTPS answers carry `Alt-Svc: h3=":port"`. `start`/`listen` throw
     /// std::invalid_argument when there is no `tls`, when that certificate is PEM text or its
     /// key has a password, with `listen_fd`/`listen_unix`, or when tern was built without
-    /// HTTP/3 (`-DTERN_HTTP3=ON`).
+    /// HTTP/3 (`-DTERN_HTTP3=OFF`); std::runtime_error when its libraries cannot be loaded.
     app& http3(std::uint16_t port);
     /// Sends file bodies with `sendfile(2)` instead of through a buffer (default off); see
     /// config::sendfile.

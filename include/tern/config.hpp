@@ -306,7 +306,7 @@ struct config {
     /// HTTPS on the listener (docs/tls.md); unset: plain HTTP.
     std::optional<tls_config> tls;
     /// HTTP/3 over QUIC on this UDP port with `tls`'s first certificate and key, as files
-    /// (docs/http3.md); 0: none. Needs a build with `-DTERN_HTTP3=ON`.
+    /// (docs/http3.md); 0: none. Needs a build with HTTP/3 (the default, `TERN_HTTP3`).
     std::uint16_t http3_port = 0;
     /// Readiness and liveness routes and the stop's grace period; unset: none, and a stop
     /// closes the listener at once.

@@ -6,6 +6,9 @@
 #include "handling/errors.hpp"
 #include "handling/sse_route.hpp"
 #include "handling/ws_route.hpp"
+#ifdef TERN_HTTP3
+#include "h3/service.hpp"
+#endif
 #include "http/methods.hpp"
 #include "http/status.hpp"
 #include "http/token.hpp"
@@ -27,11 +30,28 @@ handler blocking(handler h) {
     return detail::blocking_handler{std::move(h)};
 }
 
-app::app() : app(tern::config{}) {}
+namespace {
+
+// The one place HTTP/3's code is named (see app::impl::datagrams); null in a build without it,
+// where start() refuses an http3_port (config_check.cpp).
+detail::datagram_opener http3_service() {
+#ifdef TERN_HTTP3
+    return &detail::open_datagrams;
+#else
+    return nullptr;
+#endif
+}
+
+}  // namespace
+
+// Not app(config{}): that one names HTTP/3's service, which a default app leaves unlinked.
+app::app() : impl_(std::make_unique<impl>(tern::config{})) {}
 
 app::app(tern::config settings) {
     detail::check_config(settings);
+    const bool http3 = settings.http3_port != 0;
     impl_ = std::make_unique<impl>(std::move(settings));
+    if (http3) impl_->datagrams = http3_service();
 }
 
 app::~app() {
@@ -353,6 +373,7 @@ app& app::ws_compression(bool on) {
 
 app& app::http3(std::uint16_t port) {
     impl_->update("http3", [&](tern::config& c) { c.http3_port = port; });
+    impl_->datagrams = port == 0 ? nullptr : http3_service();
     return *this;
 }
 

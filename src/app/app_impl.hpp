@@ -13,6 +13,7 @@
 #include "handling/dispatch.hpp"
 #include "handling/request_id.hpp"
 #include "handling/request_metrics.hpp"
+#include "http/datagram_port.hpp"
 #include "http/request_handler.hpp"
 #include "net/server.hpp"
 
@@ -30,6 +31,10 @@ namespace tern {
 // is exported from a shared libtern (TERN_API).
 struct __attribute__((visibility("hidden"))) app::impl final : detail::request_handler {
     tern::config settings;
+    // HTTP/3's service (h3/service.hpp), named only by http3() and by app(config) given an
+    // http3_port: a program that calls neither links none of src/h3 and src/quic (the examples
+    // link with --gc-sections; docs/performance.md). Null: no HTTP/3.
+    detail::datagram_opener datagrams = nullptr;
     // Routes, filters and mappers; static files and CORS are built into it at start().
     detail::handler_chain chain;
     // What documented routes said about themselves, for app.openapi (empty otherwise).

@@ -4,9 +4,6 @@
 
 #include "app/app_impl.hpp"
 #include "http1/open.hpp"
-#ifdef TERN_HTTP3
-#include "h3/service.hpp"
-#endif
 #include "static/static_files.hpp"
 #include "web/cookie_signer.hpp"
 #include "web/cors.hpp"
@@ -85,13 +82,8 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
         std::lock_guard metrics_lock(impl_->loop_metrics_mutex);
         impl_->loop_metrics.clear();  // this server's loops register theirs as it makes them
     }
-#ifdef TERN_HTTP3
-    constexpr detail::datagram_opener datagrams = &detail::open_datagrams;
-#else
-    constexpr detail::datagram_opener datagrams = nullptr;
-#endif
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_, &detail::open_protocol,
-                                              datagrams);
+                                              impl_->datagrams);
     impl_->stop_begun.store(false, std::memory_order_relaxed);
     try {
         bind(*s);

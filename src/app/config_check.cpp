@@ -127,7 +127,7 @@ void check_http3(const config& c) {
     if (c.http3_port == 0) return;
 #ifndef TERN_HTTP3
     throw std::invalid_argument(
-        "tern: http3 needs a tern built with HTTP/3 (cmake -DTERN_HTTP3=ON, docs/http3.md)");
+        "tern: http3 needs a tern built with HTTP/3 (TERN_HTTP3, on by default; docs/http3.md)");
 #else
     if (!c.tls) {
         throw std::invalid_argument(

@@ -19,7 +19,7 @@ std::vector<std::string> config_faults(const config& c);
 void check_config(const config& c);
 
 /// At start: throws std::invalid_argument when `c.http3_port` is set but HTTP/3 cannot be
-/// served (no TLS configuration, or a build without `-DTERN_HTTP3=ON`; docs/http3.md).
+/// served (no TLS configuration, or a build with `-DTERN_HTTP3=OFF`; docs/http3.md).
 void check_http3(const config& c);
 
 }  // namespace tern::detail

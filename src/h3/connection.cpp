@@ -9,6 +9,9 @@
 #include <stdexcept>
 #include <string_view>
 
+// Last: nghttp3's functions through the table that loads it on first use.
+#include "h3/calls.hpp"
+
 namespace tern::detail {
 
 namespace {

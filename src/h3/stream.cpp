@@ -13,6 +13,9 @@
 
 #include <algorithm>
 
+// Last: nghttp3's functions through the table that loads it on first use.
+#include "h3/calls.hpp"
+
 namespace tern::detail {
 
 h3_stream::h3_stream(h3_connection& connection, std::int64_t id, const head_limits& limits,

@@ -14,6 +14,9 @@
 #include <stdexcept>
 #include <utility>
 
+// Last: GnuTLS's and ngtcp2's functions through the table that loads them on first use.
+#include "quic/calls.hpp"
+
 namespace tern::detail::quic {
 
 namespace {

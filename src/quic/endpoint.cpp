@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+// Last: GnuTLS's and ngtcp2's functions through the table that loads them on first use.
+#include "quic/calls.hpp"
+
 namespace tern::detail::quic {
 
 namespace {

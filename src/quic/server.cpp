@@ -8,6 +8,9 @@
 #include <limits>
 #include <utility>
 
+// Last: GnuTLS's and ngtcp2's functions through the table that loads them on first use.
+#include "quic/calls.hpp"
+
 namespace tern::detail::quic {
 
 namespace {

@@ -6,6 +6,9 @@
 
 #include <stdexcept>
 
+// Last: GnuTLS's and ngtcp2's functions through the table that loads them on first use.
+#include "quic/calls.hpp"
+
 namespace tern::detail::quic {
 
 tls_credentials::tls_credentials(const std::string& cert_file, const std::string& key_file) {

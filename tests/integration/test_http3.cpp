@@ -1,6 +1,6 @@
 // HTTP/3 at start (docs/http3.md): `app.http3(port)` refuses with a message that says why
 // without tls(...), with a certificate given as PEM text (GnuTLS reads files), and in a
-// build without -DTERN_HTTP3=ON (every case here passes in both builds: each refusal names
+// build with -DTERN_HTTP3=OFF (every case here passes in both builds: each refusal names
 // http3). Serving over HTTP/3 is tested with real clients (tests/clients/h3_clients.py,
 // tests/examples/live_browser_h2.py --h3).
 

@@ -1,0 +1,38 @@
+#include "h3/library.hpp"
+
+#ifndef TERN_HTTP3_LINKED
+#include "quic/library.hpp"
+#endif
+
+namespace tern::detail {
+
+namespace {
+
+nghttp3_functions load_nghttp3() {
+    nghttp3_functions table;
+#ifdef TERN_HTTP3_LINKED
+    // Built with -DTERN_HTTP3_DLOPEN=OFF: libtern links nghttp3.
+#define TERN_NGHTTP3_LINK(name) table.name = &::name;
+    TERN_NGHTTP3_FUNCTIONS(TERN_NGHTTP3_LINK)
+#undef TERN_NGHTTP3_LINK
+#else
+    // libnghttp3, as the build found it (CMakeLists.txt reads its soname).
+    constexpr const char* soname = TERN_NGHTTP3_SONAME;
+    void* library = load_shared_library(soname);
+#define TERN_NGHTTP3_LOAD(name) \
+    table.name =                \
+        reinterpret_cast<decltype(table.name)>(shared_library_function(library, soname, #name));
+    TERN_NGHTTP3_FUNCTIONS(TERN_NGHTTP3_LOAD)
+#undef TERN_NGHTTP3_LOAD
+#endif
+    return table;
+}
+
+}  // namespace
+
+const nghttp3_functions& nghttp3_library() {
+    static const nghttp3_functions table = load_nghttp3();
+    return table;
+}
+
+}  // namespace tern::detail
