@@ -14,7 +14,7 @@ examples/live/public/index.html (1,400 bytes, a static file on both servers):
     bench/h3.py [--live build/examples/live/live] [--seconds 8] [--rounds 2]
 
 tern runs examples/live --cert --key --http3 (HTTP/3 is in the default build; its two event
-loops share CPU 0, and every HTTP/3 connection lives on the first); Caddy 2.6 with
+loops share CPU 0, each with its own UDP socket on the HTTP/3 port); Caddy 2.6 with
 GOMAXPROCS=1, `protocols h1 h2 h3`, the same certificate (`default_sni 127.0.0.1`: Go's
 client, like Chromium, sends no SNI to an IP address, and without it Caddy ends the
 handshake with internal_error). Prints req/s, the ratios, each
@@ -168,7 +168,7 @@ def main():
                   f"  {errors}")
         print(f"\n(best of {args.rounds} interleaved rounds of {args.seconds} s each; servers on "
               "CPU 0, the client on CPU 1; tern: examples/live, 2 event loops sharing CPU 0, "
-              "HTTP/3 on the first; caddy: GOMAXPROCS=1; h3load: GOMAXPROCS=1)")
+              "a UDP socket each; caddy: GOMAXPROCS=1; h3load: GOMAXPROCS=1)")
     finally:
         stop_groups(servers.values())
         shutil.rmtree(work, ignore_errors=True)

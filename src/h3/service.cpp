@@ -14,8 +14,10 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace tern::detail {
@@ -62,7 +64,8 @@ quic::connection_settings settings_of(const tern::config& cfg) {
 
 class h3_service final : public datagram_receiver {
 public:
-    h3_service(datagram_sender& out, protocol_host& host, const tls_certificate& certificate)
+    h3_service(datagram_sender& out, protocol_host& host, const tls_certificate& certificate,
+               quic::placement where)
         : out_(out),
           host_(host),
           core_(
@@ -75,7 +78,8 @@ public:
                   // timer fires at once and on_expiry writes it.
                   woken_ = true;
                   out_.expire_at(std::chrono::steady_clock::now());
-              }) {}
+              },
+              std::move(where)) {}
 
     ~h3_service() override {
         // The connections still open are closed now, each told so (H3_NO_ERROR).
@@ -86,8 +90,14 @@ public:
     void on_datagram(std::span<const std::uint8_t> bytes, const sockaddr* local,
                      socklen_t local_length, const sockaddr* remote,
                      socklen_t remote_length) override {
-        core_.receive(bytes, address_of(local, local_length), address_of(remote, remote_length),
-                      now_ns(), pending_);
+        const auto v = core_.receive(bytes, address_of(local, local_length),
+                                     address_of(remote, remote_length), now_ns(), pending_);
+        // A connection of another worker's, its peer now at an address the kernel hashes to
+        // this socket: handed over untouched.
+        if (v == quic::verdict::elsewhere) {
+            out_.forward(core_.front().elsewhere(), bytes, remote, remote_length);
+            return;
+        }
         after();
     }
 
@@ -178,7 +188,14 @@ private:
 std::unique_ptr<datagram_receiver> open_datagrams(datagram_sender& out, protocol_host& host) {
     const auto& tls = host.settings().tls;
     if (!tls || tls->certificates.empty()) return nullptr;
-    return std::make_unique<h3_service>(out, host, tls->certificates.front());
+    // One QUIC server per worker's socket; the first opened makes what they share (the
+    // token secret, the connection count), before any of them runs.
+    auto& shared = out.shared();
+    if (!shared) shared = std::make_shared<quic::server_group>();
+    quic::placement where{static_cast<std::uint8_t>(out.index()),
+                          static_cast<std::uint8_t>(out.count()),
+                          std::static_pointer_cast<quic::server_group>(shared)};
+    return std::make_unique<h3_service>(out, host, tls->certificates.front(), std::move(where));
 }
 
 }  // namespace tern::detail

@@ -38,6 +38,19 @@ public:
     /// `datagram_receiver::on_expiry` at `when` (replacing the time given before).
     virtual void expire_at(std::chrono::steady_clock::time_point when) = 0;
 
+    /// This socket's place among the sockets of one port, a worker's each (SO_REUSEPORT: the
+    /// kernel spreads peers over them by address), and how many there are (at most 256).
+    virtual unsigned index() const noexcept { return 0; }
+    virtual unsigned count() const noexcept { return 1; }
+    /// Hands a copy of one datagram to the receiver of socket `to` (< count()), on that
+    /// socket's loop, as if it had read it: for a peer whose address changed, so that the
+    /// kernel now brings its datagrams here, while its connection lives there.
+    virtual void forward(unsigned /*to*/, std::span<const std::uint8_t> /*bytes*/,
+                         const sockaddr* /*remote*/, socklen_t /*remote_length*/) {}
+    /// What the protocols over the sockets of one port share: empty until the first of them
+    /// is opened, which fills it (they are opened one after another, before any runs).
+    virtual std::shared_ptr<void>& shared() = 0;
+
 protected:
     ~datagram_sender() = default;
 };

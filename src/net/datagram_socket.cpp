@@ -5,6 +5,7 @@
 #include "net/cancel_waits.hpp"
 
 #include <asio/error.hpp>
+#include <asio/post.hpp>
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -12,7 +13,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <system_error>
+#include <utility>
 
 namespace tern::detail {
 
@@ -58,8 +61,13 @@ datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, 
     receiver_ = &receiver;
 }
 
-datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port)
-    : socket_(io, bind_udp(host, port)), timer_(io), buffer_(batch * max_datagram) {
+datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
+                                 datagram_group* group)
+    : group_(group),
+      index_(group != nullptr ? static_cast<unsigned>(group->sockets.size()) : 0),
+      socket_(io, bind_udp(host, port)),
+      timer_(io),
+      buffer_(batch * max_datagram) {
     local_length_ = sizeof local_;
     if (::getsockname(socket_.native_handle(), reinterpret_cast<sockaddr*>(&local_),
                       &local_length_) != 0) {
@@ -68,6 +76,32 @@ datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, 
     port_ = local_.ss_family == AF_INET6
                 ? ntohs(reinterpret_cast<const sockaddr_in6*>(&local_)->sin6_port)
                 : ntohs(reinterpret_cast<const sockaddr_in*>(&local_)->sin_port);
+    if (group_ != nullptr) group_->sockets.push_back(this);
+}
+
+unsigned datagram_socket::count() const noexcept { return group_ != nullptr ? group_->size : 1; }
+
+std::shared_ptr<void>& datagram_socket::shared() {
+    return group_ != nullptr ? group_->shared : own_shared_;
+}
+
+void datagram_socket::forward(unsigned to, std::span<const std::uint8_t> bytes,
+                              const sockaddr* remote, socklen_t remote_length) {
+    if (group_ == nullptr || to >= group_->sockets.size() || to == index_) return;
+    auto* target = group_->sockets[to];
+    sockaddr_storage from{};
+    const auto n = std::min<std::size_t>(remote_length, sizeof from);
+    std::memcpy(&from, remote, n);
+    asio::post(target->socket_.get_executor(),
+               [target, copy = std::vector<std::uint8_t>(bytes.begin(), bytes.end()), from,
+                length = static_cast<socklen_t>(n)] { target->deliver(copy, from, length); });
+}
+
+void datagram_socket::deliver(std::span<const std::uint8_t> bytes, const sockaddr_storage& remote,
+                              socklen_t remote_length) {
+    if (!open_ || receiver_ == nullptr) return;
+    receiver_->on_datagram(bytes, reinterpret_cast<const sockaddr*>(&local_), local_length_,
+                           reinterpret_cast<const sockaddr*>(&remote), remote_length);
 }
 
 datagram_socket::~datagram_socket() { close(); }

@@ -18,11 +18,23 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace tern::detail {
+
+class datagram_socket;
+
+/// The sockets of one UDP port, a worker's each (SO_REUSEPORT), and what the protocols over
+/// them share. Filled while the server starts, before any loop runs; read-only after. It
+/// outlives the sockets (the server owns it), and a socket outlives its worker's loop.
+struct datagram_group {
+    unsigned size = 1;  // the sockets it will have, known before the first joins
+    std::vector<datagram_socket*> sockets;
+    std::shared_ptr<void> shared;
+};
 
 class datagram_socket final : public datagram_sender {
 public:
@@ -30,8 +42,10 @@ public:
     /// std::system_error when it cannot.
     datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
                     datagram_receiver& receiver);
-    /// As above, with the receiver given later (`set_receiver`, before `start`).
-    datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port);
+    /// As above, with the receiver given later (`set_receiver`, before `start`), as the
+    /// next socket of `group` (which it joins: see datagram_sender::index).
+    datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
+                    datagram_group* group = nullptr);
     ~datagram_socket();
     datagram_socket(const datagram_socket&) = delete;
     datagram_socket& operator=(const datagram_socket&) = delete;
@@ -49,16 +63,28 @@ public:
     void send_many(std::span<const datagram_view> datagrams) override;
     /// `receiver.on_expiry()` at `when` (replacing the time given before).
     void expire_at(std::chrono::steady_clock::time_point when) override;
+    unsigned index() const noexcept override { return index_; }
+    unsigned count() const noexcept override;
+    /// Posts a copy to the other socket's loop; dropped there if it has closed by then.
+    void forward(unsigned to, std::span<const std::uint8_t> bytes, const sockaddr* remote,
+                 socklen_t remote_length) override;
+    std::shared_ptr<void>& shared() override;
     /// Stops reading and the timer; the receiver is told nothing more.
     void close() noexcept;
 
 private:
     void arm();
     void read_all();
+    // A datagram another socket of the group forwarded, on this socket's loop.
+    void deliver(std::span<const std::uint8_t> bytes, const sockaddr_storage& remote,
+                 socklen_t remote_length);
 
     static constexpr std::size_t batch = 16;
     static constexpr std::size_t max_datagram = 65'527;
     datagram_receiver* receiver_ = nullptr;
+    datagram_group* group_ = nullptr;
+    std::shared_ptr<void> own_shared_;  // shared() without a group
+    unsigned index_ = 0;
     asio::posix::stream_descriptor socket_;
     asio::steady_timer timer_;
     sockaddr_storage local_{};

@@ -177,6 +177,9 @@ int open_unix_listener(const std::string& path, unsigned permissions) {
 
 struct server::impl {
     shared_state shared;
+    // HTTP/3's UDP sockets, one per worker (at most 256): declared before the workers, so it
+    // outlives the sockets they own.
+    datagram_group udp_sockets;
     std::vector<std::unique_ptr<worker>> workers;
     std::vector<std::thread> threads;
     std::uint16_t port = 0;
@@ -306,10 +309,15 @@ void server::start(const std::string& host, std::uint16_t port) {
     s.port = endpoint.port();
     s.plain_port = plain ? plain->port() : 0;
     s.shared.https_port = s.port;
-    // HTTP/3: one UDP socket, on the first worker (docs/http3.md: every QUIC connection
-    // lives on that worker's loop).
+    // HTTP/3: a UDP socket per worker on the one port (docs/http3.md, "Workers"): the kernel
+    // spreads clients over them by address, and a connection lives on the worker whose
+    // socket got its first Initial.
     if (s.shared.settings.http3_port != 0 && s.shared.open_datagrams != nullptr) {
-        s.workers.front()->bind_datagrams(host, s.shared.settings.http3_port);
+        const std::size_t sockets = std::min<std::size_t>(s.workers.size(), 256);
+        s.udp_sockets.size = static_cast<unsigned>(sockets);
+        for (std::size_t i = 0; i < sockets; ++i) {
+            s.workers[i]->bind_datagrams(host, s.shared.settings.http3_port, s.udp_sockets);
+        }
     }
     launch();
 }

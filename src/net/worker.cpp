@@ -112,11 +112,10 @@ void worker::bind_plain(const asio::ip::tcp::endpoint& endpoint) {
     open_listener(plain_, endpoint);
 }
 
-void worker::bind_datagrams(const std::string& host, std::uint16_t port) {
-    datagrams_ = std::make_unique<datagram_socket>(io_context_, host, port);
+void worker::bind_datagrams(const std::string& host, std::uint16_t port, datagram_group& group) {
+    datagrams_ = std::make_unique<datagram_socket>(io_context_, host, port, &group);
     datagram_protocol_ = shared_.open_datagrams(*datagrams_, *this);
     if (!datagram_protocol_) {
-        datagrams_.reset();
         throw std::invalid_argument("tern: http3: the protocol over UDP cannot be made");
     }
     datagrams_->set_receiver(*datagram_protocol_);

@@ -86,10 +86,12 @@ public:
     void adopt(int fd, bool ipv6);
     /// With HTTPS: opens the plain-HTTP acceptor beside it (tls_config::http_port).
     void bind_plain(const asio::ip::tcp::endpoint& endpoint);
-    /// Opens the UDP socket of HTTP/3 on `host`:`port` with the protocol shared.open_datagrams
-    /// makes. Throws std::system_error when it cannot bind, std::invalid_argument when the
-    /// protocol cannot be made.
-    void bind_datagrams(const std::string& host, std::uint16_t port);
+    /// Opens the UDP socket of HTTP/3 on `host`:`port` (SO_REUSEPORT), as the next socket of
+    /// `group`, with the protocol shared.open_datagrams makes. Throws std::system_error when it
+    /// cannot bind, std::invalid_argument when the protocol cannot be made.
+    void bind_datagrams(const std::string& host, std::uint16_t port, datagram_group& group);
+    /// The port the UDP socket is bound to (0: none).
+    std::uint16_t datagram_port() const noexcept { return datagrams_ ? datagrams_->port() : 0; }
     /// The endpoint the acceptor is bound to.
     asio::ip::tcp::endpoint local_endpoint() const;
     /// The endpoint the plain-HTTP acceptor is bound to.
@@ -222,8 +224,8 @@ private:
     // Coroutines' waits for the application's own descriptors (loop_door::wait_fd), on
     // poller_ and the timers below; dropped when the drain ends.
     fd_waits fd_waits_{poller_, *this};
-    // HTTP/3's UDP socket and the protocol over it (bind_datagrams; worker 0 only): the
-    // protocol is destroyed first, and tells its peers so through the socket.
+    // HTTP/3's UDP socket and the protocol over it (bind_datagrams; every worker's on one
+    // port): the protocol is destroyed first, and tells its peers so through the socket.
     std::unique_ptr<datagram_socket> datagrams_;
     std::unique_ptr<datagram_receiver> datagram_protocol_;
     asio::steady_timer datagram_poll_{io_context_};  // while the stop drains it

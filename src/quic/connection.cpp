@@ -60,10 +60,15 @@ struct connection::callbacks {
     static int new_cid(ngtcp2_conn* /*conn*/, ngtcp2_cid* cid, std::uint8_t* token,
                        std::size_t size, void* user_data) {
         auto& c = self(user_data);
-        std::vector<std::uint8_t> bytes(size);
-        if (gnutls_rnd(GNUTLS_RND_RANDOM, bytes.data(), size) != 0) {
+        // From the endpoint, so that it names this node as every ID of the connection must
+        // (a datagram to it reaching another worker's socket is handed over by its first byte).
+        std::vector<std::uint8_t> bytes;
+        try {
+            bytes = c.endpoint_.new_cid();
+        } catch (const std::exception&) {
             return NGTCP2_ERR_CALLBACK_FAILURE;
         }
+        if (bytes.size() != size) return NGTCP2_ERR_CALLBACK_FAILURE;
         ngtcp2_cid_init(cid, bytes.data(), size);
         const auto reset = c.endpoint_.reset_token(bytes);
         std::memcpy(token, reset.data(), reset.size());

@@ -40,11 +40,30 @@ constexpr std::size_t reset_size = 41;
 
 }  // namespace
 
-endpoint::endpoint(endpoint_settings settings) : settings_(settings) {
+endpoint::endpoint(endpoint_settings settings, const endpoint_secret* secret)
+    : settings_(settings) {
     if (settings_.cid_length < 8 || settings_.cid_length > NGTCP2_MAX_CIDLEN) {
         throw std::invalid_argument("tern: QUIC connection IDs are 8..20 bytes");
     }
-    random_bytes(secret_.data(), secret_.size());
+    if (settings_.nodes == 0 || settings_.node >= settings_.nodes) {
+        throw std::invalid_argument("tern: QUIC endpoint node out of range");
+    }
+    secret_ = secret != nullptr ? *secret : random_secret();
+}
+
+endpoint_secret endpoint::random_secret() {
+    endpoint_secret s{};
+    random_bytes(s.data(), s.size());
+    return s;
+}
+
+bool endpoint::issued_elsewhere(std::span<const std::uint8_t> cid) noexcept {
+    // Only IDs of this server's length can be its own; a first byte past the nodes is
+    // nobody's (a client's own choice, or garbage): this node answers it.
+    if (settings_.nodes < 2 || cid.size() != settings_.cid_length) return false;
+    if (cid[0] == settings_.node || cid[0] >= settings_.nodes) return false;
+    elsewhere_ = cid[0];
+    return true;
 }
 
 verdict endpoint::receive(std::span<const std::uint8_t> bytes, const address& /*local*/,
@@ -76,8 +95,15 @@ verdict endpoint::on_long(std::span<const std::uint8_t> bytes, const address& re
     }
     if (rv != 0) return verdict::dropped;
     if (knows({vc.dcid, vc.dcidlen})) return verdict::to_connection;
+    // A Handshake packet, or an Initial with a token, to an ID another node gave out (in its
+    // Retry, or for its connection) is that node's; an Initial without a token is answered
+    // here whatever its ID (the client chose it).
+    const bool theirs = issued_elsewhere({vc.dcid, vc.dcidlen});
     ngtcp2_pkt_hd hd{};
-    if (ngtcp2_accept(&hd, bytes.data(), bytes.size()) != 0) return verdict::dropped;
+    if (ngtcp2_accept(&hd, bytes.data(), bytes.size()) != 0) {
+        return theirs ? verdict::elsewhere : verdict::dropped;
+    }
+    if (hd.token.len != 0 && theirs) return verdict::elsewhere;
     if (hd.token.len == 0) {
         std::uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN];
         const auto scid_bytes = new_cid();
@@ -116,6 +142,7 @@ verdict endpoint::on_short(std::span<const std::uint8_t> bytes, const address& r
     if (bytes.size() < 1 + settings_.cid_length) return verdict::dropped;
     const auto cid = bytes.subspan(1, settings_.cid_length);
     if (knows(cid)) return verdict::to_connection;
+    if (issued_elsewhere(cid)) return verdict::elsewhere;
     if (bytes.size() < min_reset_trigger) return verdict::dropped;
     const auto token = reset_token(cid);
     std::uint8_t rand[reset_size - NGTCP2_STATELESS_RESET_TOKENLEN];  // its first byte too
@@ -142,6 +169,7 @@ std::array<std::uint8_t, 16> endpoint::reset_token(std::span<const std::uint8_t>
 std::vector<std::uint8_t> endpoint::new_cid() const {
     std::vector<std::uint8_t> cid(settings_.cid_length);
     random_bytes(cid.data(), cid.size());
+    if (settings_.nodes > 1) cid[0] = settings_.node;
     return cid;
 }
 

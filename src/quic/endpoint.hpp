@@ -28,7 +28,12 @@ enum class verdict {
     accepted,             ///< an Initial with a valid token: a new connection may start
     over_capacity,        ///< such an Initial while the server holds its maximum: dropped
     to_connection,        ///< for a connection ID the endpoint knows
+    elsewhere,            ///< for a connection ID another node issued: `elsewhere()` says which
 };
+
+/// The secret Retry tokens and stateless reset tokens are made with (RFC 9000, 8.1.4 and
+/// 10.3.2): one for all the nodes of a server, so that any of them verifies what another made.
+using endpoint_secret = std::array<std::uint8_t, 32>;
 
 /// The endpoint's settings.
 struct endpoint_settings {
@@ -36,13 +41,20 @@ struct endpoint_settings {
     std::chrono::nanoseconds retry_token_lifetime = std::chrono::seconds(10);
     /// The length of the connection IDs the server picks (short headers carry no length).
     std::size_t cid_length = 18;
+    /// This endpoint's place among `nodes` endpoints on one UDP port (a worker each, the
+    /// kernel spreading peers over their sockets by address). With more than one, the first
+    /// byte of every connection ID it issues is `node`, so that a datagram reaching another
+    /// node (its peer's address changed) can be sent on to the one holding its connection.
+    std::uint8_t node = 0;
+    std::uint8_t nodes = 1;
 };
 
-/// The stateless half of a QUIC server, over a random secret of its own (made at
-/// construction: tokens and reset tokens do not survive the endpoint).
+/// The stateless half of a QUIC server, over a secret given (shared by the nodes of one
+/// server) or made at random at construction (tokens and reset tokens then do not survive
+/// the endpoint).
 class endpoint {
 public:
-    explicit endpoint(endpoint_settings settings = {});
+    explicit endpoint(endpoint_settings settings = {}, const endpoint_secret* secret = nullptr);
 
     /// One datagram from `remote` to `local` at `now` (nanoseconds of a monotonic clock):
     /// appends what to send back to `out`.
@@ -68,15 +80,22 @@ public:
         std::uint32_t version = 0;
     };
     const accepted_ids& last_accepted() const noexcept { return accepted_; }
+    /// After `elsewhere`: the node that issued the datagram's connection ID.
+    std::uint8_t elsewhere() const noexcept { return elsewhere_; }
+    /// A random secret for `endpoint_secret` (GnuTLS's generator).
+    static endpoint_secret random_secret();
 
 private:
     verdict on_long(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
                     std::vector<datagram>& out);
     verdict on_short(std::span<const std::uint8_t> bytes, const address& remote,
                      std::vector<datagram>& out);
+    // The node that issued `cid` when that is not this one (then `elsewhere_` is set).
+    bool issued_elsewhere(std::span<const std::uint8_t> cid) noexcept;
 
     endpoint_settings settings_;
-    std::array<std::uint8_t, 32> secret_{};
+    endpoint_secret secret_{};
+    std::uint8_t elsewhere_ = 0;
     std::vector<std::string> cids_;  // few in this slice: a sorted vector
     accepted_ids accepted_;
 };

@@ -21,12 +21,32 @@ std::string key_of(std::span<const std::uint8_t> cid) {
 
 }  // namespace
 
+namespace {
+
+std::shared_ptr<server_group> group_of(placement& where) {
+    return where.group ? where.group : std::make_shared<server_group>();
+}
+
+endpoint_settings endpoint_of(const placement& where) {
+    endpoint_settings s;
+    s.node = where.node;
+    s.nodes = where.nodes;
+    return s;
+}
+
+}  // namespace
+
 server::server(const std::string& cert_file, const std::string& key_file,
-               connection_settings settings, sink_maker make_sink, std::function<void()> on_wake)
-    : credentials_(cert_file, key_file),
+               connection_settings settings, sink_maker make_sink, std::function<void()> on_wake,
+               placement where)
+    : group_(group_of(where)),
+      endpoint_(endpoint_of(where), &group_->secret),
+      credentials_(cert_file, key_file),
       settings_(settings),
       make_sink_(std::move(make_sink)),
       on_wake_(std::move(on_wake)) {}
+
+server::~server() { group_->connections.fetch_sub(by_id_.size(), std::memory_order_relaxed); }
 
 verdict server::receive(std::span<const std::uint8_t> bytes, const address& local,
                         const address& remote, std::uint64_t now, std::vector<datagram>& out) {
@@ -42,7 +62,12 @@ verdict server::receive(std::span<const std::uint8_t> bytes, const address& loca
     }
     const auto v = endpoint_.receive(bytes, local, remote, now, out);
     if (v != verdict::accepted) return v;
-    if (by_id_.size() >= settings_.max_connections) return verdict::over_capacity;
+    // A place among the group's connections, taken before the connection is made (another
+    // node may be taking the last one at the same time) and given back if there is none.
+    if (group_->connections.fetch_add(1, std::memory_order_relaxed) >= settings_.max_connections) {
+        group_->connections.fetch_sub(1, std::memory_order_relaxed);
+        return verdict::over_capacity;
+    }
     auto on_cid = [this](connection& c, std::span<const std::uint8_t> cid, bool added) {
         if (added) {
             by_cid_[key_of(cid)] = &c;
@@ -56,8 +81,14 @@ verdict server::receive(std::span<const std::uint8_t> bytes, const address& loca
         woken_.push_back(&c);
         if (woken_.size() == 1 && on_wake_) on_wake_();
     };
-    auto c = std::make_unique<connection>(endpoint_, credentials_, local, remote, settings_, now,
-                                          on_cid, on_wake);
+    std::unique_ptr<connection> c;
+    try {
+        c = std::make_unique<connection>(endpoint_, credentials_, local, remote, settings_, now,
+                                         on_cid, on_wake);
+    } catch (...) {
+        group_->connections.fetch_sub(1, std::memory_order_relaxed);
+        throw;
+    }
     auto* raw = c.get();
     if (make_sink_) raw->set_sink_maker(make_sink_);
     by_id_.emplace(raw, std::move(c));
@@ -102,7 +133,7 @@ void server::end(connection* c) {
             ++it;
         }
     }
-    by_id_.erase(c);
+    if (by_id_.erase(c) != 0) group_->connections.fetch_sub(1, std::memory_order_relaxed);
 }
 
 std::uint64_t server::expiry() const noexcept {

@@ -9,6 +9,7 @@
 #include "quic/stream_sink.hpp"
 #include "quic/tls_credentials.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -18,6 +19,22 @@
 #include <vector>
 
 namespace tern::detail::quic {
+
+/// What the servers on the sockets of one UDP port share, one server per worker
+/// (docs/http3.md, "Workers"): the secret of their tokens, and the count of their
+/// connections against `connection_settings::max_connections`.
+struct server_group {
+    endpoint_secret secret = endpoint::random_secret();
+    std::atomic<std::size_t> connections{0};
+};
+
+/// A server's place in its group: node `node` of `nodes` (endpoint_settings), `group` shared
+/// by all of them (null: a group of its own).
+struct placement {
+    std::uint8_t node = 0;
+    std::uint8_t nodes = 1;
+    std::shared_ptr<server_group> group;
+};
 
 class server {
 public:
@@ -31,9 +48,13 @@ public:
     /// a call into the server: the caller calls `write_woken` soon, on the same thread.
     server(const std::string& cert_file, const std::string& key_file,
            connection_settings settings = {}, sink_maker make_sink = {},
-           std::function<void()> on_wake = {});
+           std::function<void()> on_wake = {}, placement where = {});
+    ~server();
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
 
-    /// One datagram at `now`: appends what to send to `out`.
+    /// One datagram at `now`: appends what to send to `out`. `elsewhere`: the datagram
+    /// belongs to node `front().elsewhere()`, and nothing was done with it.
     verdict receive(std::span<const std::uint8_t> bytes, const address& local,
                     const address& remote, std::uint64_t now, std::vector<datagram>& out);
     /// The nearest expiry of any connection (UINT64_MAX: none).
@@ -55,6 +76,7 @@ private:
     void end(connection* c);
     void after_io(connection* c, bool alive);
 
+    std::shared_ptr<server_group> group_;
     endpoint endpoint_;
     tls_credentials credentials_;
     connection_settings settings_;

@@ -385,6 +385,31 @@ bool quic_client::handshake(std::chrono::milliseconds limit) {
 
 bool quic_client::retried() const noexcept { return state_->retried; }
 
+bool quic_client::migrate() {
+    auto& s = *state_;
+    const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_storage local{};
+    socklen_t local_length = sizeof local;
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&s.remote), s.remote_length) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_length) != 0) {
+        ::close(fd);
+        return false;
+    }
+    const ngtcp2_path path{{reinterpret_cast<ngtcp2_sockaddr*>(&local), local_length},
+                           {reinterpret_cast<ngtcp2_sockaddr*>(&s.remote), s.remote_length},
+                           nullptr};
+    if (ngtcp2_conn_initiate_immediate_migration(s.conn, &path, now_ns()) != 0) {
+        ::close(fd);
+        return false;
+    }
+    ::close(s.fd);
+    s.fd = fd;
+    s.local = local;
+    s.local_length = local_length;
+    return true;
+}
+
 void quic_client::send_first_initial_again() {
     const auto& d = state_->first_after_retry;
     if (!d.empty()) state_->send_datagram(d.data(), d.size());

@@ -44,6 +44,11 @@ public:
     /// Sends the first datagram after the Retry (the Initial that carried its token) again,
     /// byte for byte, as a client does whose answer was lost.
     void send_first_initial_again();
+    /// Moves the connection to a new UDP socket on another local port (ngtcp2's immediate
+    /// migration, to a connection ID the server issued for it), as a client behind a NAT
+    /// whose mapping changed: the server sees the same connection from a new address. The
+    /// old socket is closed. False when ngtcp2 refuses (no spare connection ID yet).
+    bool migrate();
 
     /// Opens a bidirectional stream: its ID, or -1 while the server's stream limit allows
     /// no more (pump until the server raises it). Nothing is sent until `send`.

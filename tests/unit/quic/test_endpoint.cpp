@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 namespace unit_test_quic_endpoint {
@@ -16,6 +17,8 @@ namespace unit_test_quic_endpoint {
 using tern::detail::quic::address;
 using tern::detail::quic::datagram;
 using tern::detail::quic::endpoint;
+using tern::detail::quic::endpoint_secret;
+using tern::detail::quic::endpoint_settings;
 using tern::detail::quic::verdict;
 using bytes = std::vector<std::uint8_t>;
 
@@ -165,6 +168,75 @@ TEST_CASE("quic endpoint: garbage is dropped without an answer") {
     bad.resize(1000);  // an Initial must fill 1200 bytes
     CHECK(ep.receive(bad, loopback(443), loopback(40000), now, out) == verdict::dropped);
     CHECK(out.empty());
+}
+
+endpoint_settings node_of(std::uint8_t node, std::uint8_t nodes) {
+    endpoint_settings s;
+    s.node = node;
+    s.nodes = nodes;
+    return s;
+}
+
+bytes short_header(const bytes& cid) {
+    bytes packet{0x41};
+    packet.insert(packet.end(), cid.begin(), cid.end());
+    packet.resize(60, 0x33);
+    return packet;
+}
+
+TEST_CASE("quic endpoint: with nodes, each issues IDs naming it and leaves another's to it") {
+    const endpoint_secret secret = endpoint::random_secret();
+    endpoint zero(node_of(0, 2), &secret);
+    endpoint one(node_of(1, 2), &secret);
+    for (int i = 0; i < 20; ++i) {
+        CHECK(zero.new_cid()[0] == 0);
+        CHECK(one.new_cid()[0] == 1);
+    }
+    std::vector<datagram> out;
+    // A short header for an ID node 0 issued, reaching node 1: not reset, handed over.
+    const auto cid = zero.new_cid();
+    CHECK(one.receive(short_header(cid), loopback(443), loopback(40000), now, out) ==
+          verdict::elsewhere);
+    CHECK(one.elsewhere() == 0);
+    CHECK(out.empty());
+    // Its own IDs it does not know, and IDs whose first byte names no node, it resets.
+    CHECK(one.receive(short_header(one.new_cid()), loopback(443), loopback(40000), now, out) ==
+          verdict::stateless_reset);
+    auto nobody = cid;
+    nobody[0] = 7;
+    CHECK(one.receive(short_header(nobody), loopback(443), loopback(40000), now, out) ==
+          verdict::stateless_reset);
+    CHECK(out.size() == 2);
+
+    // An Initial without a token is answered by whichever node it reaches, even when its
+    // (client-chosen) ID looks like another node's; the Retry's ID names the node that sent it.
+    out.clear();
+    bytes looks_like_zero(18, 0x21);
+    looks_like_zero[0] = 0;
+    const auto client = loopback(40002);
+    REQUIRE(one.receive(initial(1, looks_like_zero, {}), loopback(443), client, now, out) ==
+            verdict::retry);
+    const auto token = retry_token(out[0].bytes);
+    const auto dcid = retry_scid(out[0].bytes);
+    CHECK(dcid[0] == 1);
+    // The client's next Initial, with the token, belongs to node 1 wherever it arrives, and
+    // node 1 lets it in.
+    std::vector<datagram> none;
+    CHECK(zero.receive(initial(1, dcid, token), loopback(443), client, now + 1000, none) ==
+          verdict::elsewhere);
+    CHECK(zero.elsewhere() == 1);
+    CHECK(one.receive(initial(1, dcid, token), loopback(443), client, now + 1000, none) ==
+          verdict::accepted);
+    CHECK(none.empty());
+    // A single endpoint (the default) never hands anything over.
+    endpoint alone;
+    CHECK(alone.receive(short_header(cid), loopback(443), loopback(40000), now, out) ==
+          verdict::stateless_reset);
+}
+
+TEST_CASE("quic endpoint: a node past the count is refused") {
+    CHECK_THROWS_AS(endpoint(node_of(2, 2)), std::invalid_argument);
+    CHECK_THROWS_AS(endpoint(node_of(0, 0)), std::invalid_argument);
 }
 
 }  // namespace unit_test_quic_endpoint
