@@ -10,6 +10,8 @@ Workloads, each as interleaved rounds (tern, caddy, tern, ...), all GET of
 examples/live/public/index.html (1,400 bytes, a static file on both servers):
   h3-c10-m10   HTTP/3, 10 connections, 10 requests in flight on each     h3load -c10 -m10
   h2-c10-m10   HTTP/2 over TLS, the same                                  h2load -c10 -m10
+  h1-c100      HTTPS (HTTP/1.1 over TLS), 100 connections, one request in
+               flight on each: the same 100 requests in flight             h2load --h1 -c100
 
     bench/h3.py [--live build/examples/live/live] [--seconds 8] [--rounds 2]
 
@@ -57,7 +59,8 @@ https://127.0.0.1:{port} {{
 """
 
 # (label, protocol, connections, requests in flight per connection)
-WORKLOADS = [("h3-c10-m10", "h3", 10, 10), ("h2-c10-m10", "h2", 10, 10)]
+WORKLOADS = [("h3-c10-m10", "h3", 10, 10), ("h2-c10-m10", "h2", 10, 10),
+             ("h1-c100", "h1", 100, 1)]
 SERVERS = ("tern", "caddy")
 
 
@@ -81,6 +84,8 @@ def run_client(h3load, protocol, port, conns, streams, seconds):
     else:
         cmd = ["taskset", "-c", "1", "h2load", "-t1", f"-c{conns}", f"-m{streams}",
                f"-D{seconds}", url]
+        if protocol == "h1":
+            cmd.insert(4, "--h1")
         env = None
     before = os.times()
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60,
