@@ -34,6 +34,8 @@
     (::tern::detail::nghttp3_library().nghttp3_conn_submit_shutdown_notice)
 #define nghttp3_conn_unblock_stream (::tern::detail::nghttp3_library().nghttp3_conn_unblock_stream)
 #define nghttp3_conn_writev_stream (::tern::detail::nghttp3_library().nghttp3_conn_writev_stream)
+#define nghttp3_err_infer_quic_app_error_code \
+    (::tern::detail::nghttp3_library().nghttp3_err_infer_quic_app_error_code)
 #define nghttp3_rcbuf_get_buf (::tern::detail::nghttp3_library().nghttp3_rcbuf_get_buf)
 #define nghttp3_settings_default_versioned \
     (::tern::detail::nghttp3_library().nghttp3_settings_default_versioned)

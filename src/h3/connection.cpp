@@ -181,7 +181,12 @@ void h3_connection::queue_if_ready(h3_stream& s) {
 
 bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) {
     const auto n = nghttp3_conn_read_stream(conn_, id, bytes.data(), bytes.size(), fin ? 1 : 0);
-    if (n < 0) return false;
+    if (n < 0) {
+        // The error RFC 9114 names for it (H3_FRAME_UNEXPECTED, QPACK_DECOMPRESSION_FAILED,
+        // ...), which the connection is closed with.
+        failure_ = nghttp3_err_infer_quic_app_error_code(static_cast<int>(n));
+        return false;
+    }
     // The handlers run after nghttp3 has returned, never inside its callbacks.
     auto ready = std::exchange(ready_, {});
     for (auto& s : ready) s->run();

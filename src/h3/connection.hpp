@@ -34,6 +34,7 @@ public:
 
     // quic::stream_sink
     bool on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) override;
+    std::uint64_t failure() const noexcept override { return failure_; }
     void on_stream_reset(std::int64_t id) override;
     void on_stream_close(std::int64_t id, std::uint64_t code) override;
     long next_write(std::int64_t& id, bool& fin, std::span<quic::stream_vec> vecs) override;
@@ -76,6 +77,7 @@ private:
     std::vector<std::shared_ptr<h3_stream>> ready_;
     response_fields<nghttp3_nv> response_fields_;
     bool closing_ = false;
+    std::uint64_t failure_ = 0;  // the HTTP/3 error code of what nghttp3 refused
 };
 
 }  // namespace tern::detail

@@ -31,6 +31,7 @@
     X(nghttp3_conn_submit_shutdown_notice)      \
     X(nghttp3_conn_unblock_stream)              \
     X(nghttp3_conn_writev_stream)               \
+    X(nghttp3_err_infer_quic_app_error_code)    \
     X(nghttp3_rcbuf_get_buf)                    \
     X(nghttp3_settings_default_versioned)       \
     /* end */

@@ -39,8 +39,12 @@ class stream_sink {
 public:
     virtual ~stream_sink() = default;
     /// Bytes of stream `id` in order; `fin`: the peer's side of the stream ended with them.
-    /// False: the connection cannot go on (it is closed with an application error).
+    /// False: the connection cannot go on (it is closed with `failure()`'s application error
+    /// code, or QUIC's INTERNAL_ERROR when that is 0).
     virtual bool on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) = 0;
+    /// After a call returned false: the application error code to close the connection with
+    /// (HTTP/3's, such as H3_FRAME_UNEXPECTED); 0: none.
+    virtual std::uint64_t failure() const noexcept { return 0; }
     /// The peer reset stream `id` or asked it to stop sending.
     virtual void on_stream_reset(std::int64_t id) = 0;
     /// Stream `id` is closed (both sides, or reset), with the application's error code.
