@@ -327,8 +327,8 @@ bool connection::fail(int error, std::uint64_t now, std::vector<datagram>& out) 
     // Tell the peer why (a CONNECTION_CLOSE), then forget the connection: with the layer
     // above's own code when it refused what came (HTTP/3's), else with QUIC's for `error`.
     if (error == NGTCP2_ERR_CALLBACK_FAILURE && sink_ && sink_->failure() != 0) {
-        ngtcp2_connection_close_error_set_application_error(&native_->last_error,
-                                                            sink_->failure(), nullptr, 0);
+        ngtcp2_connection_close_error_set_application_error(&native_->last_error, sink_->failure(),
+                                                            nullptr, 0);
     } else {
         ngtcp2_connection_close_error_set_transport_error_liberr(&native_->last_error, error,
                                                                  nullptr, 0);
