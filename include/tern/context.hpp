@@ -91,7 +91,7 @@ public:
     std::string_view method() const noexcept;
     /// The request path without the query string, as sent (not percent-decoded).
     std::string_view path() const noexcept;
-    /// The protocol version as a string: "HTTP/1.1", "HTTP/1.0" or "HTTP/2".
+    /// The protocol version as a string: "HTTP/1.1", "HTTP/1.0", "HTTP/2" or "HTTP/3".
     std::string_view protocol() const noexcept;
     /// The raw query string after '?', empty when there is none.
     std::string_view query_string() const noexcept;

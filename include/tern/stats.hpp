@@ -20,6 +20,8 @@ struct server_stats {
     std::size_t open_connections = 0;  ///< connections open now
     std::uint64_t h2_connections = 0;  ///< connections that spoke HTTP/2 (h2 or h2c)
     std::uint64_t h2_requests = 0;     ///< of `requests`, those answered over HTTP/2
+    std::uint64_t h3_connections = 0;  ///< QUIC connections that completed their handshake
+    std::uint64_t h3_requests = 0;     ///< of `requests`, those answered over HTTP/3
     std::uint64_t tls_handshakes = 0;  ///< TLS handshakes completed
     /// TLS handshakes refused on a protocol error: an old version, no shared cipher or
     /// protocol, garbage instead of a ClientHello (logged on stderr, at most a line a

@@ -133,6 +133,7 @@ struct h3_connection::callbacks {
 h3_connection::h3_connection(quic::stream_control& control, protocol_host& host,
                              std::string remote_ip, std::unordered_set<h3_connection*>& registry)
     : control_(control), host_(host), remote_ip_(std::move(remote_ip)), registry_(registry) {
+    host.count_h3_connection();
     const auto& cfg = host.settings();
     limits_.max_header_count = cfg.limits.max_header_count;
     limits_.max_header_size = cfg.limits.max_header_size;

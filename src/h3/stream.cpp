@@ -44,7 +44,7 @@ void h3_stream::on_body(std::string_view data) {
 
 std::string_view h3_stream::remote_ip() const noexcept { return connection_->remote_ip(); }
 
-void h3_stream::count_request() noexcept { host_->count_request(); }
+void h3_stream::count_request() noexcept { host_->count_h3_request(); }
 
 void h3_stream::after_refusal() {
     // The rest of the request is not wanted (RFC 9114 4.1.1: H3_NO_ERROR once answered).

@@ -27,6 +27,7 @@ std::string_view context::query_string() const noexcept { return ex_->req.query;
 
 std::string_view context::protocol() const noexcept {
     if (ex_->req.version_major == 2) return "HTTP/2";
+    if (ex_->req.version_major == 3) return "HTTP/3";
     return ex_->req.version_minor == 0 ? "HTTP/1.0" : "HTTP/1.1";
 }
 

@@ -44,6 +44,13 @@ public:
     }
     /// A connection switched to HTTP/2.
     void count_h2_connection() noexcept { bump(*loop_.h2_connections); }
+    /// A request answered on an HTTP/3 stream (counted in requests too).
+    void count_h3_request() noexcept {
+        bump(*loop_.requests);
+        bump(*loop_.h3_requests);
+    }
+    /// A QUIC connection completed its handshake and speaks HTTP/3.
+    void count_h3_connection() noexcept { bump(*loop_.h3_connections); }
 
     /// The door into this loop, for work that may outlive the worker (held responses,
     /// streamed bodies): posts through it are not waited for at stop.
@@ -74,6 +81,8 @@ protected:
         std::atomic<std::uint64_t>* requests = nullptr;
         std::atomic<std::uint64_t>* h2_requests = nullptr;
         std::atomic<std::uint64_t>* h2_connections = nullptr;
+        std::atomic<std::uint64_t>* h3_requests = nullptr;
+        std::atomic<std::uint64_t>* h3_connections = nullptr;
     };
     loop_view loop_{};
 };

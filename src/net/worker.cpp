@@ -48,7 +48,8 @@ worker::worker(shared_state& shared)
     // What the protocols read per request (protocol_host), pointed at once.
     loop_ = loop_view{&shared_.handler, app_state_.get(),  &shared_.settings,
                       &shared_.limits,  &shared_.stopping, &shared_.closing_connections,
-                      &requests_,       &h2_requests_,     &h2_connections_};
+                      &requests_,       &h2_requests_,     &h2_connections_,
+                      &h3_requests_,    &h3_connections_};
     int fds[2];
     if (::pipe(fds) != 0) throw std::system_error(errno, std::system_category(), "tern: pipe");
     file_handle read_end(fds[0]);
@@ -348,6 +349,8 @@ void worker::add_stats(server_stats& into) const noexcept {
     into.writes += writes_.load(std::memory_order_relaxed);
     into.h2_connections += h2_connections_.load(std::memory_order_relaxed);
     into.h2_requests += h2_requests_.load(std::memory_order_relaxed);
+    into.h3_connections += h3_connections_.load(std::memory_order_relaxed);
+    into.h3_requests += h3_requests_.load(std::memory_order_relaxed);
     into.tls_handshakes += handshakes_.load(std::memory_order_relaxed);
     into.tls_handshake_failures += handshake_failures_.load(std::memory_order_relaxed);
     into.bytes_received += bytes_received_.load(std::memory_order_relaxed);

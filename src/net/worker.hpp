@@ -253,6 +253,7 @@ private:
     bool reported_drained_ = false;
     std::atomic<std::uint64_t> accepted_{0}, refused_{0}, requests_{0}, writes_{0};
     std::atomic<std::uint64_t> h2_connections_{0}, h2_requests_{0};
+    std::atomic<std::uint64_t> h3_connections_{0}, h3_requests_{0};
     std::atomic<std::uint64_t> handshakes_{0}, handshake_failures_{0};
     std::atomic<std::uint64_t> bytes_received_{0}, bytes_sent_{0};
     std::shared_ptr<const tls_context> tls_;

@@ -59,6 +59,11 @@ TEST_CASE(
     }
     CHECK(moves == 16);
     CHECK(server.handled == 24);
+    // Counted on both workers, summed by app.stats(): the moves made no new connections.
+    const auto stats = server.app.stats();
+    CHECK(stats.h3_connections == 8);
+    CHECK(stats.h3_requests == 24);
+    CHECK(stats.requests == 24);
 }
 
 TEST_CASE("quic workers: the cap on connections counts every worker's", "[http3]") {

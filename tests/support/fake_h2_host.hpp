@@ -31,8 +31,8 @@ public:
     fake_h2_host(fake_loop& loop, tern::detail::request_handler& handler,
                  const tern::config& settings_in, const tern::detail::parser_limits& limits_in)
         : settings(settings_in), limits(limits_in), loop_door_(loop) {
-        loop_ = loop_view{&handler, &state_,   &settings, &limits,  &stopping,
-                          &no_,     &counted_, &counted_, &counted_};
+        loop_ = loop_view{&handler,  &state_,   &settings, &limits,   &stopping, &no_,
+                          &counted_, &counted_, &counted_, &counted_, &counted_};
     }
     std::shared_ptr<tern::detail::loop_door> door() override { return nullptr; }
     void expect_posted() override {}

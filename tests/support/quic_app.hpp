@@ -71,6 +71,7 @@ struct quic_app {
             ++handled;
             ctx.text("hi");
         });
+        app.get("/protocol", [](tern::context& ctx) { ctx.text(std::string(ctx.protocol())); });
         app.tls(files.cert, files.key);
         app.http3(port);
         app.start("127.0.0.1", 0);

@@ -60,8 +60,8 @@ public:
 class fake_host final : public protocol_host {
 public:
     fake_host() {
-        loop_ = loop_view{&handler,  &state_,  &settings, &limits_,       &stopping_,
-                          &closing_, &counted, &counted,  &h2_connections};
+        loop_ = loop_view{&handler, &state_,  &settings,       &limits_, &stopping_, &closing_,
+                          &counted, &counted, &h2_connections, &counted, &counted};
     }
     std::shared_ptr<loop_door> door() override { return nullptr; }
     void expect_posted() override {}
