@@ -262,6 +262,20 @@ struct http2_config {
     std::size_t min_send_progress = 16 * 1024;
 };
 
+/// HTTP/3 over QUIC (docs/http3.md): what one connection may do at once. Served only with
+/// `config::http3_port` set.
+struct http3_config {
+    /// Request streams one client may have open at once (QUIC's initial_max_streams_bidi,
+    /// raised again as streams close); the client waits for room before it opens more. At
+    /// least 1.
+    std::uint32_t max_concurrent_streams = 100;
+    /// Bytes a client may send on one stream ahead of tern's reading (QUIC's stream
+    /// flow-control window). At least 1,024.
+    std::uint32_t stream_window = 256 * 1024;
+    /// The same for all the streams of one connection together. At least `stream_window`.
+    std::uint32_t connection_window = 1024 * 1024;
+};
+
 /// The settings of one `tern::app`, grouped by concern. Defaults follow docs/limits.md;
 /// each limit names the status a client gets when it is exceeded. Values are fixed once the
 /// server starts. docs/configuration.md lists every field and its fluent setter.
@@ -308,6 +322,8 @@ struct config {
     /// HTTP/3 over QUIC on this UDP port with `tls`'s first certificate and key, as files
     /// (docs/http3.md); 0: none. Needs a build with HTTP/3 (the default, `TERN_HTTP3`).
     std::uint16_t http3_port = 0;
+    /// HTTP/3's bounds per connection.
+    http3_config http3;
     /// Readiness and liveness routes and the stop's grace period; unset: none, and a stop
     /// closes the listener at once.
     std::optional<health_config> health;

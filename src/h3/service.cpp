@@ -59,6 +59,9 @@ quic::connection_settings settings_of(const tern::config& cfg) {
     quic::connection_settings s;
     s.idle_timeout = cfg.timeouts.keep_alive;
     s.max_connections = cfg.limits.max_concurrent_connections;
+    s.max_streams_bidi = cfg.http3.max_concurrent_streams;
+    s.max_stream_data = cfg.http3.stream_window;
+    s.max_data = cfg.http3.connection_window;
     return s;
 }
 

@@ -5,7 +5,6 @@
 #include "net/cancel_waits.hpp"
 
 #include <asio/error.hpp>
-#include <asio/post.hpp>
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -25,8 +24,9 @@ namespace {
     throw std::system_error(errno, std::generic_category(), what);
 }
 
-// A non-blocking UDP socket bound to host:port.
-int bind_udp(const std::string& host, std::uint16_t port) {
+// A non-blocking UDP socket bound to host:port, sharing it with the other workers' sockets
+// (SO_REUSEPORT) unless `alone`.
+int bind_udp(const std::string& host, std::uint16_t port, bool alone = false) {
     addrinfo hints{};
     hints.ai_socktype = SOCK_DGRAM;
     hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
@@ -42,7 +42,7 @@ int bind_udp(const std::string& host, std::uint16_t port) {
         fail("tern: http3: socket");
     }
     const int on = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
+    if (!alone) ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
     if (::bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
         const int err = errno;
         freeaddrinfo(found);
@@ -55,6 +55,10 @@ int bind_udp(const std::string& host, std::uint16_t port) {
 
 }  // namespace
 
+void datagram_socket::refuse_in_use(const std::string& host, std::uint16_t port) {
+    ::close(bind_udp(host, port, true));
+}
+
 datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
                                  datagram_receiver& receiver)
     : datagram_socket(io, host, port) {
@@ -62,7 +66,7 @@ datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, 
 }
 
 datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
-                                 datagram_group* group)
+                                 datagram_group* group, std::shared_ptr<loop_door> door)
     : group_(group),
       index_(group != nullptr ? static_cast<unsigned>(group->sockets.size()) : 0),
       socket_(io, bind_udp(host, port)),
@@ -76,7 +80,7 @@ datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, 
     port_ = local_.ss_family == AF_INET6
                 ? ntohs(reinterpret_cast<const sockaddr_in6*>(&local_)->sin6_port)
                 : ntohs(reinterpret_cast<const sockaddr_in*>(&local_)->sin_port);
-    if (group_ != nullptr) group_->sockets.push_back(this);
+    if (group_ != nullptr) group_->sockets.push_back({this, std::move(door)});
 }
 
 unsigned datagram_socket::count() const noexcept { return group_ != nullptr ? group_->size : 1; }
@@ -88,13 +92,15 @@ std::shared_ptr<void>& datagram_socket::shared() {
 void datagram_socket::forward(unsigned to, std::span<const std::uint8_t> bytes,
                               const sockaddr* remote, socklen_t remote_length) {
     if (group_ == nullptr || to >= group_->sockets.size() || to == index_) return;
-    auto* target = group_->sockets[to];
+    const auto& [target, door] = group_->sockets[to];
+    if (!door) return;
     sockaddr_storage from{};
     const auto n = std::min<std::size_t>(remote_length, sizeof from);
     std::memcpy(&from, remote, n);
-    asio::post(target->socket_.get_executor(),
-               [target, copy = std::vector<std::uint8_t>(bytes.begin(), bytes.end()), from,
-                length = static_cast<socklen_t>(n)] { target->deliver(copy, from, length); });
+    // The target runs it on its own thread; a door shut (its loop ended) drops it uncalled.
+    (void)door->post([target = target, copy = std::vector<std::uint8_t>(bytes.begin(), bytes.end()),
+                      from,
+                      length = static_cast<socklen_t>(n)] { target->deliver(copy, from, length); });
 }
 
 void datagram_socket::deliver(std::span<const std::uint8_t> bytes, const sockaddr_storage& remote,

@@ -6,6 +6,7 @@
 // only.
 
 #include "http/datagram_port.hpp"
+#include "http/exchange_port.hpp"
 
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
@@ -32,7 +33,13 @@ class datagram_socket;
 /// outlives the sockets (the server owns it), and a socket outlives its worker's loop.
 struct datagram_group {
     unsigned size = 1;  // the sockets it will have, known before the first joins
-    std::vector<datagram_socket*> sockets;
+    // Each socket with its worker's door: the loops run without locks
+    // (ASIO_CONCURRENCY_HINT_UNSAFE), so another thread reaches one only through its door.
+    struct member {
+        datagram_socket* socket;
+        std::shared_ptr<loop_door> door;
+    };
+    std::vector<member> sockets;
     std::shared_ptr<void> shared;
 };
 
@@ -43,11 +50,16 @@ public:
     datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
                     datagram_receiver& receiver);
     /// As above, with the receiver given later (`set_receiver`, before `start`), as the
-    /// next socket of `group` (which it joins: see datagram_sender::index).
+    /// next socket of `group` (which it joins: see datagram_sender::index), reached from
+    /// other loops through `door`.
     datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
-                    datagram_group* group = nullptr);
+                    datagram_group* group = nullptr, std::shared_ptr<loop_door> door = nullptr);
     ~datagram_socket();
     datagram_socket(const datagram_socket&) = delete;
+    /// Throws std::system_error (EADDRINUSE) when `host`:`port` is bound already, by another
+    /// process or server: with SO_REUSEPORT on both, a second bind by the same user would
+    /// succeed and the kernel would share the port's datagrams between them.
+    static void refuse_in_use(const std::string& host, std::uint16_t port);
     datagram_socket& operator=(const datagram_socket&) = delete;
 
     /// The bound port.
@@ -65,7 +77,8 @@ public:
     void expire_at(std::chrono::steady_clock::time_point when) override;
     unsigned index() const noexcept override { return index_; }
     unsigned count() const noexcept override;
-    /// Posts a copy to the other socket's loop; dropped there if it has closed by then.
+    /// Posts a copy to the other socket's loop through its door; dropped if that loop has
+    /// ended, or the socket closed, by then.
     void forward(unsigned to, std::span<const std::uint8_t> bytes, const sockaddr* remote,
                  socklen_t remote_length) override;
     std::shared_ptr<void>& shared() override;

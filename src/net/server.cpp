@@ -313,6 +313,7 @@ void server::start(const std::string& host, std::uint16_t port) {
     // spreads clients over them by address, and a connection lives on the worker whose
     // socket got its first Initial.
     if (s.shared.settings.http3_port != 0 && s.shared.open_datagrams != nullptr) {
+        datagram_socket::refuse_in_use(host, s.shared.settings.http3_port);
         const std::size_t sockets = std::min<std::size_t>(s.workers.size(), 256);
         s.udp_sockets.size = static_cast<unsigned>(sockets);
         for (std::size_t i = 0; i < sockets; ++i) {

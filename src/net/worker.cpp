@@ -114,7 +114,7 @@ void worker::bind_plain(const asio::ip::tcp::endpoint& endpoint) {
 }
 
 void worker::bind_datagrams(const std::string& host, std::uint16_t port, datagram_group& group) {
-    datagrams_ = std::make_unique<datagram_socket>(io_context_, host, port, &group);
+    datagrams_ = std::make_unique<datagram_socket>(io_context_, host, port, &group, door_);
     datagram_protocol_ = shared_.open_datagrams(*datagrams_, *this);
     if (!datagram_protocol_) {
         throw std::invalid_argument("tern: http3: the protocol over UDP cannot be made");

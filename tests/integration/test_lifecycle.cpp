@@ -295,6 +295,8 @@ TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
     bad.limits.max_header_count = 0;
     bad.compression = tern::compression_config{.level = 42};
     bad.timeouts.header = std::chrono::milliseconds(-1);
+    bad.http3.stream_window = 100;
+    bad.http3.connection_window = 50;
     tern::static_files_config files;
     files.hosted_path = "assets";
     files.directory = "public";
@@ -310,6 +312,8 @@ TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
     CHECK(message.find("limits.max_header_count must be at least 1") != std::string::npos);
     CHECK(message.find("compression level must be 1..9") != std::string::npos);
     CHECK(message.find("timeouts.header must not be negative") != std::string::npos);
+    CHECK(message.find("http3.stream_window must be at least 1024") != std::string::npos);
+    CHECK(message.find("http3.connection_window must be at least 100") != std::string::npos);
     CHECK(message.find("hosted_path must begin with '/'") != std::string::npos);
 
     // One bad field, one message; and the setter says the same thing.

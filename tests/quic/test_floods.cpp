@@ -122,6 +122,26 @@ TEST_CASE("quic floods: the stream limit holds: the 101st stream waits until one
     CHECK(h3_status(c.stream(next).bytes) == 200);
 }
 
+TEST_CASE("quic floods: config http3.max_concurrent_streams sets the stream limit", "[http3]") {
+    tern::config settings;
+    settings.http3.max_concurrent_streams = 7;
+    quic_app server(settings);
+    quic_client c(server.port);
+    start_h3(c);
+    std::vector<std::int64_t> open;
+    for (std::int64_t id = c.open_bidi(); id >= 0; id = c.open_bidi()) {
+        c.send(id, h3_get("/"), false);
+        open.push_back(id);
+        REQUIRE(open.size() <= 100);
+    }
+    CHECK(open.size() == 7);
+    CHECK(c.max_bidi_streams() == 7);
+    // One ends, is answered, and its place is given back.
+    c.send(open.front(), {}, true);
+    CHECK(c.pump_until([&] { return c.max_bidi_streams() == 8; }, 10s));
+    CHECK(h3_status(c.stream(open.front()).bytes) == 200);
+}
+
 TEST_CASE("quic floods: a silent connection is closed at the idle timeout", "[http3]") {
     // ngtcp2 closes an idle connection silently (RFC 9000 10.1), so the client cannot see the
     // server's close. What proves it is the server's room: with a cap of one connection, a

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <memory>
+#include <system_error>
 #include <vector>
 
 namespace wire_test_quic_workers {
@@ -81,6 +82,22 @@ TEST_CASE("quic workers: the cap on connections counts every worker's", "[http3]
     }
     const auto s = h3_fetch(first, "/");
     CHECK(h3_status(s.bytes) == 200);
+}
+
+TEST_CASE("quic workers: a UDP port another server holds is refused at start, not shared",
+          "[http3]") {
+    // Every worker's socket sets SO_REUSEPORT, so a second server of the same user could
+    // bind the port too, and the kernel would split the clients between the two.
+    quic_app first;
+    tern::app second;
+    second.get("/", [](tern::context& ctx) { ctx.text("second"); });
+    second.tls(first.files.cert, first.files.key);
+    second.http3(first.port);
+    CHECK_THROWS_AS(second.start("127.0.0.1", 0), std::system_error);
+    // The first goes on serving.
+    quic_client c(first.port);
+    start_h3(c);
+    CHECK(h3_body(h3_fetch(c, "/").bytes) == "hi");
 }
 
 }  // namespace wire_test_quic_workers
