@@ -101,6 +101,9 @@ def main():
         srv = procs.start([live, "{port}", "--cert", f"{work}/cert.pem", "--key",
                            f"{work}/key.pem", "--http3"], timeout=10)
         try:
+            # The TCP port accepts a moment before the UDP endpoint is made (and the libraries
+            # loaded) in the same start: waited for, a few seconds at most.
+            procs.poll_until(lambda: mapped(srv.proc.pid) == list(LIBRARIES[:3]), timeout=10)
             check("live --http3 has loaded GnuTLS and ngtcp2 once listening",
                   mapped(srv.proc.pid) == list(LIBRARIES[:3]), mapped(srv.proc.pid))
             rc = subprocess.run(["gtlsclient", "--quiet", "--exit-on-all-streams-close",
