@@ -90,8 +90,6 @@ public:
     /// `group`, with the protocol shared.open_datagrams makes. Throws std::system_error when it
     /// cannot bind, std::invalid_argument when the protocol cannot be made.
     void bind_datagrams(const std::string& host, std::uint16_t port, datagram_group& group);
-    /// The port the UDP socket is bound to (0: none).
-    std::uint16_t datagram_port() const noexcept { return datagrams_ ? datagrams_->port() : 0; }
     /// The endpoint the acceptor is bound to.
     asio::ip::tcp::endpoint local_endpoint() const;
     /// The endpoint the plain-HTTP acceptor is bound to.

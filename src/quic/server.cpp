@@ -19,10 +19,6 @@ std::string key_of(std::span<const std::uint8_t> cid) {
     return {reinterpret_cast<const char*>(cid.data()), cid.size()};
 }
 
-}  // namespace
-
-namespace {
-
 std::shared_ptr<server_group> group_of(placement& where) {
     return where.group ? where.group : std::make_shared<server_group>();
 }

@@ -11,6 +11,7 @@
 #include <tern/config.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -85,19 +86,26 @@ TEST_CASE(
     CHECK(closed);
 }
 
+// Opens streams until the server's limit refuses one, sending on each a request head whose
+// end never comes, so that each holds its stream open; at most `most` (a limit that never
+// comes is a failure). Their IDs.
+std::vector<std::int64_t> hold_streams(quic_client& c, std::size_t most) {
+    std::vector<std::int64_t> open;
+    for (std::int64_t id = c.open_bidi(); id >= 0; id = c.open_bidi()) {
+        c.send(id, h3_get("/"), false);
+        open.push_back(id);
+        REQUIRE(open.size() <= most);
+    }
+    return open;
+}
+
 TEST_CASE("quic floods: the stream limit holds: the 101st stream waits until one closes",
           "[http3]") {
     quic_app server;
     quic_client c(server.port);
     start_h3(c);
 
-    // Requests whose heads are sent and whose ends are not: each holds its stream open.
-    std::vector<std::int64_t> open;
-    for (std::int64_t id = c.open_bidi(); id >= 0; id = c.open_bidi()) {
-        c.send(id, h3_get("/"), false);
-        open.push_back(id);
-        REQUIRE(open.size() <= 1000);
-    }
+    const auto open = hold_streams(c, 1000);
     CHECK(open.size() == 100);  // quic::connection_settings::max_streams_bidi
     CHECK(c.max_bidi_streams() == 100);
     // While none closes, the server allows none more (a wait for what must not come).
@@ -128,12 +136,7 @@ TEST_CASE("quic floods: config http3.max_concurrent_streams sets the stream limi
     quic_app server(settings);
     quic_client c(server.port);
     start_h3(c);
-    std::vector<std::int64_t> open;
-    for (std::int64_t id = c.open_bidi(); id >= 0; id = c.open_bidi()) {
-        c.send(id, h3_get("/"), false);
-        open.push_back(id);
-        REQUIRE(open.size() <= 100);
-    }
+    const auto open = hold_streams(c, 100);
     CHECK(open.size() == 7);
     CHECK(c.max_bidi_streams() == 7);
     // One ends, is answered, and its place is given back.
