@@ -274,6 +274,20 @@ struct http3_config {
     std::uint32_t stream_window = 256 * 1024;
     /// The same for all the streams of one connection together. At least `stream_window`.
     std::uint32_t connection_window = 1024 * 1024;
+    /// Response bytes one HTTP/3 connection may hold in memory that the client has not yet
+    /// acknowledged (bodies made in memory; pieces of files and streamed bodies); while it
+    /// holds this much, no new stream's handler runs: complete requests wait, in order, until
+    /// the client has acknowledged enough (docs/http3.md). At least 1.
+    std::size_t max_unacked = 4 * 1024 * 1024;
+    /// File bodies and spooled request bodies one HTTP/3 connection may have open at once,
+    /// each a descriptor; at the limit no new stream's handler runs until one is done, and a
+    /// request body that would spool as one more file is rejected (H3_REQUEST_REJECTED: the
+    /// client may retry it). At least 1.
+    std::size_t max_open_files = 8;
+    /// Spooled request body bytes one HTTP/3 connection may hold beside another spooled
+    /// body; a body that would pass it is answered 503 + Retry-After (its only spooled body
+    /// is bounded by its body limit alone, as over HTTP/1.1). At least 1.
+    std::uint64_t max_spooled_bytes = 64 * 1024 * 1024;
 };
 
 /// The settings of one `tern::app`, grouped by concern. Defaults follow docs/limits.md;

@@ -11,6 +11,9 @@
 
 #include "h2/connection_impl.hpp"
 #include "h2/stream.hpp"
+#include "http/stream_budget.hpp"
+
+#include <tern/config.hpp>
 
 #include <nghttp2/nghttp2.h>
 
@@ -19,53 +22,31 @@
 
 namespace tern::detail {
 
+namespace {
+
+stream_budget h2_budget(const config& cfg) {
+    return {cfg.http2.max_unsent, cfg.http2.max_open_files, cfg.http2.max_spooled_bytes};
+}
+
+}  // namespace
+
 void h2_connection::admit() {
-    // Streams reset while they waited are dropped wherever they are in the queue, so that
-    // opening and resetting streams behind one that waits holds nothing.
-    std::erase_if(waiting_, [](const auto& stream) { return stream->closed(); });
-    if (waiting_.empty() || broken_ || ended_) return;
-    const auto& cfg = host_.settings();
-    std::uint64_t unsent = 0;
-    std::size_t files = 0;
-    for (const auto& [id, stream] : streams_) {
-        unsent += stream->unsent();
-        if (stream->holds_file()) ++files;
+    if (broken_ || ended_) {
+        std::erase_if(waiting_, [](const auto& stream) { return stream->closed(); });
+        return;
     }
-    std::size_t taken = 0;
-    for (; taken < waiting_.size(); ++taken) {
-        auto& stream = waiting_[taken];
-        // A connection that holds nothing always runs its next stream, so the bounds never
-        // stop a connection altogether.
-        const bool holds = unsent != 0 || files != 0;
-        if (holds && (unsent >= cfg.http2.max_unsent || files >= cfg.http2.max_open_files)) break;
-        if (host_.short_of_descriptors()) {
-            nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream->id(),
-                                      NGHTTP2_REFUSED_STREAM);
-            continue;
-        }
-        stream->run();
-        unsent += stream->unsent();
-        if (stream->holds_file()) ++files;
-    }
-    waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(taken));
+    admit_streams(waiting_, streams_, h2_budget(host_.settings()), host_, [&](h2_stream& s) {
+        nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, s.id(), NGHTTP2_REFUSED_STREAM);
+    });
 }
 
 bool h2_connection::may_open_file() {
-    std::size_t files = 0;
-    for (const auto& [id, stream] : streams_) {
-        if (stream->holds_file()) ++files;
-    }
-    return files < host_.settings().http2.max_open_files && !host_.short_of_descriptors();
+    return open_files(streams_) < host_.settings().http2.max_open_files &&
+           !host_.short_of_descriptors();
 }
 
 bool h2_connection::may_spool(const h2_stream& stream, std::uint64_t bytes) const {
-    std::uint64_t others = 0;
-    for (const auto& [id, each] : streams_) {
-        if (each.get() != &stream) others += each->spooled_bytes();
-    }
-    // The connection's only spooled body is bounded by its body limit alone, as over
-    // HTTP/1.1; beside others, all of them by h2_max_spooled_bytes.
-    return others == 0 || others + bytes <= host_.settings().http2.max_spooled_bytes;
+    return may_spool_beside(streams_, stream, bytes, h2_budget(host_.settings()));
 }
 
 bool h2_connection::pull_frames(std::string& out, std::size_t max) {

@@ -179,7 +179,7 @@ long h2_stream::read_body_bytes(std::uint8_t* buf, std::size_t length, std::uint
     return static_cast<long>(n);
 }
 
-std::uint64_t h2_stream::unsent() const noexcept {
+std::uint64_t h2_stream::held_bytes() const noexcept {
     if (!answered_ || closed_ || !sending_) return 0;
     // A source's own buffer is bounded by max_stream_buffer; a file's bytes are on disk.
     if (source_) return pulled_.size() - pulled_at_;

@@ -56,7 +56,7 @@ public:
     /// What the stream holds for its response (docs/http2.md, "What one connection may
     /// hold"): body bytes in memory not yet framed, and whether a file body's descriptor
     /// is open.
-    std::uint64_t unsent() const noexcept;
+    std::uint64_t held_bytes() const noexcept;
     bool holds_file() const noexcept {
         return !closed_ && (res_.file.file || spool_ || req_.spooled);
     }

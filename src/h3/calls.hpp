@@ -28,6 +28,7 @@
     (::tern::detail::nghttp3_library().nghttp3_conn_shutdown_stream_read)
 #define nghttp3_conn_shutdown_stream_write \
     (::tern::detail::nghttp3_library().nghttp3_conn_shutdown_stream_write)
+#define nghttp3_conn_submit_info (::tern::detail::nghttp3_library().nghttp3_conn_submit_info)
 #define nghttp3_conn_submit_response \
     (::tern::detail::nghttp3_library().nghttp3_conn_submit_response)
 #define nghttp3_conn_submit_shutdown_notice \

@@ -3,11 +3,13 @@
 #include "h3/connection.hpp"
 
 #include "h3/stream.hpp"
+#include "http/stream_budget.hpp"
 
 #include <tern/config.hpp>
 
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 // Last: nghttp3's functions through the table that loads it on first use.
 #include "h3/calls.hpp"
@@ -173,11 +175,40 @@ h3_connection::~h3_connection() {
         s->detach();
     }
     for (auto& s : ready_) s->detach();
+    for (auto& s : waiting_) s->detach();
+    for (auto& s : continues_) s->detach();
     nghttp3_conn_del(conn_);
 }
 
 void h3_connection::queue_if_ready(h3_stream& s) {
     if (s.take_ready()) ready_.push_back(s.self());
+}
+
+void h3_connection::queue_continue(h3_stream& s) { continues_.push_back(s.self()); }
+
+namespace {
+
+stream_budget h3_budget(const config& cfg) {
+    return {cfg.http3.max_unacked, cfg.http3.max_open_files, cfg.http3.max_spooled_bytes};
+}
+
+}  // namespace
+
+void h3_connection::admit() {
+    // The handlers run after nghttp3 has returned, never inside its callbacks.
+    waiting_.insert(waiting_.end(), ready_.begin(), ready_.end());
+    ready_.clear();
+    admit_streams(waiting_, streams_, h3_budget(host_.settings()), host_,
+                  [](h3_stream& s) { s.reject(); });
+}
+
+bool h3_connection::may_open_file() {
+    return open_files(streams_) < host_.settings().http3.max_open_files &&
+           !host_.short_of_descriptors();
+}
+
+bool h3_connection::may_spool(const h3_stream& stream, std::uint64_t bytes) const {
+    return may_spool_beside(streams_, stream, bytes, h3_budget(host_.settings()));
 }
 
 bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) {
@@ -188,9 +219,8 @@ bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t
         failure_ = nghttp3_err_infer_quic_app_error_code(static_cast<int>(n));
         return false;
     }
-    // The handlers run after nghttp3 has returned, never inside its callbacks.
-    auto ready = std::exchange(ready_, {});
-    for (auto& s : ready) s->run();
+    for (auto& s : std::exchange(continues_, {})) s->submit_continue();
+    admit();
     return true;
 }
 
@@ -207,6 +237,7 @@ void h3_connection::on_stream_close(std::int64_t id, std::uint64_t code) {
             streams_.erase(found);
         }
     }
+    admit();  // what the stream held is let go
 }
 
 long h3_connection::next_write(std::int64_t& id, bool& fin, std::span<quic::stream_vec> vecs) {
@@ -238,7 +269,9 @@ void h3_connection::on_peer_stream_limit(std::uint64_t max_bidi) {
 }
 
 bool h3_connection::on_acked(std::int64_t id, std::uint64_t n) {
-    return nghttp3_conn_add_ack_offset(conn_, id, n) == 0;
+    if (nghttp3_conn_add_ack_offset(conn_, id, n) != 0) return false;
+    if (!waiting_.empty()) admit();  // what was acknowledged is let go
+    return true;
 }
 
 void h3_connection::check(std::chrono::steady_clock::time_point now) {
@@ -247,6 +280,7 @@ void h3_connection::check(std::chrono::steady_clock::time_point now) {
     open.reserve(streams_.size());
     for (auto& [id, s] : streams_) open.push_back(s);
     for (auto& s : open) s->check(now);
+    if (!waiting_.empty()) admit();
 }
 
 void h3_connection::on_closing() noexcept {

@@ -61,11 +61,23 @@ public:
     quic::stream_control& control() const noexcept { return control_; }
     /// Where a stream makes its response's fields (reused: nghttp3 copies them).
     response_fields<nghttp3_nv>& response_scratch() noexcept { return response_fields_; }
+    /// `s` asked for 100 Continue: sent once nghttp3 has returned.
+    void queue_continue(h3_stream& s);
+    /// A stream may open one more descriptor (a spooled body): the connection holds fewer
+    /// than http3.max_open_files and the process is not short of descriptors.
+    bool may_open_file();
+    /// Whether `stream` may hold `bytes` of spooled request body beside the other streams'
+    /// (config::http3.max_spooled_bytes).
+    bool may_spool(const h3_stream& stream, std::uint64_t bytes) const;
 
 private:
     struct callbacks;
     // A stream whose request became complete is run after nghttp3 returns.
     void queue_if_ready(h3_stream& s);
+    // Runs the complete requests the connection's budget lets run (http/stream_budget.hpp:
+    // http3.max_unacked, http3.max_open_files); the others wait for acknowledgements and
+    // closes.
+    void admit();
 
     quic::stream_control& control_;
     protocol_host& host_;
@@ -75,6 +87,8 @@ private:
     head_limits limits_;
     std::unordered_map<std::int64_t, std::shared_ptr<h3_stream>> streams_;
     std::vector<std::shared_ptr<h3_stream>> ready_;
+    std::vector<std::shared_ptr<h3_stream>> waiting_;    // complete, over the budget
+    std::vector<std::shared_ptr<h3_stream>> continues_;  // 100 Continue to send
     response_fields<nghttp3_nv> response_fields_;
     bool closing_ = false;
     std::uint64_t failure_ = 0;  // the HTTP/3 error code of what nghttp3 refused

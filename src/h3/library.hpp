@@ -27,6 +27,7 @@
     X(nghttp3_conn_shutdown)                    \
     X(nghttp3_conn_shutdown_stream_read)        \
     X(nghttp3_conn_shutdown_stream_write)       \
+    X(nghttp3_conn_submit_info)                 \
     X(nghttp3_conn_submit_response)             \
     X(nghttp3_conn_submit_shutdown_notice)      \
     X(nghttp3_conn_unblock_stream)              \

@@ -4,6 +4,7 @@
 
 #include "h3/connection.hpp"
 #include "http/protocol_host.hpp"
+#include "http/spooled_body.hpp"
 
 #include <tern/config.hpp>
 
@@ -45,6 +46,48 @@ void h3_stream::on_body(std::string_view data) {
 std::string_view h3_stream::remote_ip() const noexcept { return connection_->remote_ip(); }
 
 void h3_stream::count_request() noexcept { host_->count_h3_request(); }
+
+void h3_stream::send_continue() {
+    // Inside nghttp3's callback: submitted once it has returned (submit_continue).
+    connection_->queue_continue(*this);
+}
+
+void h3_stream::submit_continue() {
+    if (!live() || answered_) return;
+    // An interim 100 (RFC 9110 10.1.1): the client sends its body without waiting longer.
+    static constexpr char status_name[] = ":status";
+    static constexpr char continue_code[] = "100";
+    const nghttp3_nv nv = {reinterpret_cast<std::uint8_t*>(const_cast<char*>(status_name)),
+                           reinterpret_cast<std::uint8_t*>(const_cast<char*>(continue_code)),
+                           sizeof status_name - 1, sizeof continue_code - 1, NGHTTP3_NV_FLAG_NONE};
+    nghttp3_conn_submit_info(connection_->raw(), id_, &nv, 1);
+}
+
+bool h3_stream::admit_spool() {
+    // One more descriptor, so only while the connection holds fewer than
+    // http3.max_open_files and the process is not short of them.
+    if (connection_->may_open_file()) return true;
+    reject();
+    return false;
+}
+
+bool h3_stream::may_spool(std::uint64_t after) { return connection_->may_spool(*this, after); }
+
+std::uint64_t h3_stream::spooled_bytes() const noexcept {
+    if (closed_) return 0;
+    if (spool_) return spool_->reserved();
+    return req_.spooled ? req_.spooled->reserved() : 0;
+}
+
+void h3_stream::reject() noexcept {
+    if (!live()) return;
+    // RFC 9114 4.1.1: not processed at all, so the client may retry it.
+    connection_->control().shutdown_read(id_, NGHTTP3_H3_REQUEST_REJECTED);
+    if (!reset_) {
+        reset_ = true;
+        connection_->control().shutdown_write(id_, NGHTTP3_H3_REQUEST_REJECTED);
+    }
+}
 
 void h3_stream::after_refusal() {
     // The rest of the request is not wanted (RFC 9114 4.1.1: H3_NO_ERROR once answered).
@@ -143,9 +186,19 @@ long h3_stream::read_body(void* vecs, std::size_t count, std::uint32_t* flags) {
     return 1;
 }
 
+std::uint64_t h3_stream::held_bytes() const noexcept {
+    if (!answered_ || closed_) return 0;
+    if (res_.file.file || source_) return unacked_;
+    return res_.body.size() - std::min<std::uint64_t>(body_acked_, res_.body.size());
+}
+
 void h3_stream::on_acked(std::uint64_t n) {
     last_ack_ = clock::now();
-    if (pieces_.empty()) return;  // the body in memory
+    if (!res_.file.file && !source_) {
+        body_acked_ += n;  // the body in memory
+        return;
+    }
+    if (pieces_.empty()) return;
     unacked_ -= std::min(unacked_, n);
     acked_in_front_ += n;
     while (!pieces_.empty() && acked_in_front_ >= pieces_.front().size()) {

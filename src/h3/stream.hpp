@@ -69,6 +69,22 @@ public:
     void check(clock::time_point now);
     /// Still open (its answer under way or not begun).
     bool open() const noexcept { return !closed_; }
+    bool closed() const noexcept { return closed_; }
+
+    /// What the stream holds for its answer (docs/http3.md, "What one connection may hold"):
+    /// body bytes in memory the client has not acknowledged, and whether a descriptor is
+    /// open (a file body, a spooled request body).
+    std::uint64_t held_bytes() const noexcept;
+    bool holds_file() const noexcept {
+        return !closed_ && (res_.file.file || spool_ || req_.spooled);
+    }
+    /// Bytes of spool the stream's request body holds.
+    std::uint64_t spooled_bytes() const noexcept;
+    /// Sends the interim 100 Continue its request asked for (after nghttp3 has returned),
+    /// unless it is answered or closed meanwhile.
+    void submit_continue();
+    /// Rejects the stream unprocessed (H3_REQUEST_REJECTED both ways: the client may retry).
+    void reject() noexcept;
 
 private:
     // stream_exchange
@@ -77,6 +93,9 @@ private:
     void count_request() noexcept override;
     void submit() override;
     void after_refusal() override;
+    bool admit_spool() override;
+    void send_continue() override;
+    bool may_spool(std::uint64_t after) override;
     // exchange_port
     void wake() override;
 
@@ -100,6 +119,7 @@ private:
     std::deque<std::string> pieces_;
     std::uint64_t unacked_ = 0;
     std::uint64_t acked_in_front_ = 0;  // bytes of pieces_.front() acknowledged
+    std::uint64_t body_acked_ = 0;      // of a body in memory
     bool waits_ = false;                // nghttp3 was told WOULDBLOCK: resume when ready
     bool waits_for_source_ = false;     // ... because the source had nothing
     clock::time_point begun_, last_read_, last_ack_, last_sent_;

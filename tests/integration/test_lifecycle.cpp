@@ -297,6 +297,7 @@ TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
     bad.timeouts.header = std::chrono::milliseconds(-1);
     bad.http3.stream_window = 100;
     bad.http3.connection_window = 50;
+    bad.http3.max_open_files = 0;
     tern::static_files_config files;
     files.hosted_path = "assets";
     files.directory = "public";
@@ -314,6 +315,7 @@ TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
     CHECK(message.find("timeouts.header must not be negative") != std::string::npos);
     CHECK(message.find("http3.stream_window must be at least 1024") != std::string::npos);
     CHECK(message.find("http3.connection_window must be at least 100") != std::string::npos);
+    CHECK(message.find("http3.max_open_files must be at least 1") != std::string::npos);
     CHECK(message.find("hosted_path must begin with '/'") != std::string::npos);
 
     // One bad field, one message; and the setter says the same thing.

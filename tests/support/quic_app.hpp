@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -66,7 +67,10 @@ struct quic_app {
     std::uint16_t port = free_udp_port();
     std::atomic<std::uint64_t> handled{0};
 
-    explicit quic_app(tern::config settings = {}) : app(std::move(settings)) {
+    /// `more` adds a test's own routes before the start.
+    explicit quic_app(tern::config settings = {}, const std::function<void(tern::app&)>& more = {})
+        : app(std::move(settings)) {
+        if (more) more(app);
         app.get("/", [this](tern::context& ctx) {
             ++handled;
             ctx.text("hi");

@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tern_test {
@@ -86,6 +87,10 @@ struct quic_client::state {
     bool closed = false;
     std::string reason;
     std::uint64_t max_bidi = 0;
+    // While true, bytes received grant no more flow-control credit; `held` is what they
+    // would have granted, per stream, given all at once when the hold ends.
+    bool hold_window = false;
+    std::unordered_map<std::int64_t, std::uint64_t> held;
     std::vector<std::uint8_t> received = std::vector<std::uint8_t>(65536);
 
     state() = default;
@@ -264,6 +269,10 @@ struct quic_client::state {
         auto& s = self(user_data).streams[id];
         s.bytes.insert(s.bytes.end(), data, data + size);
         if ((flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0) s.ended = true;
+        if (self(user_data).hold_window) {
+            self(user_data).held[id] += size;
+            return 0;
+        }
         ngtcp2_conn_extend_max_stream_offset(conn, id, size);
         ngtcp2_conn_extend_max_offset(conn, size);
         return 0;
@@ -313,7 +322,8 @@ struct quic_client::state {
     }
 };
 
-quic_client::quic_client(std::uint16_t port) : state_(std::make_unique<state>()) {
+quic_client::quic_client(std::uint16_t port, std::uint64_t stream_window)
+    : state_(std::make_unique<state>()) {
     auto& s = *state_;
     s.fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s.fd < 0) throw std::runtime_error("quic_client: socket failed");
@@ -352,7 +362,7 @@ quic_client::quic_client(std::uint16_t port) : state_(std::make_unique<state>())
     // The server's control and QPACK streams, answers as large as a test asks for; a long
     // idle timeout of its own, so the server's rules.
     params.initial_max_streams_uni = 8;
-    params.initial_max_stream_data_bidi_local = 1 << 20;
+    params.initial_max_stream_data_bidi_local = stream_window;
     params.initial_max_stream_data_uni = 1 << 20;
     params.initial_max_data = 64 << 20;
     params.max_idle_timeout = 60 * NGTCP2_SECONDS;
@@ -447,6 +457,17 @@ void quic_client::reset(std::int64_t id, std::uint64_t app_code) {
     state_->flush();
     state_->queued.erase(id);
     if (!state_->closed) (void)ngtcp2_conn_shutdown_stream(state_->conn, id, app_code);
+}
+
+void quic_client::hold_window(bool hold) {
+    auto& s = *state_;
+    s.hold_window = hold;
+    if (hold) return;
+    for (const auto& [id, bytes] : std::exchange(s.held, {})) {
+        ngtcp2_conn_extend_max_stream_offset(s.conn, id, bytes);
+        ngtcp2_conn_extend_max_offset(s.conn, bytes);
+    }
+    s.flush();
 }
 
 bool quic_client::pump(std::chrono::milliseconds for_) {
@@ -562,16 +583,14 @@ bool next_frame(std::span<const std::uint8_t> in, std::size_t& at, std::uint64_t
     return true;
 }
 
-}  // namespace
-
-std::vector<std::uint8_t> h3_control_stream() {
-    return {0x00, 0x04, 0x00};  // stream type control; SETTINGS, empty
-}
-
-std::vector<std::uint8_t> h3_get(std::string_view path) {
+// A request's HEADERS frame: `method` an indexed field line of the static table, then
+// :scheme, :path, :authority and, when `length` is set, content-length (and, when
+// `expect_continue`, expect: 100-continue).
+std::vector<std::uint8_t> h3_request(std::uint8_t method, std::string_view path,
+                                     const std::uint64_t* length, bool expect_continue) {
     // Required Insert Count 0 and Base 0: no dynamic table (RFC 9204 4.5.1).
     std::vector<std::uint8_t> fields{0x00, 0x00};
-    fields.push_back(0xd1);  // indexed, static 17: :method GET
+    fields.push_back(method);
     fields.push_back(0xd7);  // indexed, static 23: :scheme https
     if (path == "/") {
         fields.push_back(0xc1);  // indexed, static 1: :path /
@@ -581,6 +600,17 @@ std::vector<std::uint8_t> h3_get(std::string_view path) {
     }
     fields.push_back(0x50);  // literal with the name of static 0 (:authority)
     put_literal(fields, "127.0.0.1");
+    if (length != nullptr) {
+        fields.push_back(0x54);  // literal with the name of static 4 (content-length)
+        put_literal(fields, std::to_string(*length));
+    }
+    if (expect_continue) {
+        // A literal field line with a literal name (RFC 9204 4.5.6): expect: 100-continue.
+        constexpr std::string_view name = "expect";
+        put_prefixed(fields, 0x20, 3, name.size());
+        fields.insert(fields.end(), name.begin(), name.end());
+        put_literal(fields, "100-continue");
+    }
     std::vector<std::uint8_t> frame;
     put_varint(frame, 0x01);  // HEADERS
     put_varint(frame, fields.size());
@@ -588,15 +618,38 @@ std::vector<std::uint8_t> h3_get(std::string_view path) {
     return frame;
 }
 
-int h3_status(std::span<const std::uint8_t> bytes) {
-    std::size_t at = 0;
-    std::uint64_t type = 0;
-    std::span<const std::uint8_t> fields;
-    if (!next_frame(bytes, at, type, fields) || type != 0x01 || fields.size() < 3 ||
-        fields[0] != 0 || fields[1] != 0 || (fields[2] & 0xc0) != 0xc0) {
+}  // namespace
+
+std::vector<std::uint8_t> h3_control_stream() {
+    return {0x00, 0x04, 0x00};  // stream type control; SETTINGS, empty
+}
+
+std::vector<std::uint8_t> h3_get(std::string_view path) {
+    return h3_request(0xd1, path, nullptr, false);  // indexed, static 17: :method GET
+}
+
+std::vector<std::uint8_t> h3_post(std::string_view path, std::uint64_t length,
+                                  bool expect_continue) {
+    // Indexed, static 20: :method POST.
+    return h3_request(0xd4, path, &length, expect_continue);
+}
+
+std::vector<std::uint8_t> h3_data(std::string_view payload) {
+    std::vector<std::uint8_t> frame;
+    put_varint(frame, 0x00);  // DATA
+    put_varint(frame, payload.size());
+    frame.insert(frame.end(), payload.begin(), payload.end());
+    return frame;
+}
+
+namespace {
+
+// The status of a HEADERS frame's field section that starts with an indexed :status of
+// QPACK's static table (RFC 9204 Appendix A's :status rows); 0 otherwise.
+int status_of(std::span<const std::uint8_t> fields) {
+    if (fields.size() < 3 || fields[0] != 0 || fields[1] != 0 || (fields[2] & 0xc0) != 0xc0) {
         return 0;
     }
-    // An indexed field line of the static table (RFC 9204 Appendix A's :status rows).
     std::size_t i = 2;
     std::uint64_t index = 0;
     if (!get_prefixed(fields, i, 6, index)) return 0;
@@ -605,6 +658,27 @@ int h3_status(std::span<const std::uint8_t> bytes) {
     if (index >= 24 && index <= 28) return rows_24_to_28[index - 24];
     if (index >= 63 && index <= 71) return rows_63_to_71[index - 63];
     return 0;
+}
+
+}  // namespace
+
+int h3_status(std::span<const std::uint8_t> bytes) {
+    std::size_t at = 0;
+    std::uint64_t type = 0;
+    std::span<const std::uint8_t> fields;
+    if (!next_frame(bytes, at, type, fields) || type != 0x01) return 0;
+    return status_of(fields);
+}
+
+std::vector<int> h3_statuses(std::span<const std::uint8_t> bytes) {
+    std::vector<int> statuses;
+    std::size_t at = 0;
+    std::uint64_t type = 0;
+    std::span<const std::uint8_t> payload;
+    while (next_frame(bytes, at, type, payload)) {
+        if (type == 0x01) statuses.push_back(status_of(payload));  // HEADERS
+    }
+    return statuses;
 }
 
 std::string h3_body(std::span<const std::uint8_t> bytes) {

@@ -30,7 +30,9 @@ public:
         bool closed = false;              ///< QUIC forgot the stream (both sides done)
     };
 
-    explicit quic_client(std::uint16_t port);
+    /// `stream_window`: the bytes the server may send on a request stream before the client
+    /// has read them (QUIC's initial_max_stream_data_bidi_local), granted again as they come.
+    explicit quic_client(std::uint16_t port, std::uint64_t stream_window = 1 << 20);
     ~quic_client();
     quic_client(const quic_client&) = delete;
     quic_client& operator=(const quic_client&) = delete;
@@ -63,6 +65,11 @@ public:
     /// (RESET_STREAM and STOP_SENDING, sent with the next write); bytes still queued on it
     /// are dropped.
     void reset(std::int64_t id, std::uint64_t app_code);
+
+    /// While `hold` is true, the bytes that come grant the server no more flow-control
+    /// credit, as a client that reads nothing: the server's answers stop at the window.
+    /// Setting it false grants at once all the credit held back.
+    void hold_window(bool hold);
 
     /// Writes what is pending, then reads the datagrams that came in, waiting for them up to
     /// `for_`: returns true as soon as some were read (and answered), false when `for_`
@@ -104,10 +111,19 @@ std::vector<std::uint8_t> h3_control_stream();
 /// A GET request's HEADERS frame for `path` (RFC 9114 4.1, QPACK RFC 9204 without a
 /// dynamic table): :method GET, :scheme https, :path, :authority 127.0.0.1.
 std::vector<std::uint8_t> h3_get(std::string_view path);
+/// A POST request's HEADERS frame for `path` with a `content-length` of `length` (the
+/// fields of h3_get, :method POST), and `expect: 100-continue` when `expect_continue`.
+std::vector<std::uint8_t> h3_post(std::string_view path, std::uint64_t length,
+                                  bool expect_continue = false);
+/// A DATA frame carrying `payload`.
+std::vector<std::uint8_t> h3_data(std::string_view payload);
 /// The status of the answer that begins `bytes` (a HEADERS frame whose field section
 /// starts with an indexed :status of QPACK's static table): 200, 304, 404, 503 and the
 /// other statuses of that table; 0 when `bytes` does not begin so, or not yet completely.
 int h3_status(std::span<const std::uint8_t> bytes);
+/// The status of every HEADERS frame in `bytes`, in order (interim answers, the final one,
+/// trailers as 0): h3_status's reading of each.
+std::vector<int> h3_statuses(std::span<const std::uint8_t> bytes);
 /// The payloads of the DATA frames in `bytes`, joined (the frames complete so far).
 std::string h3_body(std::span<const std::uint8_t> bytes);
 
