@@ -17,7 +17,9 @@ request_head::piece request_head::keep(std::string_view text) {
     // A head is bounded by the limits (kilobytes), far below 4 GiB.
     const piece p{static_cast<std::uint32_t>(text_.size()),
                   static_cast<std::uint32_t>(text.size())};
-    if (text_.capacity() == 0) text_.reserve(256);
+    // One allocation for a usual head (an empty string's capacity is its inline buffer's,
+    // never 0, so it is the first piece that reserves).
+    if (text_.empty()) text_.reserve(256);
     text_.append(text);
     return p;
 }
@@ -51,6 +53,7 @@ void request_head::add(std::string_view name, std::string_view value) {
         return;
     }
     const piece n = keep(name);
+    if (fields_.empty()) fields_.reserve(16);  // one allocation for a usual head
     fields_.push_back({n, keep(value)});
 }
 

@@ -261,6 +261,11 @@ void apply_profile(SSL_CTX* ctx, tern::tls_profile profile, bool offer_h2) {
     // buffer grows); an idle connection gives OpenSSL's record buffers back.
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                               SSL_MODE_RELEASE_BUFFERS);
+    // A record is read with one system call, not two (its 5-byte header, then the rest): what
+    // the socket holds is taken at once, and records past the first wait in OpenSSL's buffer,
+    // which the transport reads before it waits on the socket again (a read is always an
+    // SSL_read first: docs/tls.md, "How it is built").
+    SSL_CTX_set_read_ahead(ctx, 1);
     // Resumption by tickets only (stateless): no server-side session cache to bound.
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     static constexpr unsigned char session_context[] = {'t', 'e', 'r', 'n'};
