@@ -225,6 +225,9 @@ h2_connection::h2_connection(protocol_host& host, h2_peer peer)
     nghttp2_option* options = nullptr;
     if (nghttp2_option_new(&options) != 0) throw std::bad_alloc();
     nghttp2_option_set_max_deflate_dynamic_table_size(options, hpack_table_size);
+    // Closed streams are not kept in the priority tree (RFC 9113 5.3.2 deprecates its
+    // signals; a PRIORITY frame is still checked).
+    nghttp2_option_set_no_closed_streams(options, 1);
     const int made = nghttp2_session_server_new2(&session_, table.table, this, options);
     nghttp2_option_del(options);
     if (made != 0) throw std::bad_alloc();
