@@ -213,6 +213,7 @@ struct callback_table {
 h2_connection::h2_connection(protocol_host& host, h2_peer peer)
     : host_(host),
       peer_(std::move(peer)),
+      memory_(host.blocks()),
       guard_(host.settings().http2.max_concurrent_streams),
       order_(2 * std::size_t{host.settings().http2.max_concurrent_streams}),
       idle_since_(clock::now()) {
@@ -228,7 +229,8 @@ h2_connection::h2_connection(protocol_host& host, h2_peer peer)
     // Closed streams are not kept in the priority tree (RFC 9113 5.3.2 deprecates its
     // signals; a PRIORITY frame is still checked).
     nghttp2_option_set_no_closed_streams(options, 1);
-    const int made = nghttp2_session_server_new2(&session_, table.table, this, options);
+    const int made =
+        nghttp2_session_server_new3(&session_, table.table, this, options, memory_.mem());
     nghttp2_option_del(options);
     if (made != 0) throw std::bad_alloc();
 

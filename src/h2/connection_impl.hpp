@@ -4,6 +4,7 @@
 
 #include "h2/connection.hpp"
 #include "h2/flood_guard.hpp"
+#include "h2/session_memory.hpp"
 #include "h2/stream_order.hpp"
 #include "http/field_section.hpp"
 
@@ -79,6 +80,7 @@ private:
 
     protocol_host& host_;
     h2_peer peer_;
+    session_memory memory_;  // nghttp2's blocks, from the loop's pool: outlives session_
     nghttp2_session* session_ = nullptr;
     std::shared_ptr<loop_door> door_;
     std::weak_ptr<exchange_port> port_;
