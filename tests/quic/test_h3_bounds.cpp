@@ -61,6 +61,34 @@ bool all_ended(const quic_client& c, const std::vector<std::int64_t>& ids) {
     return true;
 }
 
+// Pumps until every stream of `ids` has ended (60 s at most), each a 200 whose body is `size`
+// bytes.
+void read_all(quic_client& c, const std::vector<std::int64_t>& ids, std::size_t size) {
+    CHECK(c.pump_until([&] { return all_ended(c, ids); }, 60s));
+    for (const auto id : ids) {
+        const auto s = c.stream(id);
+        CHECK(h3_status(s.bytes) == 200);
+        CHECK(h3_body(s.bytes).size() == size);
+    }
+}
+
+// Opens `count` streams, each a POST /size declaring 4,096 bytes of body and sending the first
+// 2,048 of them, with time between for the server to take each (so they spool in this order).
+std::vector<std::int64_t> begin_uploads(quic_client& c, int count) {
+    std::vector<std::int64_t> ids;
+    for (int i = 0; i < count; ++i) {
+        const auto id = c.open_bidi();
+        REQUIRE(id >= 0);
+        auto bytes = h3_post("/size", 4096);
+        const auto half = h3_data(std::string(2048, 'b'));
+        bytes.insert(bytes.end(), half.begin(), half.end());
+        c.send(id, bytes, false);
+        ids.push_back(id);
+        pump_for(c, 300ms);
+    }
+    return ids;
+}
+
 // The descriptors this process has open.
 std::size_t open_descriptors() {
     std::size_t n = 0;
@@ -105,13 +133,8 @@ TEST_CASE(
 
     // The client reads: every stream is answered, whole, in turn.
     c.hold_window(false);
-    CHECK(c.pump_until([&] { return all_ended(c, ids); }, 30s));
+    read_all(c, ids, answer);
     CHECK(big_handled.load() == 16);
-    for (const auto id : ids) {
-        const auto s = c.stream(id);
-        CHECK(h3_status(s.bytes) == 200);
-        CHECK(h3_body(s.bytes).size() == answer);
-    }
 }
 
 TEST_CASE(
@@ -150,12 +173,7 @@ TEST_CASE(
     CHECK(during >= before + 1);
 
     c.hold_window(false);
-    CHECK(c.pump_until([&] { return all_ended(c, ids); }, 60s));
-    for (const auto id : ids) {
-        const auto s = c.stream(id);
-        CHECK(h3_status(s.bytes) == 200);
-        CHECK(h3_body(s.bytes).size() == size);
-    }
+    read_all(c, ids, size);
 }
 
 TEST_CASE(
@@ -166,25 +184,13 @@ TEST_CASE(
     tern::config settings;
     settings.http3.max_open_files = 2;
     settings.spool.body_above = 1024;
-    quic_app server(settings, [](tern::app& app) {
-        app.post("/size", [](tern::context& ctx) { ctx.text(std::to_string(ctx.body().size())); });
-    });
+    quic_app server(settings, tern_test::size_route);
     quic_client c(server.port);
     start_h3(c);
 
     // Three bodies of 4,096 bytes, each past spool.body_above after its first 2,048: the
     // third to spool finds two files open.
-    std::vector<std::int64_t> ids;
-    for (int i = 0; i < 3; ++i) {
-        const auto id = c.open_bidi();
-        REQUIRE(id >= 0);
-        auto bytes = h3_post("/size", 4096);
-        const auto half = h3_data(std::string(2048, 'b'));
-        bytes.insert(bytes.end(), half.begin(), half.end());
-        c.send(id, bytes, false);
-        ids.push_back(id);
-        pump_for(c, 300ms);  // spooled in this order
-    }
+    const auto ids = begin_uploads(c, 3);
     INFO(c.close_reason());
     REQUIRE(c.pump_until([&] { return c.stream(ids[2]).reset; }, 10s));
     CHECK(c.stream(ids[2]).reset_code == request_rejected);
@@ -209,25 +215,13 @@ TEST_CASE(
     tern::config settings;
     settings.http3.max_spooled_bytes = 6000;
     settings.spool.body_above = 1024;
-    quic_app server(settings, [](tern::app& app) {
-        app.post("/size", [](tern::context& ctx) { ctx.text(std::to_string(ctx.body().size())); });
-    });
+    quic_app server(settings, tern_test::size_route);
     quic_client c(server.port);
     start_h3(c);
 
     // Each declares 4,096 bytes, reserved whole once it spools: the second's 4,096 beside the
     // first's would pass 6,000.
-    std::vector<std::int64_t> ids;
-    for (int i = 0; i < 2; ++i) {
-        const auto id = c.open_bidi();
-        REQUIRE(id >= 0);
-        auto bytes = h3_post("/size", 4096);
-        const auto half = h3_data(std::string(2048, 'b'));
-        bytes.insert(bytes.end(), half.begin(), half.end());
-        c.send(id, bytes, false);
-        ids.push_back(id);
-        pump_for(c, 300ms);
-    }
+    const auto ids = begin_uploads(c, 2);
     INFO(c.close_reason());
     CHECK(c.pump_until([&] { return c.stream(ids[1]).ended || c.stream(ids[1]).reset; }, 10s));
     CHECK(h3_status(c.stream(ids[1]).bytes) == 503);

@@ -26,9 +26,7 @@ TEST_CASE(
     "h3 requests: Expect 100-continue gets an interim 100 before the body is sent, then the "
     "answer",
     "[http3]") {
-    quic_app server({}, [](tern::app& app) {
-        app.post("/size", [](tern::context& ctx) { ctx.text(std::to_string(ctx.body().size())); });
-    });
+    quic_app server({}, tern_test::size_route);
     quic_client c(server.port);
     start_h3(c);
 
@@ -47,9 +45,7 @@ TEST_CASE(
 }
 
 TEST_CASE("h3 requests: no interim 100 for a request that does not ask for one", "[http3]") {
-    quic_app server({}, [](tern::app& app) {
-        app.post("/size", [](tern::context& ctx) { ctx.text(std::to_string(ctx.body().size())); });
-    });
+    quic_app server({}, tern_test::size_route);
     quic_client c(server.port);
     start_h3(c);
     const auto id = c.open_bidi();

@@ -85,6 +85,11 @@ struct quic_app {
     quic_app& operator=(const quic_app&) = delete;
 };
 
+/// Adds `POST /size`, answering the size of the request's body (for `quic_app`'s `more`).
+inline void size_route(tern::app& app) {
+    app.post("/size", [](tern::context& ctx) { ctx.text(std::to_string(ctx.body().size())); });
+}
+
 /// Completes the handshake (10 s at most) and opens the client's control stream (an HTTP/3
 /// client must have one).
 inline void start_h3(quic_client& c) {
