@@ -2,7 +2,6 @@
 
 #include "h2/connection_impl.hpp"
 #include "http/protocol_host.hpp"
-#include "http/spooled_body.hpp"
 
 #include <tern/config.hpp>
 
@@ -79,12 +78,6 @@ bool h2_stream::admit_spool() {
 bool h2_stream::may_spool(std::uint64_t after) {
     // h2_max_spooled_bytes, beyond the connection's first spooled body.
     return connection_->may_spool(*this, after);
-}
-
-std::uint64_t h2_stream::spooled_bytes() const noexcept {
-    if (closed_) return 0;
-    if (spool_) return spool_->reserved();
-    return req_.spooled ? req_.spooled->reserved() : 0;
 }
 
 std::string_view h2_stream::remote_ip() const noexcept { return connection_->peer().remote_ip; }

@@ -57,11 +57,9 @@ public:
     /// hold"): body bytes in memory not yet framed, and whether a file body's descriptor
     /// is open.
     std::uint64_t held_bytes() const noexcept;
-    bool holds_file() const noexcept {
-        return !closed_ && (res_.file.file || spool_ || req_.spooled);
-    }
+    bool holds_file() const noexcept { return !closed_ && holds_descriptor(); }
     /// Bytes of spool the stream's request body holds (its declared length once spooling).
-    std::uint64_t spooled_bytes() const noexcept;
+    std::uint64_t spooled_bytes() const noexcept { return closed_ ? 0 : spool_reserved(); }
     /// Has body bytes to send and waits only for the client's flow-control window.
     bool wants_window() const noexcept { return sending_ && !source_waits_ && !closed_; }
     bool closed() const noexcept { return closed_; }

@@ -4,7 +4,6 @@
 
 #include "h3/connection.hpp"
 #include "http/protocol_host.hpp"
-#include "http/spooled_body.hpp"
 
 #include <tern/config.hpp>
 
@@ -73,20 +72,11 @@ bool h3_stream::admit_spool() {
 
 bool h3_stream::may_spool(std::uint64_t after) { return connection_->may_spool(*this, after); }
 
-std::uint64_t h3_stream::spooled_bytes() const noexcept {
-    if (closed_) return 0;
-    if (spool_) return spool_->reserved();
-    return req_.spooled ? req_.spooled->reserved() : 0;
-}
-
 void h3_stream::reject() noexcept {
     if (!live()) return;
     // RFC 9114 4.1.1: not processed at all, so the client may retry it.
     connection_->control().shutdown_read(id_, NGHTTP3_H3_REQUEST_REJECTED);
-    if (!reset_) {
-        reset_ = true;
-        connection_->control().shutdown_write(id_, NGHTTP3_H3_REQUEST_REJECTED);
-    }
+    reset(NGHTTP3_H3_REQUEST_REJECTED);
 }
 
 void h3_stream::after_refusal() {
@@ -214,10 +204,12 @@ void h3_stream::resume_body() noexcept {
     connection_->control().want_write();
 }
 
-void h3_stream::reset() noexcept {
+void h3_stream::reset() noexcept { reset(NGHTTP3_H3_INTERNAL_ERROR); }
+
+void h3_stream::reset(std::uint64_t code) noexcept {
     if (!live() || reset_) return;
     reset_ = true;
-    connection_->control().shutdown_write(id_, NGHTTP3_H3_INTERNAL_ERROR);
+    connection_->control().shutdown_write(id_, code);
 }
 
 void h3_stream::on_close() noexcept {

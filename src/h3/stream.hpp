@@ -75,11 +75,9 @@ public:
     /// body bytes in memory the client has not acknowledged, and whether a descriptor is
     /// open (a file body, a spooled request body).
     std::uint64_t held_bytes() const noexcept;
-    bool holds_file() const noexcept {
-        return !closed_ && (res_.file.file || spool_ || req_.spooled);
-    }
+    bool holds_file() const noexcept { return !closed_ && holds_descriptor(); }
     /// Bytes of spool the stream's request body holds.
-    std::uint64_t spooled_bytes() const noexcept;
+    std::uint64_t spooled_bytes() const noexcept { return closed_ ? 0 : spool_reserved(); }
     /// Sends the interim 100 Continue its request asked for (after nghttp3 has returned),
     /// unless it is answered or closed meanwhile.
     void submit_continue();
@@ -99,7 +97,9 @@ private:
     // exchange_port
     void wake() override;
 
+    // Resets the sending side (H3_INTERNAL_ERROR, or `code`), once.
     void reset() noexcept;
+    void reset(std::uint64_t code) noexcept;
     void resume_body() noexcept;
 
     // Body bytes handed to nghttp3 and not yet acknowledged are held at most this much

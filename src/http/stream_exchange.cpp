@@ -164,6 +164,11 @@ std::shared_ptr<body_source> stream_exchange::take_source(bool keep) {
     return source;
 }
 
+std::uint64_t stream_exchange::spool_reserved() const noexcept {
+    if (spool_) return spool_->reserved();
+    return req_.spooled ? req_.spooled->reserved() : 0;
+}
+
 void stream_exchange::release() noexcept {
     take_back(false);
     if (auto link = std::exchange(held_, nullptr)) link->abandon();

@@ -76,6 +76,10 @@ protected:
     virtual bool may_spool(std::uint64_t /*after*/) { return true; }
 
     // ---- for the protocol's stream ---------------------------------------------------------
+    /// Whether the exchange holds a descriptor: a file body, or a request body spooled.
+    bool holds_descriptor() const noexcept { return res_.file.file || spool_ || req_.spooled; }
+    /// Bytes of spool the request body holds (its declared length once spooling).
+    std::uint64_t spool_reserved() const noexcept;
     /// Whether res_ has a body to send (not for HEAD, 1xx, 204, 304; not when empty).
     bool answer_has_body() const noexcept;
     /// Takes res_'s source: attached to this stream as its port and returned when `keep`,
