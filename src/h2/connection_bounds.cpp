@@ -20,6 +20,9 @@
 #include <cstdint>
 #include <vector>
 
+// Last: nghttp2's functions through the table that loads it on first use.
+#include "h2/calls.hpp"
+
 namespace tern::detail {
 
 namespace {

@@ -12,6 +12,9 @@
 #include <algorithm>
 #include <cstring>
 
+// Last: nghttp2's functions through the table that loads it on first use.
+#include "h2/calls.hpp"
+
 namespace tern::detail {
 
 namespace {

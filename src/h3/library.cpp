@@ -1,7 +1,7 @@
 #include "h3/library.hpp"
 
 #ifndef TERN_HTTP3_LINKED
-#include "quic/library.hpp"
+#include "loader/shared_library.hpp"
 #endif
 
 namespace tern::detail {
@@ -18,7 +18,7 @@ nghttp3_functions load_nghttp3() {
 #else
     // libnghttp3, as the build found it (CMakeLists.txt reads its soname).
     constexpr const char* soname = TERN_NGHTTP3_SONAME;
-    void* library = load_shared_library(soname);
+    void* library = load_shared_library(soname, "HTTP/3 (Debian: libnghttp3-3; docs/http3.md)");
 #define TERN_NGHTTP3_LOAD(name) \
     table.name =                \
         reinterpret_cast<decltype(table.name)>(shared_library_function(library, soname, #name));

@@ -136,7 +136,8 @@ struct opening {
 };
 
 /// Makes the protocol that serves a connection (the app gives the server src/http1's
-/// `open_protocol`). The transport `start`s it.
+/// `open_protocol`). The transport `start`s it, or closes the connection when it is null
+/// (the protocol could not start, and said why: libnghttp2 missing for HTTP/2).
 using protocol_opener = std::shared_ptr<transport_user> (*)(std::shared_ptr<byte_transport> io,
                                                             protocol_host& host,
                                                             const opening& how);

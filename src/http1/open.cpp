@@ -9,9 +9,10 @@ namespace tern::detail {
 std::shared_ptr<transport_user> open_protocol(std::shared_ptr<byte_transport> io,
                                               protocol_host& host, const opening& how) {
     if (how.what == opening::mode::serve && how.alpn == "h2") {
-        host.count_h2_connection();
         auto h2 =
             make_h2_connection(host, h2_peer{io->remote_ip(), io->secure(), io->client_subject()});
+        if (!h2) return nullptr;  // libnghttp2 is missing: the transport closes
+        host.count_h2_connection();
         return std::make_shared<upgraded_connection>(std::move(io), host, std::move(h2),
                                                      std::string_view{});
     }

@@ -96,6 +96,10 @@ void transport::open_failed(bool plain_http) {
 
 void transport::open_protocol(opening::mode what, std::string_view alpn) {
     user_ = owner_.open_protocol(shared_from_this(), opening{what, alpn, redirect_port_});
+    if (!user_) {  // the protocol could not start (it said why): the connection ends
+        close();
+        return;
+    }
     user_->start();
 }
 

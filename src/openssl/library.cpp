@@ -3,10 +3,7 @@
 #include <openssl/opensslv.h>
 
 #ifndef TERN_OPENSSL_LINKED
-#include <dlfcn.h>
-
-#include <stdexcept>
-#include <string>
+#include "loader/shared_library.hpp"
 #endif
 
 namespace tern::detail {
@@ -35,30 +32,17 @@ constexpr const char* libssl_name = "libssl.so." TERN_STRINGIFY(OPENSSL_SHLIB_VE
 #undef TERN_STRINGIFY
 #undef TERN_STRINGIFY_
 
-std::string dl_reason() {
-    const char* why = ::dlerror();
-    return why != nullptr ? why : "unknown reason";
-}
-
 openssl_functions load() {
-    // RTLD_NOW: every function of libssl and libcrypto resolved here, once, rather than at
-    // the first TLS record. Never closed: OpenSSL keeps per-thread state until the process
-    // ends (libssl and libcrypto are marked NODELETE anyway).
-    void* library = ::dlopen(libssl_name, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-        throw std::runtime_error(std::string("tern: OpenSSL is needed (TLS, sessions, signed "
-                                             "cookies or WebSocket) but ") +
-                                 libssl_name + " could not be loaded: " + dl_reason());
-    }
+    // Never closed: OpenSSL keeps per-thread state until the process ends (libssl and
+    // libcrypto are marked NODELETE anyway).
+    void* library = load_shared_library(
+        libssl_name, "TLS, sessions, signed cookies or WebSocket (Debian: libssl3)");
     openssl_functions table;
     // dlsym on libssl's handle also finds libcrypto's functions: libcrypto is libssl's
     // dependency, and a handle's lookup covers the libraries it loaded.
-#define TERN_OPENSSL_LOAD(name)                                                                \
-    table.name = reinterpret_cast<decltype(table.name)>(::dlsym(library, #name));              \
-    if (table.name == nullptr) {                                                               \
-        throw std::runtime_error(std::string("tern: ") + libssl_name + " has no " #name ": " + \
-                                 dl_reason());                                                 \
-    }
+#define TERN_OPENSSL_LOAD(name)                          \
+    table.name = reinterpret_cast<decltype(table.name)>( \
+        shared_library_function(library, libssl_name, #name));
     TERN_OPENSSL_FUNCTIONS(TERN_OPENSSL_LOAD)
 #undef TERN_OPENSSL_LOAD
     return table;

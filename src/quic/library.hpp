@@ -93,10 +93,4 @@ struct quic_functions {
 // reason, when the library or one of the functions is missing.
 const quic_functions& quic_library();
 
-// For src/h3's table of nghttp3 functions: `soname` loaded now (RTLD_NOW, never closed), or
-// std::runtime_error naming it and the loader's reason.
-void* load_shared_library(const char* soname);
-// `name` in `library` (or in a library it depends on), or std::runtime_error.
-void* shared_library_function(void* library, const char* soname, const char* name);
-
 }  // namespace tern::detail

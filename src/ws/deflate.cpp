@@ -1,11 +1,9 @@
 #include "ws/deflate.hpp"
 
+#include "compression/library.hpp"
 #include "http/header_values.hpp"
 #include "http/request.hpp"
 #include "http/token.hpp"
-
-#define ZLIB_CONST  // next_in points to const bytes
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -153,6 +151,9 @@ std::optional<deflate_params> negotiate_deflate(std::string_view offers,
         if (has_params) p = read_offer(offer, scratch);
         if (!p) continue;  // RFC 7692 5: declined; the next offer may do
         p->server_no_context_takeover = p->server_no_context_takeover || server_no_context_takeover;
+        // zlib is loaded here, at the first offer accepted; without it every offer is
+        // declined and the connection goes on uncompressed.
+        if (!zlib_available()) return std::nullopt;
         return p;
     }
     return std::nullopt;
@@ -178,9 +179,9 @@ std::string format_deflate_answer(const deflate_params& p) {
 struct inflater::state {
     z_stream z{};
     explicit state(int window_bits) {
-        if (inflateInit2(&z, -window_bits) != Z_OK) throw std::bad_alloc();
+        if (inflate_init2(z, -window_bits) != Z_OK) throw std::bad_alloc();
     }
-    ~state() { inflateEnd(&z); }
+    ~state() { zlib_library().inflateEnd(&z); }
     state(const state&) = delete;
     state& operator=(const state&) = delete;
 };
@@ -198,6 +199,7 @@ inflater::status inflater::inflate(std::string_view compressed, std::string& out
     // payload with RSV1 says the same), and the stream is left as it was.
     if (compressed.empty()) return status::ok;
     if (!z_) z_ = std::make_unique<state>(window_bits_);
+    const auto& zlib = zlib_library();
     z_stream& z = z_->z;
     const std::size_t start = out.size();
     std::size_t produced = 0;
@@ -222,7 +224,7 @@ inflater::status inflater::inflate(std::string_view compressed, std::string& out
             out.resize(start + produced + room);
             z.next_out = reinterpret_cast<Bytef*>(out.data() + start + produced);
             z.avail_out = static_cast<uInt>(room);
-            const int rc = ::inflate(&z, Z_SYNC_FLUSH);
+            const int rc = zlib.inflate(&z, Z_SYNC_FLUSH);
             produced += room - z.avail_out;
             if (produced > limit) {
                 result = status::too_big;
@@ -233,7 +235,7 @@ inflater::status inflater::inflate(std::string_view compressed, std::string& out
                 // message starts a new one. Bytes of the message after it are not deflate.
                 if (part == 0 && z.avail_in != 0) result = status::bad_data;
                 stream_ended = true;
-                inflateReset(&z);
+                zlib.inflateReset(&z);
                 break;
             }
             if (rc == Z_MEM_ERROR) throw std::bad_alloc();
@@ -252,18 +254,18 @@ inflater::status inflater::inflate(std::string_view compressed, std::string& out
         result = status::bad_data;
     }
     out.resize(start + std::min(produced, limit));
-    if (result != status::ok || reset_each_message_) inflateReset(&z);
+    if (result != status::ok || reset_each_message_) zlib.inflateReset(&z);
     return result;
 }
 
 struct deflater::state {
     z_stream z{};
     state(int level, int window_bits) {
-        if (deflateInit2(&z, level, Z_DEFLATED, -window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        if (deflate_init2(z, level, -window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
             throw std::bad_alloc();
         }
     }
-    ~state() { deflateEnd(&z); }
+    ~state() { zlib_library().deflateEnd(&z); }
     state(const state&) = delete;
     state& operator=(const state&) = delete;
 };
@@ -277,18 +279,19 @@ deflater::~deflater() = default;
 
 void deflater::deflate(std::string_view message, std::string& out) {
     if (!z_) z_ = std::make_unique<state>(level_, window_bits_);
+    const auto& zlib = zlib_library();
     z_stream& z = z_->z;
     const std::size_t start = out.size();
     std::size_t produced = 0;
     z.next_in = reinterpret_cast<const Bytef*>(message.data());
     z.avail_in = static_cast<uInt>(message.size());
     // deflateBound plus room for the flush's empty stored block; more if zlib asks for it.
-    std::size_t room = deflateBound(&z, static_cast<uLong>(message.size())) + 16;
+    std::size_t room = zlib.deflateBound(&z, static_cast<uLong>(message.size())) + 16;
     for (;;) {
         out.resize(start + produced + room);
         z.next_out = reinterpret_cast<Bytef*>(out.data() + start + produced);
         z.avail_out = static_cast<uInt>(room);
-        const int rc = ::deflate(&z, Z_SYNC_FLUSH);
+        const int rc = zlib.deflate(&z, Z_SYNC_FLUSH);
         produced += room - z.avail_out;
         if (rc == Z_MEM_ERROR) throw std::bad_alloc();
         // With Z_SYNC_FLUSH deflate is done when it leaves output space unused (also on
@@ -311,7 +314,7 @@ void deflater::deflate(std::string_view message, std::string& out) {
         produced = 1;
     }
     out.resize(start + produced);
-    if (reset_each_message_) deflateReset(&z);
+    if (reset_each_message_) zlib.deflateReset(&z);
 }
 
 }  // namespace tern::detail::ws

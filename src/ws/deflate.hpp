@@ -23,7 +23,8 @@ struct deflate_params {
 /// Reads the client's Sec-WebSocket-Extensions value(s) (a comma list of offers, each with
 /// `;` parameters) and accepts the first permessage-deflate offer tern can honour. Returns
 /// nullopt when there is none: no offer, only offers with unknown or duplicate parameters or
-/// invalid values (RFC 7692 7.1: such an offer is declined), or server_max_window_bits=8.
+/// invalid values (RFC 7692 7.1: such an offer is declined), or server_max_window_bits=8;
+/// also when zlib cannot be loaded (compression/library.hpp), which an accepted offer loads.
 /// `server_no_context_takeover`: the server wants to reset its compressor per message
 /// (it answers with that parameter whatever the client offered).
 std::optional<deflate_params> negotiate_deflate(std::string_view offers,

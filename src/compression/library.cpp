@@ -1,0 +1,85 @@
+#include "compression/library.hpp"
+
+#ifndef TERN_CODECS_LINKED
+#include "loader/shared_library.hpp"
+#endif
+
+#include <atomic>
+#include <cstdio>
+#include <exception>
+
+namespace tern::detail {
+
+// Built with -DTERN_CODECS_DLOPEN=OFF, libtern links the three libraries (a static binary
+// cannot dlopen them) and each table holds their functions; otherwise each is loaded by the
+// soname CMakeLists.txt read from the file the linker would have taken.
+#ifdef TERN_CODECS_LINKED
+#define TERN_COMPRESSION_FILL(name) table.name = &::name;
+#define TERN_COMPRESSION_OPEN(soname, needed_for)
+#else
+#define TERN_COMPRESSION_FILL(name) \
+    table.name =                    \
+        reinterpret_cast<decltype(table.name)>(shared_library_function(library, soname, #name));
+#define TERN_COMPRESSION_OPEN(library_soname, needed_for) \
+    constexpr const char* soname = library_soname;        \
+    void* library = load_shared_library(soname, needed_for);
+#endif
+
+const zlib_functions& zlib_library() {
+    static const zlib_functions table_ = [] {
+        zlib_functions table;
+        TERN_COMPRESSION_OPEN(TERN_ZLIB_SONAME,
+                              "gzip and permessage-deflate compression (Debian: zlib1g)")
+        TERN_ZLIB_FUNCTIONS(TERN_COMPRESSION_FILL)
+        return table;
+    }();
+    return table_;
+}
+
+const brotli_functions& brotli_library() {
+    static const brotli_functions table_ = [] {
+        brotli_functions table;
+        TERN_COMPRESSION_OPEN(TERN_BROTLIENC_SONAME, "br compression (Debian: libbrotli1)")
+        TERN_BROTLI_FUNCTIONS(TERN_COMPRESSION_FILL)
+        return table;
+    }();
+    return table_;
+}
+
+const zstd_functions& zstd_library() {
+    static const zstd_functions table_ = [] {
+        zstd_functions table;
+        TERN_COMPRESSION_OPEN(TERN_ZSTD_SONAME, "zstd compression (Debian: libzstd1)")
+        TERN_ZSTD_FUNCTIONS(TERN_COMPRESSION_FILL)
+        return table;
+    }();
+    return table_;
+}
+
+#undef TERN_COMPRESSION_OPEN
+#undef TERN_COMPRESSION_FILL
+
+namespace {
+
+template <class Load>
+bool available(Load load, std::atomic<bool>& said) noexcept {
+    try {
+        load();
+        return true;
+    } catch (const std::exception& e) {
+        if (!said.exchange(true)) std::fprintf(stderr, "%s (left uncompressed)\n", e.what());
+    }
+    return false;
+}
+
+std::atomic<bool> zlib_said{false};
+std::atomic<bool> brotli_said{false};
+std::atomic<bool> zstd_said{false};
+
+}  // namespace
+
+bool zlib_available() noexcept { return available(zlib_library, zlib_said); }
+bool brotli_available() noexcept { return available(brotli_library, brotli_said); }
+bool zstd_available() noexcept { return available(zstd_library, zstd_said); }
+
+}  // namespace tern::detail

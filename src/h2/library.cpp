@@ -1,0 +1,39 @@
+#include "h2/library.hpp"
+
+#ifndef TERN_CODECS_LINKED
+#include "loader/shared_library.hpp"
+#endif
+
+namespace tern::detail {
+
+namespace {
+
+nghttp2_functions load_nghttp2() {
+    nghttp2_functions table;
+#ifdef TERN_CODECS_LINKED
+    // Built with -DTERN_CODECS_DLOPEN=OFF: libtern links nghttp2 (a static binary that serves
+    // HTTP/2 cannot dlopen it), and the table holds its functions.
+#define TERN_NGHTTP2_LINK(name) table.name = &::name;
+    TERN_NGHTTP2_FUNCTIONS(TERN_NGHTTP2_LINK)
+#undef TERN_NGHTTP2_LINK
+#else
+    // libnghttp2, as the build found it (CMakeLists.txt reads its soname).
+    constexpr const char* soname = TERN_NGHTTP2_SONAME;
+    void* library = load_shared_library(soname, "HTTP/2 (Debian: libnghttp2-14)");
+#define TERN_NGHTTP2_LOAD(name) \
+    table.name =                \
+        reinterpret_cast<decltype(table.name)>(shared_library_function(library, soname, #name));
+    TERN_NGHTTP2_FUNCTIONS(TERN_NGHTTP2_LOAD)
+#undef TERN_NGHTTP2_LOAD
+#endif
+    return table;
+}
+
+}  // namespace
+
+const nghttp2_functions& nghttp2_library() {
+    static const nghttp2_functions table = load_nghttp2();
+    return table;
+}
+
+}  // namespace tern::detail
