@@ -31,8 +31,11 @@ nghttp2_functions load_nghttp2() {
 
 }  // namespace
 
-const nghttp2_functions& nghttp2_library() {
+std::atomic<const nghttp2_functions*> nghttp2_loaded{nullptr};
+
+const nghttp2_functions& load_nghttp2_library() {
     static const nghttp2_functions table = load_nghttp2();
+    nghttp2_loaded.store(&table, std::memory_order_release);
     return table;
 }
 

@@ -11,6 +11,8 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include <atomic>
+
 // Every nghttp2 function src/h2 calls. One that is not listed is an undefined reference when
 // an application links libtern, which names no nghttp2 library (the examples' build fails);
 // ctest's `example: hello loads nghttp2 at its first HTTP/2 connection, ...` checks
@@ -62,9 +64,20 @@ struct nghttp2_functions {
 #undef TERN_NGHTTP2_MEMBER
 };
 
-// The table, loading libnghttp2 on the first call from any thread. Throws
-// std::runtime_error, naming the library and the loader's reason, when the library or one of
-// the functions is missing.
-const nghttp2_functions& nghttp2_library();
+// Loads the table (libnghttp2) on the first call from any thread, and publishes it in
+// nghttp2_loaded. Throws std::runtime_error, naming the library and the loader's reason,
+// when the library or one of the functions is missing.
+const nghttp2_functions& load_nghttp2_library();
+// The table once loaded, null before.
+extern std::atomic<const nghttp2_functions*> nghttp2_loaded;
+
+// The table, loading it on the first call. Inline, since src/h2 calls nghttp2 about thirty
+// times per request: once loaded it is one load and a branch before the call, where an
+// out-of-line accessor with its own guard cost about 220 instructions per request
+// (callgrind, docs/performance.md).
+inline const nghttp2_functions& nghttp2_library() {
+    if (const auto* table = nghttp2_loaded.load(std::memory_order_acquire)) return *table;
+    return load_nghttp2_library();
+}
 
 }  // namespace tern::detail
