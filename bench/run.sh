@@ -7,6 +7,11 @@
 #   bench/run.sh                 the full run (5 rounds x 3 s; about 13 min on 2 cores)
 #   bench/run.sh --quick         a smoke run that finishes in under 3 minutes once built
 #                                (plus about 5 minutes for the real-app workloads)
+#   bench/run.sh --workloads https,h2,ws
+#                                only the protocol workloads: bench/tls.py (HTTPS beside
+#                                nginx), bench/h2.py (HTTP/2 beside h2o and nginx) and
+#                                bench/ws.py (WebSocket beside Node ws and Python websockets)
+#                                on this run's Release build; about 10 minutes
 #   bench/run.sh --workloads jwt,health,db-read,db-write,users1k
 #                                only the real-app workloads (issue 19; bench/lib/apps.py):
 #                                tern's examples/jwt_login, examples/todo (SQLite and a
@@ -24,8 +29,9 @@
 #   --load-cpus LIST       CPUs wrk is pinned to (default: 0)
 #   --server-threads N     threads/workers/processes per server where configurable (default 1)
 #   --peers LIST           e.g. tern,ceiling,nginx (default: all)
-#   --workloads LIST       levtus,pipeline,keepalive,post,static-small,static-large and the
-#                          real-app ones jwt,health,db-read,db-write,users1k (default: all)
+#   --workloads LIST       levtus,pipeline,keepalive,post,static-small,static-large, the
+#                          protocol ones https,h2,ws and the real-app ones
+#                          jwt,health,db-read,db-write,users1k (default: all)
 #   --levels LIST          connections for health, db-read, db-write (default 10,100,500)
 #   --users1k-requests N   ab -n for users1k (default 60000; ab -c is 1000)
 #   --conns W=N            connections for workload W (repeatable), e.g. --conns levtus=1000
@@ -80,14 +86,20 @@ done
 [ -n "$out" ] || out="$repo/bench/results/$(date +%Y-%m-%d-%H%M)"
 
 # The real-app workloads (bench/lib/apps.py) and the hello-world ones (bench/lib/bench.py).
+# The protocol workloads (bench/tls.py, bench/h2.py, bench/ws.py), each a script of its own.
 app_keys=" jwt health db-read db-write users1k "
-app_workloads="" base_workloads=""
+proto_keys=" https h2 ws "
+app_workloads="" base_workloads="" proto_workloads=""
 if [ -z "$workloads" ]; then
     app_workloads=$(echo $app_keys | tr ' ' ,)
+    proto_workloads=$(echo $proto_keys | tr ' ' ,)
 else
     for w in ${workloads//,/ }; do
-        case "$app_keys" in
-        *" $w "*) app_workloads+="${app_workloads:+,}$w" ;;
+        case "$app_keys $proto_keys" in
+        *" $w "*) case "$proto_keys" in
+            *" $w "*) proto_workloads+="${proto_workloads:+,}$w" ;;
+            *) app_workloads+="${app_workloads:+,}$w" ;;
+            esac ;;
         *) base_workloads+="${base_workloads:+,}$w" ;;
         esac
     done
@@ -127,8 +139,8 @@ echo "run.sh: building into $build_dir"
 mkdir -p "$build_dir"
 cmake -S "$bench_dir/superbuild" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$build_dir/configure.log" 2>&1 ||
     { cat "$build_dir/configure.log" >&2; exit 1; }
-targets=()  # all, unless only the real-app workloads run: then only their examples
-[ "$run_base" -eq 0 ] && targets=(--target bench_app jwt_login todo)
+targets=()  # all, unless only the real-app or protocol workloads run: then only their programs
+[ "$run_base" -eq 0 ] && targets=(--target bench_app jwt_login todo hello ws_load)
 nice cmake --build "$build_dir" "${targets[@]}" >"$build_dir/build.log" 2>&1 ||
     { tail -40 "$build_dir/build.log" >&2; exit 1; }
 if [ "$run_base" -eq 1 ]; then
@@ -182,6 +194,40 @@ if [ -n "$app_workloads" ]; then
         --warmup "$warmup" --server-cpus "$server_cpus" --load-cpus "$load_cpus" \
         --server-threads "$server_threads" --levels "$levels" \
         --users1k-requests "$users1k_requests" ${peers:+--peers "$peers"} --workloads "$app_workloads"
+fi
+if [ -n "$proto_workloads" ]; then
+    # The protocol workloads on this run's Release hello and bench_live_app, each beside its
+    # peers; their tables go into report.md (or protocols.md when no hello-world workload ran).
+    # Each script pins the servers and the load generator itself.
+    proto_md="$out/report.md"
+    [ -f "$proto_md" ] || proto_md="$out/protocols.md"
+    hello_bin="$build_dir/tern/examples/hello/hello"
+    quick_ws=()
+    [ "$duration" -le 1 ] && quick_ws=(--quick)
+    for w in ${proto_workloads//,/ }; do
+        case "$w" in
+        https) title="HTTPS beside nginx (bench/tls.py)"
+               cmd=(python3 "$bench_dir/tls.py" --hello "$hello_bin" --seconds "$duration"
+                    --rounds "$rounds") ;;
+        h2) title="HTTP/2 beside h2o and nginx (bench/h2.py)"
+            cmd=(python3 "$bench_dir/h2.py" --hello "$hello_bin" --seconds "$duration"
+                 --rounds "$rounds") ;;
+        ws) title="WebSocket beside Node ws and Python websockets (bench/ws.py)"
+            cmd=(python3 "$bench_dir/ws.py" --build-dir "$build_dir" --no-build
+                 --out "$out/ws" "${quick_ws[@]}") ;;
+        esac
+        echo "run.sh: $title"
+        if PYTHONDONTWRITEBYTECODE=1 "${cmd[@]}" >"$out/$w.txt" 2>&1; then
+            { printf '\n## %s\n\n`%s`\n\n' "$title" "${cmd[*]#"$repo/"}"
+              if [ "$w" = ws ]; then
+                  cat "$out/ws/report.md"  # markdown already
+              else
+                  printf '```\n'; cat "$out/$w.txt"; printf '```\n'
+              fi; } >>"$proto_md"
+        else
+            echo "run.sh: $w failed (see $out/$w.txt)" >&2
+        fi
+    done
 fi
 if [ "$(cd "$out/.." && pwd)" = "$repo/bench/results" ]; then
     ln -sfn "$(basename "$out")" "$repo/bench/results/latest"
