@@ -61,25 +61,28 @@ const zstd_functions& zstd_library() {
 
 namespace {
 
+// Once a library failed to load it is not tried again (each try would search the library
+// path anew, for every body): the process goes on without it until it restarts.
 template <class Load>
-bool available(Load load, std::atomic<bool>& said) noexcept {
+bool available(Load load, std::atomic<bool>& failed) noexcept {
+    if (failed.load(std::memory_order_relaxed)) return false;
     try {
         load();
         return true;
     } catch (const std::exception& e) {
-        if (!said.exchange(true)) std::fprintf(stderr, "%s (left uncompressed)\n", e.what());
+        if (!failed.exchange(true)) std::fprintf(stderr, "%s (left uncompressed)\n", e.what());
     }
     return false;
 }
 
-std::atomic<bool> zlib_said{false};
-std::atomic<bool> brotli_said{false};
-std::atomic<bool> zstd_said{false};
+std::atomic<bool> zlib_failed{false};
+std::atomic<bool> brotli_failed{false};
+std::atomic<bool> zstd_failed{false};
 
 }  // namespace
 
-bool zlib_available() noexcept { return available(zlib_library, zlib_said); }
-bool brotli_available() noexcept { return available(brotli_library, brotli_said); }
-bool zstd_available() noexcept { return available(zstd_library, zstd_said); }
+bool zlib_available() noexcept { return available(zlib_library, zlib_failed); }
+bool brotli_available() noexcept { return available(brotli_library, brotli_failed); }
+bool zstd_available() noexcept { return available(zstd_library, zstd_failed); }
 
 }  // namespace tern::detail

@@ -73,9 +73,9 @@ const brotli_functions& brotli_library();
 const zstd_functions& zstd_library();
 
 /// Whether the library can be used, loading it now the first time. When it cannot (a
-/// missing package), the reason is printed on stderr once and false returned: the caller
-/// goes on without compressing (the body is sent as it is, the WebSocket extension
-/// declined) instead of failing the request.
+/// missing package), the reason is printed on stderr once and false returned from then on:
+/// the caller goes on without compressing (the body is sent as it is, the WebSocket
+/// extension declined) instead of failing the request.
 bool zlib_available() noexcept;
 bool brotli_available() noexcept;
 bool zstd_available() noexcept;
