@@ -4,7 +4,8 @@
     bench/ab-cpu.py BASE_BENCH_APP NEW_BENCH_APP CEILING [ROUNDS=3]
 
 Each server is pinned to CPU 1 and wrk to CPU 0; per round, for keep-alive
-(`wrk -t1 -c100`) and Levtus (`wrk -t4 -c400`), each server gets one 3 s run. CPU time comes
+(`wrk -t1 -c100`), Levtus (`wrk -t4 -c400`) and 16-deep pipelining (`wrk -t1 -c128` with
+bench/wrk/pipeline.lua, as bench/run.sh's `pipeline`), each server gets one 3 s run. CPU time comes
 from /proc/<pid>/stat. Prints every run and the medians as multiples of the ceiling's.
 Used in docs/performance.md (round 2) to compare the builds before and after a change.
 """
@@ -31,16 +32,18 @@ def main() -> None:
         args = ["taskset", "-c", "1", b, str(ports[k])] + (["1", www] if k != "ceiling" else [])
         procs[k] = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1)
-    shapes = [("keepalive", ["-t1", "-c100"]), ("levtus", ["-t4", "-c400"])]
+    pipeline = str(Path(__file__).resolve().parent / "wrk" / "pipeline.lua")
+    shapes = [("keepalive", ["-t1", "-c100"], []), ("levtus", ["-t4", "-c400"], []),
+              ("pipeline", ["-t1", "-c128", "-s", pipeline], ["--", "/", "16"])]
     res: dict = {}
     try:
         for rnd in range(rounds):
-            for name, opts in shapes:
+            for name, opts, tail in shapes:
                 for k in bins:
                     pid = procs[k].pid  # taskset execs the server in place
                     c0 = cpu_ticks([pid])
                     out = subprocess.run(["taskset", "-c", "0", "wrk", *opts, "-d3s",
-                                          f"http://127.0.0.1:{ports[k]}/"],
+                                          f"http://127.0.0.1:{ports[k]}/", *tail],
                                          capture_output=True, text=True).stdout
                     c1 = cpu_ticks([pid])
                     n = parse_wrk(out)["requests"]
@@ -51,7 +54,7 @@ def main() -> None:
     finally:
         for p in procs.values():
             p.kill()
-    for name, _ in shapes:
+    for name, _, _ in shapes:
         b, n, c = (statistics.median(res[(name, k)]) for k in ("base", "new", "ceiling"))
         print(f"{name}: base {b:.2f} us ({b / c:.2f}x the ceiling), new {n:.2f} us "
               f"({n / c:.2f}x), ceiling {c:.2f} us")
