@@ -1,8 +1,6 @@
 #include "compression/library.hpp"
 
-#ifndef TERN_CODECS_LINKED
 #include "loader/shared_library.hpp"
-#endif
 
 #include <atomic>
 #include <cstdio>
@@ -14,12 +12,10 @@ namespace tern::detail {
 // cannot dlopen them) and each table holds their functions; otherwise each is loaded by the
 // soname CMakeLists.txt read from the file the linker would have taken.
 #ifdef TERN_CODECS_LINKED
-#define TERN_COMPRESSION_FILL(name) table.name = &::name;
+#define TERN_COMPRESSION_FILL TERN_LINK_FUNCTION
 #define TERN_COMPRESSION_OPEN(soname, needed_for)
 #else
-#define TERN_COMPRESSION_FILL(name) \
-    table.name =                    \
-        reinterpret_cast<decltype(table.name)>(shared_library_function(library, soname, #name));
+#define TERN_COMPRESSION_FILL TERN_LOAD_FUNCTION
 #define TERN_COMPRESSION_OPEN(library_soname, needed_for) \
     constexpr const char* soname = library_soname;        \
     void* library = load_shared_library(soname, needed_for);

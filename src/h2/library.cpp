@@ -1,8 +1,6 @@
 #include "h2/library.hpp"
 
-#ifndef TERN_CODECS_LINKED
 #include "loader/shared_library.hpp"
-#endif
 
 namespace tern::detail {
 
@@ -13,18 +11,12 @@ nghttp2_functions load_nghttp2() {
 #ifdef TERN_CODECS_LINKED
     // Built with -DTERN_CODECS_DLOPEN=OFF: libtern links nghttp2 (a static binary that serves
     // HTTP/2 cannot dlopen it), and the table holds its functions.
-#define TERN_NGHTTP2_LINK(name) table.name = &::name;
-    TERN_NGHTTP2_FUNCTIONS(TERN_NGHTTP2_LINK)
-#undef TERN_NGHTTP2_LINK
+    TERN_NGHTTP2_FUNCTIONS(TERN_LINK_FUNCTION)
 #else
     // libnghttp2, as the build found it (CMakeLists.txt reads its soname).
     constexpr const char* soname = TERN_NGHTTP2_SONAME;
     void* library = load_shared_library(soname, "HTTP/2 (Debian: libnghttp2-14)");
-#define TERN_NGHTTP2_LOAD(name) \
-    table.name =                \
-        reinterpret_cast<decltype(table.name)>(shared_library_function(library, soname, #name));
-    TERN_NGHTTP2_FUNCTIONS(TERN_NGHTTP2_LOAD)
-#undef TERN_NGHTTP2_LOAD
+    TERN_NGHTTP2_FUNCTIONS(TERN_LOAD_FUNCTION)
 #endif
     return table;
 }

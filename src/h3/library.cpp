@@ -1,8 +1,6 @@
 #include "h3/library.hpp"
 
-#ifndef TERN_HTTP3_LINKED
 #include "loader/shared_library.hpp"
-#endif
 
 namespace tern::detail {
 
@@ -12,18 +10,12 @@ nghttp3_functions load_nghttp3() {
     nghttp3_functions table;
 #ifdef TERN_HTTP3_LINKED
     // Built with -DTERN_HTTP3_DLOPEN=OFF: libtern links nghttp3.
-#define TERN_NGHTTP3_LINK(name) table.name = &::name;
-    TERN_NGHTTP3_FUNCTIONS(TERN_NGHTTP3_LINK)
-#undef TERN_NGHTTP3_LINK
+    TERN_NGHTTP3_FUNCTIONS(TERN_LINK_FUNCTION)
 #else
     // libnghttp3, as the build found it (CMakeLists.txt reads its soname).
     constexpr const char* soname = TERN_NGHTTP3_SONAME;
     void* library = load_shared_library(soname, "HTTP/3 (Debian: libnghttp3-3; docs/http3.md)");
-#define TERN_NGHTTP3_LOAD(name) \
-    table.name =                \
-        reinterpret_cast<decltype(table.name)>(shared_library_function(library, soname, #name));
-    TERN_NGHTTP3_FUNCTIONS(TERN_NGHTTP3_LOAD)
-#undef TERN_NGHTTP3_LOAD
+    TERN_NGHTTP3_FUNCTIONS(TERN_LOAD_FUNCTION)
 #endif
     return table;
 }

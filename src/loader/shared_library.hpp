@@ -19,3 +19,14 @@ void* load_shared_library(const char* soname, std::string_view needed_for);
 void* shared_library_function(void* library, const char* soname, const char* name);
 
 }  // namespace tern::detail
+
+// For the tables' lists of functions (`TERN_..._FUNCTIONS(X)`), in a function that has a
+// local `table` and, for loading, the `library` handle and its `soname`:
+//   TERN_LOAD_FUNCTION  fills the member `name` with the function of that name in `library`;
+//   TERN_LINK_FUNCTION  with the function itself, in a build that links the library.
+// NOLINTBEGIN(bugprone-macro-parentheses): `name` is a function's name, not an expression
+#define TERN_LOAD_FUNCTION(name)                         \
+    table.name = reinterpret_cast<decltype(table.name)>( \
+        ::tern::detail::shared_library_function(library, soname, #name));
+#define TERN_LINK_FUNCTION(name) table.name = &::name;
+// NOLINTEND(bugprone-macro-parentheses)

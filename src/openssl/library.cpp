@@ -2,9 +2,7 @@
 
 #include <openssl/opensslv.h>
 
-#ifndef TERN_OPENSSL_LINKED
 #include "loader/shared_library.hpp"
-#endif
 
 namespace tern::detail {
 
@@ -16,9 +14,7 @@ namespace {
 // that serves HTTPS cannot dlopen them), and the table holds their functions directly.
 openssl_functions load() {
     openssl_functions table;
-#define TERN_OPENSSL_LINK(name) table.name = &::name;
-    TERN_OPENSSL_FUNCTIONS(TERN_OPENSSL_LINK)
-#undef TERN_OPENSSL_LINK
+    TERN_OPENSSL_FUNCTIONS(TERN_LINK_FUNCTION)
     return table;
 }
 
@@ -35,16 +31,13 @@ constexpr const char* libssl_name = "libssl.so." TERN_STRINGIFY(OPENSSL_SHLIB_VE
 openssl_functions load() {
     // Never closed: OpenSSL keeps per-thread state until the process ends (libssl and
     // libcrypto are marked NODELETE anyway).
-    void* library = load_shared_library(
-        libssl_name, "TLS, sessions, signed cookies or WebSocket (Debian: libssl3)");
+    constexpr const char* soname = libssl_name;
+    void* library =
+        load_shared_library(soname, "TLS, sessions, signed cookies or WebSocket (Debian: libssl3)");
     openssl_functions table;
     // dlsym on libssl's handle also finds libcrypto's functions: libcrypto is libssl's
     // dependency, and a handle's lookup covers the libraries it loaded.
-#define TERN_OPENSSL_LOAD(name)                          \
-    table.name = reinterpret_cast<decltype(table.name)>( \
-        shared_library_function(library, libssl_name, #name));
-    TERN_OPENSSL_FUNCTIONS(TERN_OPENSSL_LOAD)
-#undef TERN_OPENSSL_LOAD
+    TERN_OPENSSL_FUNCTIONS(TERN_LOAD_FUNCTION)
     return table;
 }
 

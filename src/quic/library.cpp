@@ -1,8 +1,6 @@
 #include "quic/library.hpp"
 
-#ifndef TERN_HTTP3_LINKED
 #include "loader/shared_library.hpp"
-#endif
 
 namespace tern::detail {
 
@@ -13,9 +11,7 @@ quic_functions load_quic() {
 #ifdef TERN_HTTP3_LINKED
     // Built with -DTERN_HTTP3_DLOPEN=OFF: libtern links GnuTLS, ngtcp2 and nghttp3 (a static
     // binary that serves HTTP/3 cannot dlopen them), and the table holds their functions.
-#define TERN_QUIC_LINK(name) table.name = &::name;
-    TERN_QUIC_FUNCTIONS(TERN_QUIC_LINK)
-#undef TERN_QUIC_LINK
+    TERN_QUIC_FUNCTIONS(TERN_LINK_FUNCTION)
 #else
     // ngtcp2's GnuTLS backend, as the build found it (CMakeLists.txt reads its soname): it
     // depends on libngtcp2 and libgnutls, so its handle reaches all three libraries' functions.
@@ -24,11 +20,7 @@ quic_functions load_quic() {
         load_shared_library(soname,
                             "HTTP/3 (Debian: libngtcp2-crypto-gnutls2, libngtcp2-9, libgnutls30; "
                             "docs/http3.md)");
-#define TERN_QUIC_LOAD(name) \
-    table.name =             \
-        reinterpret_cast<decltype(table.name)>(shared_library_function(library, soname, #name));
-    TERN_QUIC_FUNCTIONS(TERN_QUIC_LOAD)
-#undef TERN_QUIC_LOAD
+    TERN_QUIC_FUNCTIONS(TERN_LOAD_FUNCTION)
 #endif
     return table;
 }
