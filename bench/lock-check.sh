@@ -4,8 +4,11 @@
 # requests at it over both threads, and counts the futex(2) calls. A lock that two threads
 # contend for ends in futex calls (a mutex sleeping or waking a waiter), so a shared lock on
 # the request path would show up as thousands of them; uncontended locks, atomics and
-# per-thread state make none. Passes when there are fewer futex calls than one per 1,000
-# requests (thread start and stop make a few dozen).
+# per-thread state make none. Passes when there are no more futex calls than one per 1,000
+# requests plus 20 for starting and stopping the threads (which make 4 to 7 here). The
+# allowance is fixed, not scaled: on a slow machine strace's stops hold wrk to a few thousand
+# requests in its 3 s, and a limit of requests/1000 alone then fell below the start and stop
+# calls (a CI run saw 7 calls for 5,157 requests, limit 5, with no lock on the request path).
 #
 #   bench/lock-check.sh path/to/bench_app
 #
@@ -44,7 +47,7 @@ wait "$pid" || true
 pid=""
 futex=$(grep -c 'futex(' "$work/futex.log" || true)
 [ -n "$requests" ] && [ "$requests" -gt 0 ] || { echo "lock-check.sh: wrk made no requests"; cat "$work/wrk.txt"; exit 1; }
-limit=$((requests / 1000))
+limit=$((20 + requests / 1000))
 echo "lock-check: $futex futex calls while serving $requests requests on 2 threads (limit $limit)"
 if [ "$futex" -gt "$limit" ]; then
     echo "FAIL: threads contend for a lock on the request path; the calls:"
