@@ -3,8 +3,6 @@
 #include "loader/shared_library.hpp"
 
 #include <atomic>
-#include <cstdio>
-#include <exception>
 
 namespace tern::detail {
 
@@ -57,28 +55,21 @@ const zstd_functions& zstd_library() {
 
 namespace {
 
-// Once a library failed to load it is not tried again (each try would search the library
-// path anew, for every body): the process goes on without it until it restarts.
-template <class Load>
-bool available(Load load, std::atomic<bool>& failed) noexcept {
-    if (failed.load(std::memory_order_relaxed)) return false;
-    try {
-        load();
-        return true;
-    } catch (const std::exception& e) {
-        if (!failed.exchange(true)) std::fprintf(stderr, "%s (left uncompressed)\n", e.what());
-    }
-    return false;
-}
-
 std::atomic<bool> zlib_failed{false};
 std::atomic<bool> brotli_failed{false};
 std::atomic<bool> zstd_failed{false};
+constexpr const char* uncompressed = "left uncompressed";
 
 }  // namespace
 
-bool zlib_available() noexcept { return available(zlib_library, zlib_failed); }
-bool brotli_available() noexcept { return available(brotli_library, brotli_failed); }
-bool zstd_available() noexcept { return available(zstd_library, zstd_failed); }
+bool zlib_available() noexcept {
+    return library_available(zlib_library, zlib_failed, uncompressed);
+}
+bool brotli_available() noexcept {
+    return library_available(brotli_library, brotli_failed, uncompressed);
+}
+bool zstd_available() noexcept {
+    return library_available(zstd_library, zstd_failed, uncompressed);
+}
 
 }  // namespace tern::detail

@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
-#include <exception>
 #include <limits>
 #include <new>
 #include <utility>
@@ -257,12 +255,7 @@ h2_connection::~h2_connection() {
 }
 
 std::shared_ptr<upgraded_protocol> make_h2_connection(protocol_host& host, h2_peer peer) {
-    try {
-        nghttp2_library();  // loaded at the first HTTP/2 connection
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s\n", e.what());  // names the library and the loader's reason
-        return nullptr;
-    }
+    if (!nghttp2_available()) return nullptr;  // loaded at the first HTTP/2 connection
     return std::make_shared<h2_connection>(host, std::move(peer));
 }
 

@@ -29,7 +29,7 @@ struct h2_peer {
 /// The server side of one HTTP/2 connection, which sends its SETTINGS first. Bytes
 /// read go to `receive` (the client preface first); bytes to send are pulled. Loop thread
 /// only, except the posted resumes of deferred streams. nullptr when libnghttp2 cannot be
-/// loaded (h2/library.hpp), after saying why on stderr: the caller closes the connection.
+/// loaded (h2/library.hpp; said once on stderr): the caller closes the connection.
 std::shared_ptr<upgraded_protocol> make_h2_connection(protocol_host& host, h2_peer peer);
 
 /// The first bytes of an HTTP/2 connection with prior knowledge (RFC 9113 3.4).

@@ -31,4 +31,12 @@ const nghttp2_functions& load_nghttp2_library() {
     return table;
 }
 
+namespace {
+std::atomic<bool> nghttp2_failed{false};
+}  // namespace
+
+bool nghttp2_available() noexcept {
+    return library_available(load_nghttp2_library, nghttp2_failed, "HTTP/2 connections are closed");
+}
+
 }  // namespace tern::detail

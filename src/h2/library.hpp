@@ -71,6 +71,11 @@ const nghttp2_functions& load_nghttp2_library();
 // The table once loaded, null before.
 extern std::atomic<const nghttp2_functions*> nghttp2_loaded;
 
+/// Whether nghttp2 can be used, loading it now the first time. When it cannot (a missing
+/// package), the reason is printed on stderr once and false returned from then on without
+/// trying again: each new HTTP/2 connection is closed, HTTP/1.1 goes on being served.
+bool nghttp2_available() noexcept;
+
 // The table, loading it on the first call. Inline, since src/h2 calls nghttp2 about thirty
 // times per request: once loaded it is one load and a branch before the call, where an
 // out-of-line accessor with its own guard cost about 220 instructions per request
