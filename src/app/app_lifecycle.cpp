@@ -83,7 +83,7 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
         impl_->loop_metrics.clear();  // this server's loops register theirs as it makes them
     }
     auto s = std::make_shared<detail::server>(impl_->settings, *impl_, &detail::open_protocol,
-                                              impl_->datagrams);
+                                              &detail::h2_ready, impl_->datagrams);
     impl_->stop_begun.store(false, std::memory_order_relaxed);
     try {
         bind(*s);

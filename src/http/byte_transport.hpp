@@ -142,4 +142,9 @@ using protocol_opener = std::shared_ptr<transport_user> (*)(std::shared_ptr<byte
                                                             protocol_host& host,
                                                             const opening& how);
 
+/// Whether HTTP/2 can be served now (its library loads; src/http1's `h2_ready`, given by the
+/// app). Asked when a TLS client offers h2 in ALPN: when it says no, the connection is
+/// agreed in http/1.1 instead of being opened in h2 and closed. Any thread.
+using h2_ready_check = bool (*)() noexcept;
+
 }  // namespace tern::detail

@@ -1,6 +1,7 @@
 #include "http1/open.hpp"
 
 #include "h2/connection.hpp"
+#include "h2/library.hpp"
 #include "http1/connection.hpp"
 #include "http1/upgraded.hpp"
 
@@ -11,12 +12,16 @@ std::shared_ptr<transport_user> open_protocol(std::shared_ptr<byte_transport> io
     if (how.what == opening::mode::serve && how.alpn == "h2") {
         auto h2 =
             make_h2_connection(host, h2_peer{io->remote_ip(), io->secure(), io->client_subject()});
-        if (!h2) return nullptr;  // libnghttp2 is missing: the transport closes
+        // libnghttp2 went missing after ALPN asked h2_ready (it is not retried, so only a
+        // failure of the session itself): the transport closes.
+        if (!h2) return nullptr;
         host.count_h2_connection();
         return std::make_shared<upgraded_connection>(std::move(io), host, std::move(h2),
                                                      std::string_view{});
     }
     return std::make_shared<http1_connection>(std::move(io), host, how.what, how.redirect_port);
 }
+
+bool h2_ready() noexcept { return nghttp2_available(); }
 
 }  // namespace tern::detail

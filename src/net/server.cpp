@@ -48,6 +48,12 @@ parser_limits limits_of(const config& c, const body_planner& planner) {
     return l;
 }
 
+// What ALPN may agree on: h2 when HTTP/2 is on, and then only when the check says it can be
+// served (tls_context::build).
+h2_ready_check h2_offer(const shared_state& shared) noexcept {
+    return shared.settings.http2.enabled ? shared.h2_ready : nullptr;
+}
+
 // A peer that resets a connection turns the next send into SIGPIPE, which kills the process
 // by default. asio's sends pass MSG_NOSIGNAL, but sendfile(2) has no such flag. Blocking the
 // signal in tern's own threads makes it an EPIPE error there, without changing the
@@ -204,16 +210,16 @@ struct server::impl {
     bool stop_requested = false;
 
     impl(const config& settings, request_handler& handler, protocol_opener open,
-         datagram_opener datagrams)
-        : shared{settings, limits_of(settings, handler), handler, open, datagrams} {
+         h2_ready_check h2_ready, datagram_opener datagrams)
+        : shared{settings, limits_of(settings, handler), handler, open, h2_ready, datagrams} {
         shared.spool_space = std::make_shared<spool_quota>(settings.spool.max_bytes);
         shared.limits.spool_space = shared.spool_space.get();
     }
 };
 
 server::server(const config& settings, request_handler& handler, protocol_opener open,
-               datagram_opener datagrams)
-    : impl_(std::make_unique<impl>(settings, handler, open, datagrams)) {}
+               h2_ready_check h2_ready, datagram_opener datagrams)
+    : impl_(std::make_unique<impl>(settings, handler, open, h2_ready, datagrams)) {}
 
 server::~server() {
     cut_grace();
@@ -262,7 +268,7 @@ void server::start_fd(int fd) {
         throw std::invalid_argument(
             "tern: tls http_port has no address to bind beside a Unix socket");
     }
-    if (tls) s.shared.tls = tls_context::build(*tls, s.shared.settings.http2.enabled);
+    if (tls) s.shared.tls = tls_context::build(*tls, h2_offer(s.shared));
     const unsigned n = thread_count();
     for (unsigned i = 0; i < n; ++i) {
         auto w = std::make_unique<worker>(s.shared);
@@ -291,7 +297,7 @@ void server::start(const std::string& host, std::uint16_t port) {
     asio::ip::tcp::endpoint endpoint(resolve_host(host), port);
     // The certificates are loaded before anything binds: a bad file is an error at start.
     if (s.shared.settings.tls)
-        s.shared.tls = tls_context::build(*s.shared.settings.tls, s.shared.settings.http2.enabled);
+        s.shared.tls = tls_context::build(*s.shared.settings.tls, h2_offer(s.shared));
     if (port != 0) refuse_port_in_use(endpoint);
     // With HTTPS, a plain-HTTP listener beside it when asked for (tls_config::http_port).
     auto plain = plain_listener_beside(s.shared.settings, endpoint);
@@ -394,7 +400,7 @@ void server::reload_tls() {
     // thread, for the connections it accepts from then on. Connections already open keep
     // the certificates they started with.
     std::shared_ptr<const tls_context> fresh =
-        tls_context::build(*s.shared.settings.tls, s.shared.settings.http2.enabled);
+        tls_context::build(*s.shared.settings.tls, h2_offer(s.shared));
     for (auto& w : s.workers) {
         w->door()->post([w = w.get(), fresh] { w->set_tls(fresh); });
     }

@@ -18,9 +18,10 @@ namespace tern::detail {
 /// connection with the protocol `open` makes for it.
 class server {
 public:
+    /// `h2_ready`: asked before TLS agrees on h2 (null: HTTP/2 is never agreed over TLS).
     /// `datagrams`: the protocol of HTTP/3's UDP socket (config::http3_port), null for none.
     server(const config& settings, request_handler& handler, protocol_opener open,
-           datagram_opener datagrams = nullptr);
+           h2_ready_check h2_ready, datagram_opener datagrams = nullptr);
     ~server();
     server(const server&) = delete;
     server& operator=(const server&) = delete;

@@ -46,6 +46,9 @@ struct shared_state {
     // Makes the protocol of each connection once its transport is open (src/http1's
     // open_protocol, given by the app): net knows no protocol.
     protocol_opener open_protocol;
+    // Whether HTTP/2 can be served now, asked before TLS agrees on h2 (src/http1's h2_ready,
+    // given by the app); null: never h2 over TLS.
+    h2_ready_check h2_ready = nullptr;
     // Makes the protocol over the datagram socket (src/h3's open_datagrams, given by the app
     // when it serves HTTP/3); null: none.
     datagram_opener open_datagrams = nullptr;

@@ -151,14 +151,15 @@ std::vector<std::string> certificate_names(SSL_CTX* ctx) {
     return names;
 }
 
-// The callback's argument says whether h2 is offered: one of these two.
-constexpr bool h2_on = true;
-constexpr bool h2_off = false;
-
+// The callback's argument is the h2_ready_check (a function, so it outlives every SSL_CTX),
+// or null when h2 is never offered. The check runs only when h2 would be chosen: the first
+// client that offers it loads libnghttp2 (a missing one is then agreed in http/1.1).
 int select_alpn(SSL* /*ssl*/, const unsigned char** out, unsigned char* out_length,
                 const unsigned char* in, unsigned int in_length, void* arg) {
-    const bool offer_h2 = *static_cast<const bool*>(arg);
-    const auto chosen = choose_alpn({reinterpret_cast<const char*>(in), in_length}, offer_h2);
+    const auto h2_ready = reinterpret_cast<h2_ready_check>(arg);
+    const std::string_view offered(reinterpret_cast<const char*>(in), in_length);
+    auto chosen = choose_alpn(offered, h2_ready != nullptr);
+    if (chosen == h2 && !h2_ready()) chosen = choose_alpn(offered, false);
     // RFC 7301 3.2: a client offering only protocols the server does not speak gets the
     // fatal no_application_protocol alert.
     if (chosen.empty()) return SSL_TLSEXT_ERR_ALERT_FATAL;
@@ -244,7 +245,7 @@ int select_certificate(SSL* ssl, int* /*alert*/, void* arg) {
 }
 
 // The profile, the same for every certificate's context.
-void apply_profile(SSL_CTX* ctx, tern::tls_profile profile, bool offer_h2) {
+void apply_profile(SSL_CTX* ctx, tern::tls_profile profile, h2_ready_check h2_ready) {
     const int min_version = profile == tern::tls_profile::modern ? TLS1_3_VERSION : TLS1_2_VERSION;
     SSL_CTX_set_min_proto_version(ctx, min_version);
     SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION);
@@ -270,7 +271,9 @@ void apply_profile(SSL_CTX* ctx, tern::tls_profile profile, bool offer_h2) {
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     static constexpr unsigned char session_context[] = {'t', 'e', 'r', 'n'};
     SSL_CTX_set_session_id_context(ctx, session_context, sizeof session_context);
-    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, const_cast<bool*>(offer_h2 ? &h2_on : &h2_off));
+    // A function pointer through OpenSSL's void* (as dlsym's results come back the other
+    // way), read back in select_alpn.
+    SSL_CTX_set_alpn_select_cb(ctx, select_alpn, reinterpret_cast<void*>(h2_ready));
 }
 
 // Mutual TLS: the CAs that client certificates must chain to, their names sent to the
@@ -299,7 +302,7 @@ void ask_for_client_certificates(SSL_CTX* ctx, const tern::tls_config& settings)
 int staple_ocsp(SSL* ssl, void* arg);  // below; a friend of tls_context (its entries)
 
 std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& settings,
-                                                      bool offer_h2) {
+                                                      h2_ready_check h2_ready) {
     if (settings.certificates.empty()) {
         throw std::invalid_argument("tls: no certificate (tls_config::certificates is empty)");
     }
@@ -314,7 +317,7 @@ std::shared_ptr<const tls_context> tls_context::build(const tern::tls_config& se
         ERR_clear_error();
         ctx_ptr ctx(SSL_CTX_new(TLS_server_method()));
         if (!ctx) throw std::bad_alloc();
-        apply_profile(ctx.get(), settings.profile, offer_h2);
+        apply_profile(ctx.get(), settings.profile, h2_ready);
         if (settings.client_certificates != tern::client_certificates::none) {
             ask_for_client_certificates(ctx.get(), settings);
         }

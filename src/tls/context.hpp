@@ -4,6 +4,7 @@
 /// protocol profile applied to each, the SNI table that picks one per connection, and ALPN.
 /// Built once per start or reload, read-only after; connections share it (docs/tls.md).
 
+#include "http/byte_transport.hpp"
 #include "tls/ticket_keys.hpp"
 
 #include <tern/tls.hpp>
@@ -26,9 +27,10 @@ public:
     /// Loads every certificate and key and applies the profile. Throws std::invalid_argument
     /// naming the certificate (its index and file) and OpenSSL's reason when one cannot be
     /// loaded, has no matching key, or the settings are out of range.
-    /// `offer_h2`: ALPN picks `h2` when a client offers it (HTTP/2 is on).
+    /// `h2_ready`: ALPN picks `h2` when a client offers it and this says HTTP/2 can be
+    /// served (its library loads), `http/1.1` otherwise; null: never `h2` (HTTP/2 is off).
     static std::shared_ptr<const tls_context> build(const tern::tls_config& settings,
-                                                    bool offer_h2);
+                                                    h2_ready_check h2_ready);
 
     ~tls_context();
     tls_context(const tls_context&) = delete;

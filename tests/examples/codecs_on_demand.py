@@ -14,7 +14,8 @@ gunzips to the same document), then br loads brotli's encoder, then zstd loads l
 Then both again with libnghttp2 and zlib made unloadable (a mount namespace binds /dev/null
 over the files the first runs loaded; skipped, exit 77, where namespaces are not allowed):
 each of two h2c connections is closed and stderr names libnghttp2.so.14 once (the load is
-not tried again), hello goes on serving HTTP/1.1; a gzip request to rest_api is answered
+not tried again), hello goes on serving HTTP/1.1; over TLS (hello --cert --key), where it
+answers curl --http2 in HTTP/2 with the library, ALPN agrees on http/1.1 without it; a gzip request to rest_api is answered
 uncompressed (stderr names libz.so.1 once), br still works.
 Prints a line per check; exits 1 when one fails.
 """
@@ -23,6 +24,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import h2.config
@@ -77,6 +79,23 @@ def http1(port, path="/", encoding=None):
     return lines[0], headers, body
 
 
+def https_version(port):
+    """(HTTP version, status) curl agreed on for GET / over TLS, offering h2 and http/1.1."""
+    r = subprocess.run(["curl", "-sk", "--http2", "-o", "/dev/null", "-w",
+                        "%{http_version} %{http_code}", f"https://127.0.0.1:{port}/"],
+                       capture_output=True, text=True, timeout=15)
+    return r.stdout
+
+
+def self_signed(directory):
+    """(cert, key) paths of a fresh self-signed certificate for localhost."""
+    cert, key = str(directory / "cert.pem"), str(directory / "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days",
+                    "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
+    return cert, key
+
+
 def h2c(port):
     """(status, body) of GET / over h2c with prior knowledge."""
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
@@ -126,6 +145,13 @@ def main():
         line, _, _ = http1(srv.port)
         check("hello goes on serving HTTP/1.1", line.startswith("HTTP/1.1 200"), line)
         srv.stop()
+    cert, key = self_signed(Path(tempfile.mkdtemp(prefix="codecs-on-demand-")))
+    tls = ["--cert", cert, "--key", key]
+    with procs.start([hello, "{port}"] + tls, name="hello over TLS",
+                     cwd=here.parents[1] / "examples" / "hello") as srv:
+        agreed = https_version(srv.port)
+        check("over TLS, a client offering h2 is answered in HTTP/2", agreed == "2 200", agreed)
+        srv.stop()
 
     with procs.start([rest_api, "{port}"], name="rest_api",
                      ready=procs.answers("/openapi.json")) as srv:
@@ -156,13 +182,13 @@ def main():
         check("rest_api goes on serving", line.startswith("HTTP/1.1 200"), line)
         srv.stop()
 
-    missing(hello, rest_api, here, [nghttp2_file, zlib_file])
+    missing(hello, rest_api, here, [nghttp2_file, zlib_file], tls)
 
     print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
     sys.exit(0 if all(results) else 1)
 
 
-def missing(hello, rest_api, here, files):
+def missing(hello, rest_api, here, files, tls):
     """The two servers with libnghttp2 and zlib unloadable."""
     probe = subprocess.run(hidden(files, ["true"]), capture_output=True)
     if probe.returncode != 0:
@@ -183,6 +209,15 @@ def missing(hello, rest_api, here, files):
         err = srv.proc.stderr.read().decode()
         check("stderr names libnghttp2.so.14 and why, once",
               err.count("libnghttp2.so.14 is needed for HTTP/2") == 1, err[-300:])
+    with procs.start(hidden(files, [hello, "{port}"] + tls), name="hello over TLS without libnghttp2",
+                     cwd=here.parents[1] / "examples" / "hello", stderr=subprocess.PIPE) as srv:
+        agreed = [https_version(srv.port) for _ in range(2)]
+        check("over TLS without libnghttp2, a client offering h2 is answered in HTTP/1.1 (ALPN)",
+              agreed == ["1.1 200", "1.1 200"], agreed)
+        srv.stop()
+        err = srv.proc.stderr.read().decode()
+        check("stderr names libnghttp2.so.14 once", err.count("libnghttp2.so.14 is needed") == 1,
+              err[-300:])
     with procs.start(hidden(files, [rest_api, "{port}"]), name="rest_api without zlib",
                      ready=procs.answers("/openapi.json"), stderr=subprocess.PIPE) as srv:
         line, headers, body = http1(srv.port, "/openapi.json", "gzip")
