@@ -14,6 +14,13 @@ is the same 24-byte static file h2o serves; `--path /` asks for hello's in-memor
 which h2o does not have, so h2o is then left out). Kernel time (system calls, TCP) is not
 counted: compare CPU per request with bench/h2.py as well. Needs valgrind, h2load, curl
 and, for the peer, h2o (scripts/install-deps.sh --bench).
+
+`--split` also prints where tern's instructions per request go, by library (exclusive
+counts from callgrind_annotate, the same difference of the two runs) and, within nghttp2,
+by the work its functions do. Debian's libnghttp2 is stripped, so for nghttp2's own split
+run it against a build with symbols: `--library-path "$(bench/nghttp2-symbols.sh)"`, which
+puts that directory first in tern's LD_LIBRARY_PATH (docs/performance.md, "Where the
+instructions go, function by function").
 """
 import argparse
 import os
@@ -47,7 +54,65 @@ def wait_up(port, path):
     raise SystemExit(f"h2-instructions.py: nothing answers h2 on {port}")
 
 
-def one_run(server, hello, work, path, requests):
+# nghttp2's functions by the work they do (--split), matched on the function's name.
+NGHTTP2_WORK = [
+    ("checks of the request's fields", ("http_on_header", "check_header", "downcase",
+                                        "check_authority", "check_method", "check_path",
+                                        "http_on_request_headers", "http_on_remote_end")),
+    ("HPACK decoding", ("inflate", "decode_length", "lookup_token", "hd_table_get",
+                        "huff_decode", "rcbuf")),
+    ("HPACK encoding", ("deflate", "huff_encode", "emit_", "bufs_add", "pack_headers",
+                        "search_hd", "hash")),
+]
+
+
+def exclusive_by_function(work, prefix):
+    """{(object, function): instructions} of the busiest of callgrind's files `prefix.*`."""
+    files = sorted(work.glob(prefix + ".*"), key=lambda f: f.stat().st_size)
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no",
+                          str(files[-1])], capture_output=True, text=True).stdout
+    counts = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)  (\S.*?)(?: \[(/[^\]]*)\])?$", line)
+        if not m or m.group(2) == "PROGRAM TOTALS":
+            continue
+        obj = Path(m.group(3)).name if m.group(3) else "?"
+        key = (obj, m.group(2).rsplit(":", 1)[-1])
+        counts[key] = counts.get(key, 0) + int(m.group(1).replace(",", ""))
+    return counts
+
+
+def print_split(low, high, requests):
+    """Instructions per request by library and, for nghttp2, by its work (--split)."""
+    per = {k: (high.get(k, 0) - low.get(k, 0)) / requests for k in set(low) | set(high)}
+    libraries = {}
+    for (obj, _), n in per.items():
+        name = re.sub(r"\.so[.\d]*$", "", obj) if obj != "?" else "unnamed (inlined, tern's mostly)"
+        libraries[name] = libraries.get(name, 0) + n
+    print("  by library (exclusive instructions per request):")
+    for name, n in sorted(libraries.items(), key=lambda kv: -kv[1]):
+        if n >= 1:
+            print(f"  {n:9,.0f}  {name}")
+    malloc = sum(n for (obj, fn), n in per.items() if obj.startswith("libc.")
+                 and re.search(r"malloc|free|consolidate|unlink_chunk|tcache", fn))
+    print(f"  {malloc:9,.0f}  of libc's: malloc and free")
+    work = {}
+    for (obj, fn), n in per.items():
+        if not obj.startswith("libnghttp2"):
+            continue
+        kind = next((k for k, keys in NGHTTP2_WORK if any(x in fn for x in keys)),
+                    "frames, streams and the rest")
+        work[kind] = work.get(kind, 0) + n
+    # A library with symbols names its internal functions too, not only the exported ones.
+    if any(fn == "nghttp2_http_on_header" for (obj, fn) in per if obj.startswith("libnghttp2")):
+        print("  nghttp2 by its work:")
+        for kind, n in sorted(work.items(), key=lambda kv: -kv[1]):
+            print(f"  {n:9,.0f}  {kind}")
+    else:
+        print("  (nghttp2 has no symbols here: --library-path \"$(bench/nghttp2-symbols.sh)\")")
+
+
+def one_run(server, hello, work, path, requests, library_path=None):
     """(instructions, requests that succeeded) of one server run."""
     port = free_port()
     # %p: h2o forks helpers (its OCSP updater) that callgrind follows into files of their own.
@@ -59,8 +124,12 @@ def one_run(server, hello, work, path, requests):
     else:
         (work / "h2o.conf").write_text(h2o_conf(work, port))
         cmd = valgrind + ["h2o", "-c", str(work / "h2o.conf")]
+    env = dict(os.environ)
+    if server == "tern" and library_path:
+        env["LD_LIBRARY_PATH"] = ":".join(filter(None, [library_path,
+                                                        env.get("LD_LIBRARY_PATH")]))
     proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
     try:
         wait_up(port, path)
         said = subprocess.run(["h2load", "-t1", "-c100", "-m10", f"-n{requests}",
@@ -81,12 +150,17 @@ def main():
     ap.add_argument("--servers", default="tern,h2o")
     ap.add_argument("--requests", default="2000,12000")
     ap.add_argument("--path", default="/small.txt")
+    ap.add_argument("--split", action="store_true",
+                    help="also tern's instructions per request by library and nghttp2's work")
+    ap.add_argument("--library-path",
+                    help="put first in tern's LD_LIBRARY_PATH (nghttp2 with symbols)")
     args = ap.parse_args()
     servers = args.servers.split(",")
     if args.path != "/small.txt" and "h2o" in servers:
         servers.remove("h2o")
     low, high = (int(n) for n in args.requests.split(","))
-    for tool in ["valgrind", "h2load", "curl"] + (["h2o"] if "h2o" in servers else []):
+    tools = ["valgrind", "h2load", "curl"] + (["h2o"] if "h2o" in servers else [])
+    for tool in tools + (["callgrind_annotate"] if args.split else []):
         if not shutil.which(tool):
             raise SystemExit(f"h2-instructions.py: {tool} is missing")
     work = Path(tempfile.mkdtemp(prefix="tern-bench-h2i-"))
@@ -96,10 +170,14 @@ def main():
     hello = os.path.abspath(args.hello)
     results = {}
     for server in servers:
-        (i1, ok1), (i2, ok2) = (one_run(server, hello, work, args.path, n) for n in (low, high))
+        (i1, ok1), (i2, ok2) = (one_run(server, hello, work, args.path, n, args.library_path)
+                                for n in (low, high))
         results[server] = (i2 - i1) / (ok2 - ok1)
         print(f"{server:5} {results[server]:9,.0f} instructions per request"
               f" ({i1:,} for {ok1} requests, {i2:,} for {ok2})", flush=True)
+        if args.split and server == "tern":
+            print_split(exclusive_by_function(work, f"callgrind.tern.{low}"),
+                        exclusive_by_function(work, f"callgrind.tern.{high}"), ok2 - ok1)
     if "tern" in results and "h2o" in results:
         print(f"tern / h2o: {results['tern'] / results['h2o']:.2f}x")
     shutil.rmtree(work, ignore_errors=True)
