@@ -12,8 +12,8 @@ std::shared_ptr<transport_user> open_protocol(std::shared_ptr<byte_transport> io
     if (how.what == opening::mode::serve && how.alpn == "h2") {
         auto h2 =
             make_h2_connection(host, h2_peer{io->remote_ip(), io->secure(), io->client_subject()});
-        // libnghttp2 went missing after ALPN asked h2_ready (it is not retried, so only a
-        // failure of the session itself): the transport closes.
+        // Null when libnghttp2 cannot be loaded, which ALPN already asked (h2_ready) before
+        // agreeing on h2, so not expected here; the transport would close.
         if (!h2) return nullptr;
         host.count_h2_connection();
         return std::make_shared<upgraded_connection>(std::move(io), host, std::move(h2),
