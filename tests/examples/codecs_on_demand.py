@@ -145,7 +145,8 @@ def main():
         line, _, _ = http1(srv.port)
         check("hello goes on serving HTTP/1.1", line.startswith("HTTP/1.1 200"), line)
         srv.stop()
-    cert, key = self_signed(Path(tempfile.mkdtemp(prefix="codecs-on-demand-")))
+    certs = tempfile.TemporaryDirectory(prefix="codecs-on-demand-")  # removed at exit
+    cert, key = self_signed(Path(certs.name))
     tls = ["--cert", cert, "--key", key]
     with procs.start([hello, "{port}"] + tls, name="hello over TLS",
                      cwd=here.parents[1] / "examples" / "hello") as srv:
