@@ -26,6 +26,7 @@ from hyperframe.frame import (DataFrame, Frame, GoAwayFrame, HeadersFrame, PingF
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 APP = sys.argv[1]
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -36,14 +37,6 @@ MIB = 1024 * 1024
 MAX_OPEN_FILES = 8               # config::h2_max_open_files
 MAX_UNSENT = 4 * MIB             # config::h2_max_unsent
 MIN_PROGRESS = 16 * 1024         # config::h2_min_send_progress, per write_timeout
-
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok   " if ok else "FAIL ") + name + (f"  ({detail})" if detail != "" else ""),
-          flush=True)
 
 
 def start(*args, nofile=None):
@@ -466,9 +459,7 @@ def main():
                            ("trickle", trickle), ("near_the_limit", lambda: near_the_limit(d))):
             if not only or name in only:
                 part()
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return finish()
 
 
 if __name__ == "__main__":

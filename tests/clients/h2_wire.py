@@ -31,17 +31,11 @@ from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 APP = sys.argv[1]
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 ENHANCE_YOUR_CALM = 0xB
-
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f"  ({detail})"), flush=True)
 
 
 def start(*args):
@@ -579,9 +573,7 @@ def main():
     counters_and_log()
     graceful_stop()
     http2_off()
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return finish()
 
 
 if __name__ == "__main__":

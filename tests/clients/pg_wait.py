@@ -22,13 +22,7 @@ from todo_smoke import postgres  # noqa: E402  (the same PostgreSQL harness)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
-
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f"  ({detail})"))
+from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 
 def get(port, path, timeout=30):
@@ -92,9 +86,7 @@ def main():
         finally:
             srv.stop(timeout=10, expect=None)
             pg.stop()
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return finish()
 
 
 if __name__ == "__main__":

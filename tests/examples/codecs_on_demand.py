@@ -33,14 +33,9 @@ import h2.events
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 LIBRARIES = ("libnghttp2.so", "libz.so", "libbrotlienc.so", "libzstd.so")
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f"  ({detail})"), flush=True)
 
 
 def mapped(pid):
@@ -185,8 +180,7 @@ def main():
 
     missing(hello, rest_api, here, [nghttp2_file, zlib_file], tls)
 
-    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-    sys.exit(0 if all(results) else 1)
+    sys.exit(finish())
 
 
 def missing(hello, rest_api, here, files, tls):
@@ -194,8 +188,7 @@ def missing(hello, rest_api, here, files, tls):
     probe = subprocess.run(hidden(files, ["true"]), capture_output=True)
     if probe.returncode != 0:
         print(f"skip: no mount namespace here ({probe.stderr.decode().strip()})")
-        print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-        sys.exit(77 if all(results) else 1)
+        sys.exit(finish(77))
     with procs.start(hidden(files, [hello, "{port}"]), name="hello without libnghttp2",
                      cwd=here.parents[1] / "examples" / "hello", stderr=subprocess.PIPE) as srv:
         closed = []

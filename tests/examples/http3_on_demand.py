@@ -22,14 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 LIBRARIES = ("libngtcp2_crypto_gnutls.so", "libngtcp2.so", "libgnutls.so", "libnghttp3.so")
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f"  ({detail})"), flush=True)
 
 
 def mapped(pid):
@@ -119,8 +114,7 @@ def main():
         finally:
             srv.stop()
 
-    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-    sys.exit(0 if all(results) else 1)
+    sys.exit(finish())
 
 
 if __name__ == "__main__":

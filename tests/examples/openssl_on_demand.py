@@ -19,13 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
-
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f"  ({detail})"), flush=True)
+from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 
 def start(cmd, cwd=None):
@@ -93,8 +87,7 @@ def main():
         proc.terminate()
         proc.wait(timeout=10)
 
-    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-    sys.exit(0 if all(results) else 1)
+    sys.exit(finish())
 
 
 if __name__ == "__main__":
