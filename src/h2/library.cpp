@@ -36,7 +36,9 @@ std::atomic<bool> nghttp2_failed{false};
 }  // namespace
 
 bool nghttp2_available() noexcept {
-    return library_available(load_nghttp2_library, nghttp2_failed, "HTTP/2 connections are closed");
+    // Through the inline accessor: once loaded, a load and a branch per new connection, not
+    // the loader's guard and its store to nghttp2_loaded again.
+    return library_available(nghttp2_library, nghttp2_failed, "HTTP/2 connections are closed");
 }
 
 }  // namespace tern::detail
