@@ -35,6 +35,7 @@ def log(*args):
 
 # free_port: the copy the tests use too (tests/support/procs.py).
 from procs import free_port  # noqa: E402,F401
+from certs import self_signed  # noqa: E402  (tests/support/certs.py)
 
 
 def raise_fd_limit(need: int) -> tuple[int, str]:
@@ -59,11 +60,9 @@ def raise_fd_limit(need: int) -> tuple[int, str]:
 # ---- servers under test -------------------------------------------------------------------
 
 def self_signed_cert(work: Path, name: str = "localhost") -> None:
-    """An EC P-256 certificate for `name`, valid a day: work/cert.pem and work/key.pem."""
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", work / "key.pem", "-out",
-                    work / "cert.pem", "-days", "1", "-subj", f"/CN={name}"],
-                   check=True, capture_output=True)
+    """An EC P-256 certificate for `name`, valid a day: work/cert.pem and work/key.pem
+    (tests/support/certs.py, the tests' own)."""
+    self_signed(work, name)
 
 
 def stop_groups(procs) -> None:

@@ -14,7 +14,6 @@ import os
 import signal
 import socket
 import ssl
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ from hyperframe.frame import (ContinuationFrame, DataFrame, Frame, GoAwayFrame, 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from certs import self_signed  # noqa: E402  (tests/support/certs.py)
 from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 APP = sys.argv[1]
@@ -559,11 +559,7 @@ def main():
         proc.terminate()
         proc.wait(10)
     with tempfile.TemporaryDirectory() as d:
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                        "ec_paramgen_curve:P-256", "-nodes", "-keyout", f"{d}/key.pem", "-out",
-                        f"{d}/cert.pem", "-days", "1", "-subj", "/CN=localhost",
-                        "-addext", "subjectAltName=DNS:localhost"],
-                       check=True, capture_output=True)
+        self_signed(d)
         proc, port = start("--cert", f"{d}/cert.pem", "--key", f"{d}/key.pem")
         try:
             tls(port, d)

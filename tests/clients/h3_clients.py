@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402
+from certs import self_signed  # noqa: E402  (tests/support/certs.py)
 
 failures = []
 
@@ -58,11 +59,7 @@ def main():
         print("skip: gtlsclient (ngtcp2-client) is not installed")
         return 77
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                        "ec_paramgen_curve:P-256", "-nodes", "-keyout", f"{work}/key.pem",
-                        "-out", f"{work}/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True,
-                       capture_output=True)
+        self_signed(work, "127.0.0.1")
         srv = procs.start([live, "{port}", "--cert", f"{work}/cert.pem", "--key",
                            f"{work}/key.pem", "--http3"], name="live", timeout=10)
         port = srv.port

@@ -33,6 +33,7 @@ import h2.events
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from certs import self_signed  # noqa: E402  (tests/support/certs.py)
 from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 LIBRARIES = ("libnghttp2.so", "libz.so", "libbrotlienc.so", "libzstd.so")
@@ -80,15 +81,6 @@ def https_version(port):
                         "%{http_version} %{http_code}", f"https://127.0.0.1:{port}/"],
                        capture_output=True, text=True, timeout=15)
     return r.stdout
-
-
-def self_signed(directory):
-    """(cert, key) paths of a fresh self-signed certificate for localhost."""
-    cert, key = str(directory / "cert.pem"), str(directory / "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days",
-                    "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
-    return cert, key
 
 
 def h2c(port):
@@ -141,7 +133,7 @@ def main():
         check("hello goes on serving HTTP/1.1", line.startswith("HTTP/1.1 200"), line)
         srv.stop()
     certs = tempfile.TemporaryDirectory(prefix="codecs-on-demand-")  # removed at exit
-    cert, key = self_signed(Path(certs.name))
+    cert, key = self_signed(certs.name)
     tls = ["--cert", cert, "--key", key]
     with procs.start([hello, "{port}"] + tls, name="hello over TLS",
                      cwd=here.parents[1] / "examples" / "hello") as srv:

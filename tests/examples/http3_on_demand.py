@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from certs import self_signed  # noqa: E402  (tests/support/certs.py)
 from checks import check, finish  # noqa: E402  (tests/support/checks.py)
 
 LIBRARIES = ("libngtcp2_crypto_gnutls.so", "libngtcp2.so", "libgnutls.so", "libnghttp3.so")
@@ -88,11 +89,7 @@ def main():
         srv.stop()
 
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                        "ec_paramgen_curve:P-256", "-nodes", "-keyout", f"{work}/key.pem",
-                        "-out", f"{work}/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True,
-                       capture_output=True)
+        self_signed(work, "127.0.0.1")
         srv = procs.start([live, "{port}", "--cert", f"{work}/cert.pem", "--key",
                            f"{work}/key.pem", "--http3"], timeout=10)
         try:

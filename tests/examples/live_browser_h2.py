@@ -27,6 +27,7 @@ import cdp  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from certs import self_signed  # noqa: E402  (tests/support/certs.py)
 
 FIRE = """
 window.__h2 = null;
@@ -52,11 +53,7 @@ def main():
         print("skip: chromium is not installed")
         return 77
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                        "ec_paramgen_curve:P-256", "-nodes", "-keyout", f"{work}/key.pem",
-                        "-out", f"{work}/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1",
-                        "-addext", "subjectAltName=IP:127.0.0.1"], check=True,
-                       capture_output=True)
+        self_signed(work, "127.0.0.1")
         der = subprocess.run(f"openssl x509 -in {work}/cert.pem -pubkey -noout | "
                              "openssl pkey -pubin -outform der", shell=True, check=True,
                              capture_output=True).stdout

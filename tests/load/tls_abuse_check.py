@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+from certs import self_signed  # noqa: E402  (tests/support/certs.py)
 
 DEADLINE = 10.0  # tern::config's first_byte_timeout and header_timeout (docs/limits.md)
 SLACK = 4.0      # how late a deadline may close on a busy shared machine
@@ -278,9 +279,7 @@ def main(hello, seconds):
     server = None
     try:
         os.mkdir(os.path.join(work, "public"))
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                        "-nodes", "-keyout", f"{work}/key.pem", "-out", f"{work}/cert.pem", "-days", "1",
-                        "-subj", "/CN=localhost"], check=True, capture_output=True)
+        self_signed(work)
         log = open(f"{work}/hello.log", "w")
         srv = procs.start([hello, "{port}", "--cert", f"{work}/cert.pem", "--key", f"{work}/key.pem"],
                           name="hello --cert", cwd=work, stdout=log, stderr=subprocess.STDOUT,
