@@ -95,13 +95,13 @@ if [ -z "$workloads" ]; then
     proto_workloads=$(echo $proto_keys | tr ' ' ,)
 else
     for w in ${workloads//,/ }; do
-        case "$app_keys $proto_keys" in
-        *" $w "*) case "$proto_keys" in
-            *" $w "*) proto_workloads+="${proto_workloads:+,}$w" ;;
-            *) app_workloads+="${app_workloads:+,}$w" ;;
-            esac ;;
-        *) base_workloads+="${base_workloads:+,}$w" ;;
-        esac
+        if [[ "$proto_keys" == *" $w "* ]]; then
+            proto_workloads+="${proto_workloads:+,}$w"
+        elif [[ "$app_keys" == *" $w "* ]]; then
+            app_workloads+="${app_workloads:+,}$w"
+        else
+            base_workloads+="${base_workloads:+,}$w"
+        fi
     done
 fi
 run_base=1
