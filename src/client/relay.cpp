@@ -23,16 +23,37 @@ namespace tern {
 
 namespace {
 
-// What one relay keeps between its callbacks.
+struct head_slot;
+
+// What one relay keeps between its callbacks. The call holds it (through its callbacks), so
+// it never holds the call's resume: a paused call that held its own resume would own itself
+// (gate -> wake -> call -> state -> resume -> gate), and nothing could end it.
 struct relay_state {
     response_stream out;
-    std::string pending;            // body bytes that arrived before the stream existed
-    std::function<void()> waiting;  // the upstream's resume, paused until the stream opens
-    bool full = false;              // the stream's buffer is full: read no more for now
-    bool headed = false;            // the head went to the reply; its completion is on its way
-    bool ended = false;             // the call ended before that completion ran...
-    bool failed = false;            // ...and failed
+    std::string pending;  // body bytes that arrived before the stream existed
+    bool full = false;    // the stream's buffer is full: read no more for now
+    bool headed = false;  // the head went to the reply; its completion is on its way
+    bool ended = false;   // the call ended before that completion ran...
+    bool failed = false;  // ...and failed
+    bool lost = false;    // the completion threw or was dropped: no stream will take the body
     std::size_t buffer = 0;
+    std::weak_ptr<head_slot> head;  // the completion on its way, while it is
+};
+
+// The head on its way to the reply, owned by the reply's completion. The call's resume, when
+// it paused before the stream existed, waits here: the completion hands it to the stream, or,
+// when it throws or is dropped (the client left), lets it go uncalled, which cancels the call
+// and closes its upstream connection (client_call: a dropped resume ends it).
+struct head_slot {
+    std::shared_ptr<relay_state> state;
+    std::function<void()> waiting;  // the upstream's resume, paused until the stream opens
+    bool opened = false;
+    explicit head_slot(std::shared_ptr<relay_state> s) noexcept : state(std::move(s)) {}
+    head_slot(const head_slot&) = delete;
+    head_slot& operator=(const head_slot&) = delete;
+    ~head_slot() {
+        if (!opened) state->lost = true;  // then `waiting` goes, uncalled
+    }
 };
 
 // Fields a proxy never passes on (RFC 9110 7.6.1), and those tern writes itself.
@@ -63,8 +84,9 @@ bool listed(const std::vector<std::string>& names, std::string_view name) {
 }
 
 // Opens the stream with the upstream's status and fields, and hands over what came before.
-void open_stream(context& cx, relay_state& state, const client_response& head,
+void open_stream(context& cx, head_slot& slot, const client_response& head,
                  const std::vector<std::string>& dropped) {
+    auto& state = *slot.state;
     cx.status(head.status);
     const auto named = connection_options(head);
     for (const auto& [name, value] : head.headers) {
@@ -72,6 +94,7 @@ void open_stream(context& cx, relay_state& state, const client_response& head,
         cx.add_header(name, value);
     }
     state.out = cx.stream();
+    slot.opened = true;
     state.full = !state.out.write(state.pending);
     state.pending.clear();
     if (state.ended) {
@@ -82,7 +105,7 @@ void open_stream(context& cx, relay_state& state, const client_response& head,
         }
         return;
     }
-    if (auto resume = std::exchange(state.waiting, nullptr)) {
+    if (auto resume = std::exchange(slot.waiting, nullptr)) {
         if (state.full) {
             state.out.on_writable(std::move(resume));
         } else {
@@ -105,12 +128,16 @@ void client::relay(const deferred& reply, client_request request,
     auto dropped =
         std::make_shared<const std::vector<std::string>>(std::move(options.drop_headers));
     request.on_head = [reply, state, dropped](const client_response& head) {
+        auto slot = std::make_shared<head_slot>(state);
+        state->head = slot;
         state->headed = true;
-        reply.complete(
-            [state, dropped, head](context& cx) { open_stream(cx, *state, head, *dropped); });
-        return true;
+        // False when the reply cannot take it (the client left): the call ends here.
+        return reply.complete([slot = std::move(slot), dropped, head](context& cx) {
+            open_stream(cx, *slot, head, *dropped);
+        });
     };
     request.on_body = [state](std::string_view bytes) {
+        if (state->lost) return false;  // the head never reached the client: read no more
         if (state->out) {
             state->full = !state->out.write(bytes);
         } else {
@@ -120,8 +147,10 @@ void client::relay(const deferred& reply, client_request request,
     };
     request.pace = [state](std::function<void()> resume) {
         if (!state->out) {
-            if (state->pending.size() < state->buffer) return true;
-            state->waiting = std::move(resume);
+            if (state->lost || state->pending.size() < state->buffer) return true;
+            const auto slot = state->head.lock();
+            if (!slot) return true;  // cannot be: a slot that went unopened set `lost`
+            slot->waiting = std::move(resume);
             return false;
         }
         if (!state->full) return true;

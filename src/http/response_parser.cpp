@@ -182,8 +182,10 @@ struct response_parser::state {
         s.build_views();
         s.stage = response_phase::head_done;
         const int status = p->status_code;
-        // llhttp takes three digits; "099" is not a status code (RFC 9110 15).
-        if (status < 100) return s.fail(response_error::malformed);
+        // llhttp takes three digits; "099" and "999" are not status codes (RFC 9110 15: all
+        // valid ones are within 100 to 599). What a client would do with one is undefined, and
+        // a relay cannot pass it on.
+        if (status < 100 || status > 599) return s.fail(response_error::malformed);
         // The client asks for no upgrade, so a switch of protocols is not an answer it can
         // read (RFC 9110 15.2.2: a server switches only when the request asked it to).
         if (status == 101) return s.fail(response_error::malformed);

@@ -20,7 +20,7 @@ namespace tern::detail {
 /// Why a response could not be read.
 enum class response_error {
     none = 0,
-    malformed,         ///< not HTTP/1.x, status 101 or under 100, or llhttp refused it
+    malformed,         ///< not HTTP/1.x, status 101 or outside 100..599, or llhttp refused it
     line_too_long,     ///< status line over max_line_size
     header_too_large,  ///< header (or trailer) bytes over max_header_size
     too_many_headers,  ///< header (or trailer) fields over max_header_count

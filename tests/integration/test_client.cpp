@@ -10,9 +10,14 @@
 #include <tern/client.hpp>
 #include <tern/tern.hpp>
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -636,6 +641,70 @@ TEST_CASE("client: a short body relayed through a stream ends it even before the
         CHECK(r.status == 200);
         CHECK(r.body == "hello from upstream");
     }
+}
+
+namespace {
+
+// Descriptors this process holds now.
+std::size_t open_descriptors() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+        ++n;
+    }
+    return n;
+}
+
+// Sends `bytes` within `limit`, or gives up (a peer that stopped reading, or left).
+void send_within(int fd, std::string_view bytes, std::chrono::milliseconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (!bytes.empty() && std::chrono::steady_clock::now() < until) {
+        const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            bytes.remove_prefix(static_cast<std::size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return;
+        pollfd p{fd, POLLOUT, 0};
+        ::poll(&p, 1, 50);
+    }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "client: an upstream's status outside 100..599 is a bad response; relayed 1,000 times, "
+    "each is a 502 and no descriptor or connection stays behind",
+    "[client]") {
+    // What issue 50 (item 5) saw: `HTTP/1.1 999` with a 200 KB body was taken as an answer,
+    // its relay's head could not be set (500), and the paused call held itself and its
+    // upstream connection for good.
+    const std::string answer =
+        "HTTP/1.1 999 X\r\nContent-Length: 200000\r\n\r\n" + std::string(200'000, 'x');
+    script_server upstream([&answer](int fd) {
+        if (script_server::read_head(fd).empty()) return;
+        send_within(fd, answer, 5s);
+        script_server::peer_closes(fd, 5s);
+    });
+    tern::client direct;  // its own pool: the upstream answers one request per connection
+    CHECK(failure_of(direct, {.url = upstream.url("/direct")}) ==
+          tern::client_failure::bad_response);
+    tern::client c;
+    test_server front([&](tern::app& app) { relay_route(app, c, upstream.url("/x")); });
+    auto cl = front.client();
+    cl.send(tern_test::get_request("/relay"));
+    CHECK(cl.read_response().status == 502);
+    const auto baseline = open_descriptors();
+    int bad_gateway = 0;
+    for (int i = 0; i < 1000; ++i) {
+        cl.send(tern_test::get_request("/relay"));
+        bad_gateway += cl.read_response().status == 502 ? 1 : 0;
+    }
+    CHECK(bad_gateway == 1000);
+    // The upstream's threads close their ends once the client has closed its own.
+    CHECK(tern_test::eventually([&] { return open_descriptors() <= baseline; }));
+    INFO("descriptors: " << open_descriptors() << ", baseline " << baseline);
+    CHECK(open_descriptors() <= baseline);
+    CHECK(c.idle_connections() == 0);
 }
 
 }  // namespace wire_test_client
