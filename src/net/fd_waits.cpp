@@ -1,5 +1,9 @@
 #include "net/fd_waits.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <exception>
 #include <system_error>
@@ -12,8 +16,10 @@ class fd_waits::one final : public fd_wait,
                             public poll_target,
                             public std::enable_shared_from_this<one> {
 public:
-    one(fd_waits& owner, int fd, bool write, std::function<void(fd_wait_end)> fn) noexcept
-        : owner_(owner), fd_(fd), write_(write), fn_(std::move(fn)) {}
+    /// Takes `own`, tern's duplicate of the application's descriptor, which close() closes.
+    one(fd_waits& owner, int own, file_id file, bool write,
+        std::function<void(fd_wait_end)> fn) noexcept
+        : owner_(owner), fd_(own), file_(file), write_(write), fn_(std::move(fn)) {}
     one(const one&) = delete;
     one& operator=(const one&) = delete;
     ~one() = default;
@@ -33,11 +39,14 @@ public:
 
     void time_out() { finish(fd_wait_end::timed_out); }
 
-    /// Forgets the descriptor and gives back the function, uncalled (nothing once ended).
+    /// Forgets the descriptor, closes tern's duplicate and gives back the function, uncalled
+    /// (nothing once ended).
     std::function<void(fd_wait_end)> close() noexcept {
         if (!open_) return {};
         open_ = false;
         owner_.poller_.forget(fd_, *this);
+        ::close(fd_);
+        owner_.files_.erase(file_);
         owner_.open_.erase(at_);
         return std::move(fn_);
     }
@@ -52,25 +61,47 @@ private:
     }
 
     fd_waits& owner_;
-    int fd_;
+    int fd_;  // tern's own: the application may close its number meanwhile
+    file_id file_;
     bool write_;
     bool open_ = true;
     std::function<void(fd_wait_end)> fn_;
 };
 
+namespace {
+
+[[noreturn]] void refuse(int error, int fd) {
+    throw std::system_error(error, std::generic_category(),
+                            "tern: waiting for descriptor " + std::to_string(fd));
+}
+
+}  // namespace
+
 std::shared_ptr<fd_wait> fd_waits::wait(int fd, bool write, std::chrono::nanoseconds timeout,
                                         std::function<void(fd_wait_end)> fn) {
-    auto w = std::make_shared<one>(*this, fd, write, std::move(fn));
-    open_.push_front(w);
-    w->at_ = open_.begin();
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) refuse(errno, fd);
+    const file_id file{st.st_dev, st.st_ino};
+    // One wait per file, as when the number itself joined the epoll set (EEXIST), however
+    // many numbers the application holds for it.
+    if (files_.count(file) != 0) refuse(EEXIST, fd);
+    // The epoll set holds tern's duplicate, which tern closes at the wait's end: what the
+    // application does with its own number meanwhile (close it, and the kernel gives it to
+    // the next client's socket) never reaches the set. Removing the number from the set at
+    // the end would take out whatever it names by then (issue 50).
+    const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) refuse(errno, fd);
+    auto w = std::make_shared<one>(*this, own, file, write, std::move(fn));
     // Told of the readiness the descriptor has now too: one already readable ends the wait
     // at the poller's next round.
-    if (!poller_.watch(fd, *w)) {
+    if (!poller_.watch(own, *w)) {
         const int error = errno;
-        open_.erase(w->at_);
-        throw std::system_error(error, std::generic_category(),
-                                "tern: waiting for descriptor " + std::to_string(fd));
+        ::close(own);
+        refuse(error, fd);
     }
+    files_.insert(file);
+    open_.push_front(w);
+    w->at_ = open_.begin();
     if (timeout.count() > 0) {
         timers_.after(timeout, [weak = std::weak_ptr<one>(w)](bool fired) {
             if (!fired) return;

@@ -2,16 +2,22 @@
 // One loop's waits for the readiness of the application's own descriptors (a database
 // client's socket, a pipe): loop_door::wait_fd, on the loop's socket poller, with a timer for
 // the timeout. What lets a C client library with a non-blocking mode (libpq, hiredis) run on
-// the loop without a thread per waiting request (docs/async.md).
+// the loop without a thread per waiting request (docs/async.md). Each wait watches a
+// duplicate of the application's descriptor, never its number: the application may close its
+// number during the wait, and the kernel give it to another client's socket at once.
 
 #include "http/exchange_port.hpp"
 #include "net/door.hpp"
 #include "net/socket_poller.hpp"
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <functional>
 #include <list>
 #include <memory>
+#include <set>
+#include <utility>
 
 namespace tern::detail {
 
@@ -23,7 +29,9 @@ public:
     fd_waits& operator=(const fd_waits&) = delete;
     ~fd_waits() { drop_all(); }
 
-    /// As loop_door::wait_fd.
+    /// As loop_door::wait_fd. Throws std::system_error when `fd` is not open (EBADF), when
+    /// another wait of this loop is on the same open file (EEXIST), when it cannot be
+    /// duplicated (EMFILE) or polled (EPERM: a regular file).
     std::shared_ptr<fd_wait> wait(int fd, bool write, std::chrono::nanoseconds timeout,
                                   std::function<void(fd_wait_end)> fn);
     /// The loop's drain has ended: every wait is forgotten and its function destroyed
@@ -32,9 +40,11 @@ public:
 
 private:
     class one;
+    using file_id = std::pair<dev_t, ino_t>;  // what an open file is, whatever its number
     socket_poller& poller_;
     timer_service& timers_;
     std::list<std::shared_ptr<one>> open_;
+    std::set<file_id> files_;  // the files waited on: one wait per file at a time
 };
 
 }  // namespace tern::detail

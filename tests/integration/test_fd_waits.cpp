@@ -9,12 +9,18 @@
 
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -299,6 +305,100 @@ TEST_CASE("a deferred wait whose client leaves gets cancelled, and the server go
     }  // closed during the wait
     CHECK(eventually([&] { return cancelled == 1; }));
     check_still_serving(server.port());
+}
+
+namespace {
+
+// The port a socket of this process is bound (`local`) or connected (peer) to; 0 when it is
+// not an IPv4 socket.
+std::uint16_t port_of(int fd, bool local) {
+    sockaddr_in a{};
+    socklen_t len = sizeof a;
+    const int rc = local ? ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len)
+                         : ::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    return rc == 0 && a.sin_family == AF_INET ? ntohs(a.sin_port) : 0;
+}
+
+// Sends `GET /__alive` on `fd` and reads until the answer's body arrived, or 3 s passed.
+bool answered_alive(int fd) {
+    const std::string request = get_request(alive_path);
+    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+        static_cast<ssize_t>(request.size())) {
+        return false;
+    }
+    std::string got;
+    const auto until = std::chrono::steady_clock::now() + 3s;
+    while (got.find("\r\n\r\nalive") == std::string::npos) {
+        if (std::chrono::steady_clock::now() >= until) return false;
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 50) <= 0) continue;
+        char buf[1024];
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return false;
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a descriptor the application closes during a wait: the client whose socket takes its "
+    "number is still answered after the wait ends, and a stop drains",
+    "[wire][coroutine][fd_wait]") {
+    // Issue 50, item 6: at the wait's end tern took the number out of the loop's epoll set,
+    // where by then it named another client's socket, which was never answered again.
+    std::atomic<int> waited{-1};
+    std::atomic<bool> closed{false};
+    std::thread closer;
+    tern::config cfg = one_thread();  // the new client's socket joins the same epoll set
+    cfg.timeouts.drain = 10s;
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/wait", [&](tern::context& ctx) -> tern::task {
+                // Made here, so its read end is the lowest free number.
+                int fds[2];
+                if (::pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+                waited = fds[0];
+                // Closed by the application while the wait is pending.
+                closer = std::thread([&closed, read_end = fds[0]] {
+                    std::this_thread::sleep_for(100ms);
+                    ::close(read_end);
+                    closed = true;
+                });
+                const auto r = co_await tern::wait_readable(fds[0], 1s);
+                ::close(fds[1]);
+                ctx.text(name_of(r));
+            });
+        },
+        cfg);
+    // The next client's own socket is made first, so that the number the application frees
+    // goes to the server's end of its connection.
+    const int next = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(next >= 0);
+    raw_client waiter = server.client();
+    waiter.send(get_request("/wait"));
+    REQUIRE(eventually([&] { return closed.load(); }));
+    closer.join();
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    to.sin_port = htons(server.port());
+    REQUIRE(::connect(next, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
+    CHECK(answered_alive(next));  // accepted, so the server's end now exists
+    // The number the wait was given is now the server's end of that connection.
+    REQUIRE(port_of(waited, true) == server.port());
+    REQUIRE(port_of(waited, false) == port_of(next, true));
+    const auto r = waiter.read_response();
+    CHECK(r.body == "timed_out");
+    CHECK(answered_alive(next));
+    const auto asked = std::chrono::steady_clock::now();
+    server.stop();
+    // The drain closes the idle connection at once; it does not wait out its deadline.
+    CHECK(std::chrono::steady_clock::now() - asked < cfg.timeouts.drain / 2);
+    char byte = 0;
+    CHECK(::recv(next, &byte, 1, 0) == 0);
+    ::close(next);
 }
 
 }  // namespace wire_test_fd_waits
