@@ -1,8 +1,9 @@
 // A small reverse proxy on tern::client (docs/client.md): a request to /api/REST goes to
 // /REST (same method, query, headers and body) on the upstreams in turn, with a request id
-// and X-Forwarded-For. Bodies pass through without being held whole: a large upload is
-// spooled by tern and sent on from its file, and the answer is relayed into a stream paced
-// by the client's reads. 502 when no upstream answers, 504 past the timeout.
+// and the forwarding fields of its own (the client's are dropped: it is the edge). Bodies pass
+// through without being held whole: a large upload is spooled by tern and sent on from its file,
+// and the answer is relayed into a stream paced by the client's reads. 502 when no upstream
+// answers, 504 past the timeout.
 //
 //     gateway PORT --upstream http://HOST:PORT [--upstream ...] [--timeout MS]
 
@@ -45,6 +46,57 @@ bool hop_by_hop(std::string_view name) {
         "expect",     "date",           "server"};
     return std::any_of(std::begin(fields), std::end(fields),
                        [name](std::string_view f) { return iequals(name, f); });
+}
+
+// Fields that say who the client is and how it came, and the request id: the gateway is the
+// first hop it trusts, so what a client wrote there is dropped and the gateway's own sent
+// (an upstream that trusts X-Forwarded-For would otherwise take the client's word for its
+// address; RFC 7239 8.1).
+bool forwarding(std::string_view name) {
+    static constexpr std::string_view fields[] = {"x-forwarded-for",  "x-forwarded-proto",
+                                                  "x-forwarded-host", "forwarded",
+                                                  "x-real-ip",        "x-request-id"};
+    return std::any_of(std::begin(fields), std::end(fields),
+                       [name](std::string_view f) { return iequals(name, f); });
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+// The field names the client's Connection fields list: a proxy removes those fields before
+// forwarding the message (RFC 9110 7.6.1).
+std::vector<std::string> connection_options(const tern::context& ctx) {
+    std::vector<std::string> names;
+    for (const auto& h : ctx.headers()) {
+        if (!iequals(h.name, "connection")) continue;
+        std::string_view rest = h.value;
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            const auto item = trim(rest.substr(0, comma));
+            if (!item.empty()) names.emplace_back(item);
+            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        }
+    }
+    return names;
+}
+
+bool listed(const std::vector<std::string>& names, std::string_view name) {
+    return std::any_of(names.begin(), names.end(),
+                       [name](const std::string& n) { return iequals(n, name); });
+}
+
+// A quoted-string (RFC 9110 5.6.4), for Forwarded's values: an address with colons and a
+// host with a port are not tokens.
+std::string quoted(std::string_view value) {
+    std::string out = "\"";
+    for (const char c : value) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + '"';
 }
 
 struct settings {
@@ -93,21 +145,26 @@ public:
         std::string target(ctx.path().substr(4));  // "/api/x" -> "/x", as sent
         if (target.empty()) target = "/";
         if (!ctx.query_string().empty()) target += "?" + std::string(ctx.query_string());
-        std::string forwarded_for;
+        const auto named = connection_options(ctx);
         for (const auto& h : ctx.headers()) {
-            if (hop_by_hop(h.name)) continue;
-            if (iequals(h.name, "x-forwarded-for")) {
-                forwarded_for = std::string(h.value);
-                continue;
-            }
+            if (hop_by_hop(h.name) || forwarding(h.name) || listed(named, h.name)) continue;
             request->headers.emplace_back(std::string(h.name), std::string(h.value));
         }
-        forwarded_for += (forwarded_for.empty() ? "" : ", ") + ctx.peer_ip();
-        request->headers.emplace_back("X-Forwarded-For", forwarded_for);
-        request->headers.emplace_back("X-Forwarded-Proto", std::string(ctx.scheme()));
-        if (const auto host = ctx.header("host")) {
-            request->headers.emplace_back("X-Forwarded-Host", std::string(*host));
+        const std::string client = ctx.peer_ip();
+        const std::string proto(ctx.scheme());
+        const std::string host(ctx.header("host").value_or(""));
+        request->headers.emplace_back("X-Forwarded-For", client);
+        request->headers.emplace_back("X-Forwarded-Proto", proto);
+        request->headers.emplace_back("X-Real-IP", client);
+        // RFC 7239 4: an IPv6 address in brackets, and every value quoted.
+        std::string forwarded =
+            "for=" + quoted(client.find(':') == std::string::npos ? client : "[" + client + "]") +
+            ";proto=" + proto;
+        if (!host.empty()) {
+            request->headers.emplace_back("X-Forwarded-Host", host);
+            forwarded += ";host=" + quoted(host);
         }
+        request->headers.emplace_back("Forwarded", forwarded);
         if (!ctx.request_id().empty()) {
             request->headers.emplace_back("X-Request-Id", std::string(ctx.request_id()));
         }

@@ -5,7 +5,9 @@ Two upstreams (Python's ThreadingHTTPServer) behind the gateway: /api/REST reach
 them in turn with the same method, query, headers and body, plus X-Forwarded-For and the
 request id; a 100 MB upload passes through with the gateway's peak RSS far below its size;
 a slow streamed answer reaches the client piece by piece before the upstream has finished;
-an upstream slower than --timeout is a 504; a stopped upstream is skipped and two are a 502;
+the client's forwarding fields, the fields its Connection names and hop-by-hop ones do not
+reach the upstream, which sees the gateway's own and one X-Request-Id; an upstream slower
+than --timeout is a 504; a stopped upstream is skipped and two are a 502;
 the gateway still serves after all that, and SIGTERM stops it.
 
     gateway_smoke.py path/to/gateway
@@ -71,6 +73,7 @@ def upstream(name):
                 "forwarded_for": self.headers.get("X-Forwarded-For"),
                 "request_id": self.headers.get("X-Request-Id"),
                 "probe": self.headers.get("X-Probe"),
+                "headers": [[k, v] for k, v in self.headers.items()],
                 "length": length - left, "sha256": digest.hexdigest()}))
 
         def do_GET(self):
@@ -111,6 +114,47 @@ def request(port, method, path, body=None, headers=None, timeout=30):
     return r, data
 
 
+def fields_named(answer, name):
+    return [v for k, v in answer["headers"] if k.lower() == name.lower()]
+
+
+def check_forwarding(port):
+    """A client's forwarding fields, its Connection options and hop-by-hop fields never reach
+    the upstream (RFC 9110 7.6.1); the gateway's own do, once each."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.putrequest("GET", "/api/forwarded", skip_host=True)
+    sent = [("Host", "front.example"),
+            ("X-Forwarded-For", "10.0.0.1"), ("X-Forwarded-Proto", "https"),
+            ("X-Forwarded-Host", "evil.example"), ("Forwarded", "for=10.0.0.1;proto=https"),
+            ("X-Real-IP", "10.0.0.1"), ("X-Request-Id", "client-one"),
+            ("X-Request-Id", "client-two"), ("Connection", "keep-alive, X-Hop-Secret"),
+            ("Connection", "X-Other-Hop"), ("X-Hop-Secret", "for this hop"),
+            ("X-Other-Hop", "this hop too"), ("Keep-Alive", "timeout=5"), ("TE", "trailers"),
+            ("Proxy-Connection", "keep-alive"), ("X-Probe", "kept")]
+    for name, value in sent:
+        c.putheader(name, value)
+    c.endheaders()
+    r = c.getresponse()
+    answer = json.loads(r.read())
+    c.close()
+    check(r.status == 200 and fields_named(answer, "X-Probe") == ["kept"],
+          "an end-to-end field passes")
+    own = {"X-Forwarded-For": ["127.0.0.1"], "X-Forwarded-Proto": ["http"],
+           "X-Forwarded-Host": ["front.example"], "X-Real-IP": ["127.0.0.1"],
+           "Forwarded": ['for="127.0.0.1";proto=http;host="front.example"']}
+    for name, expected in own.items():
+        got = fields_named(answer, name)
+        check(got == expected, "the upstream sees the gateway's own %s only: %r" % (name, got))
+    ids = fields_named(answer, "X-Request-Id")
+    check(len(ids) == 1 and ids[0] == r.getheader("X-Request-Id"),
+          "one X-Request-Id goes upstream, the one the answer carries: %r" % ids)
+    for name in ("X-Hop-Secret", "X-Other-Hop", "Keep-Alive", "TE", "Proxy-Connection"):
+        check(not fields_named(answer, name), "%s (hop-by-hop) stays at the gateway" % name)
+    connection = ",".join(fields_named(answer, "Connection")).lower()
+    check("x-hop-secret" not in connection and "x-other-hop" not in connection,
+          "the client's Connection options stay at the gateway: %r" % connection)
+
+
 def peak_rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -142,9 +186,7 @@ def main():
             check(r.getheader("X-Upstream") == answer["upstream"],
                   "the upstream's own headers come back")
         check(seen == {"A", "B"}, "both upstreams are used in turn")
-        r, data = request(port, "GET", "/api/x", headers={"X-Forwarded-For": "10.0.0.1"})
-        check(json.loads(data)["forwarded_for"] == "10.0.0.1, 127.0.0.1",
-              "an earlier X-Forwarded-For is kept and the client appended")
+        check_forwarding(port)
         for method in ("PUT", "DELETE", "POST"):
             r, data = request(port, method, "/api/m?q=%s" % method, body=b"abc")
             answer = json.loads(data)
