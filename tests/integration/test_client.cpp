@@ -672,7 +672,7 @@ void send_within(int fd, std::string_view bytes, std::chrono::milliseconds limit
 }  // namespace
 
 TEST_CASE(
-    "client: an upstream's status outside 100..599 is a bad response; relayed 1,000 times, "
+    "client: an upstream's status outside 100..599 is a bad response: relayed 1,000 times, "
     "each is a 502 and no descriptor or connection stays behind",
     "[client]") {
     // What issue 50 (item 5) saw: `HTTP/1.1 999` with a 200 KB body was taken as an answer,
