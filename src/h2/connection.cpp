@@ -228,9 +228,9 @@ h2_connection::h2_connection(protocol_host& host, h2_peer peer)
     nghttp2_option* options = nullptr;
     if (nghttp2_option_new(&options) != 0) throw std::bad_alloc();
     nghttp2_option_set_max_deflate_dynamic_table_size(options, hpack_table_size);
-    // Closed streams are not kept in the priority tree (RFC 9113 5.3.2 deprecates its
-    // signals; a PRIORITY frame is still checked).
-    nghttp2_option_set_no_closed_streams(options, 1);
+    // nghttp2 keeps closed streams (its default, not nghttp2_option_set_no_closed_streams):
+    // DATA on a stream that closed must be a STREAM_CLOSED error (RFC 9113 5.1, h2spec
+    // http2/5.1/5, 5.1/8, 5.1/11, 6.1/2), which needs the stream's closed state.
     const int made =
         nghttp2_session_server_new3(&session_, table.table, this, options, memory_.mem());
     nghttp2_option_del(options);
