@@ -8,6 +8,7 @@
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -34,6 +35,20 @@ ngtcp2_cid make_cid(const std::vector<std::uint8_t>& bytes) {
 }
 
 ngtcp2_addr addr_of(address& a) { return {a.get(), a.length}; }
+
+address address_of(const ngtcp2_addr& a) {
+    address out;
+    std::memcpy(&out.storage, a.addr, a.addrlen);
+    out.length = a.addrlen;
+    return out;
+}
+
+bool same_address(const address& a, const address& b) {
+    return a.length == b.length && std::memcmp(&a.storage, &b.storage, a.length) == 0;
+}
+
+// How often a connection whose path is being validated is written while it waits (below).
+constexpr std::uint64_t validation_poll_ns = 250'000'000;
 
 }  // namespace
 
@@ -150,6 +165,13 @@ struct connection::callbacks {
         return 0;
     }
 
+    static int path_validation(ngtcp2_conn* /*conn*/, std::uint32_t /*flags*/,
+                               const ngtcp2_path* /*path*/, ngtcp2_path_validation_result /*res*/,
+                               void* user_data) {
+        self(user_data).validating_ = false;  // validated, failed (back to the old path) or aborted
+        return 0;
+    }
+
     static int peer_streams(ngtcp2_conn* /*conn*/, std::uint64_t max_streams, void* user_data) {
         auto& c = self(user_data);
         if (c.sink_) c.sink_->on_peer_stream_limit(max_streams);
@@ -183,6 +205,7 @@ struct connection::callbacks {
         cb.acked_stream_data_offset = acked;
         cb.extend_max_stream_data = window_opened;
         cb.extend_max_remote_streams_bidi = peer_streams;
+        cb.path_validation = path_validation;
         return cb;
     }
 };
@@ -260,12 +283,17 @@ bool connection::receive(std::span<const std::uint8_t> bytes, const address& rem
 
 bool connection::read(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
                       std::vector<datagram>& out) {
-    remote_ = remote;
-    ngtcp2_path path{addr_of(local_), addr_of(remote_), nullptr};
+    // The datagram's own path, which ngtcp2 adopts only for a packet that decrypts, and
+    // then validates (PATH_CHALLENGE) while sending at most 3x what came from it (RFC 9000
+    // 8.1, 9.3). The connection's peer is ngtcp2's current path, never a datagram's source.
+    address from = remote;
+    ngtcp2_path path{addr_of(local_), addr_of(from), nullptr};
     ngtcp2_pkt_info pi{};
     const int rv = ngtcp2_conn_read_pkt(native_->conn, &path, &pi, bytes.data(), bytes.size(), now);
     if (rv == NGTCP2_ERR_DRAINING || rv == NGTCP2_ERR_CLOSING) return false;
     if (rv != 0) return fail(rv, now, out);
+    // Moved (a new address's packet decrypted): ngtcp2 validates the new path.
+    if (follow_path()) validating_ = true;
     return flush(now, out);
 }
 
@@ -317,10 +345,23 @@ bool connection::flush(std::uint64_t now, std::vector<datagram>& out) {
         if (taken >= 0 && id >= 0 && !sink_->on_written(id, static_cast<std::size_t>(taken))) {
             return fail(NGTCP2_ERR_CALLBACK_FAILURE, now, out);
         }
-        if (n == 0) return true;
+        if (n == 0) {
+            follow_path();  // a validation that failed went back to the old path
+            return true;
+        }
+        // To the path ngtcp2 wrote the packet for: the current one, or a path being
+        // validated (a PATH_CHALLENGE, within its amplification limit).
+        d.to = address_of(ps.path.remote);
         d.bytes.resize(static_cast<std::size_t>(n));
         out.push_back(std::exchange(d, {remote_, std::vector<std::uint8_t>(max_udp_payload)}));
     }
+}
+
+bool connection::follow_path() {
+    const auto current = address_of(ngtcp2_conn_get_path(native_->conn)->remote);
+    if (same_address(current, remote_)) return false;
+    remote_ = current;
+    return true;
 }
 
 bool connection::fail(int error, std::uint64_t now, std::vector<datagram>& out) {
@@ -338,6 +379,7 @@ bool connection::fail(int error, std::uint64_t now, std::vector<datagram>& out) 
 }
 
 void connection::send_close(std::uint64_t now, std::vector<datagram>& out) {
+    remote_ = address_of(ngtcp2_conn_get_path(native_->conn)->remote);
     ngtcp2_path path{addr_of(local_), addr_of(remote_), nullptr};
     ngtcp2_pkt_info pi{};
     datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
@@ -383,9 +425,17 @@ void connection::want_write() {
     if (on_wake_) on_wake_(*this);
 }
 
-std::uint64_t connection::expiry() const noexcept { return ngtcp2_conn_get_expiry(native_->conn); }
+std::uint64_t connection::expiry() const noexcept {
+    const auto at = ngtcp2_conn_get_expiry(native_->conn);
+    // ngtcp2 0.12 notices that a path validation timed out (and goes back to the old path)
+    // only when it writes, and sets no timer for it once the new path's amplification limit
+    // stops its probes: a client that only acknowledges (a download) would then wait for the
+    // idle timeout. So such a connection is written every 250 ms until the validation ends.
+    return validating_ ? std::min(at, last_poll_ + validation_poll_ns) : at;
+}
 
 bool connection::on_expiry(std::uint64_t now, std::vector<datagram>& out) {
+    last_poll_ = now;
     busy_ = true;
     const bool alive = ngtcp2_conn_handle_expiry(native_->conn, now) == 0 && flush(now, out);
     busy_ = false;

@@ -69,7 +69,8 @@ public:
     using sink_fn =
         std::function<std::unique_ptr<stream_sink>(stream_control& control, const address& peer)>;
     void set_sink_maker(sink_fn make) { make_sink_ = std::move(make); }
-    /// The peer's address (the latest datagram's).
+    /// The peer's address: the connection's current path (ngtcp2's), which changes only for
+    /// a packet that decrypts, and is validated before more than 3x what came is sent.
     const address& remote() const noexcept { return remote_; }
 
     // stream_control
@@ -88,6 +89,8 @@ private:
     bool read(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
               std::vector<datagram>& out);
     bool flush(std::uint64_t now, std::vector<datagram>& out);
+    // Takes ngtcp2's current path as the peer's address: true when it changed.
+    bool follow_path();
     // Sends a CONNECTION_CLOSE for ngtcp2's `error`; false (the connection is over).
     bool fail(int error, std::uint64_t now, std::vector<datagram>& out);
     void send_close(std::uint64_t now, std::vector<datagram>& out);
@@ -103,8 +106,10 @@ private:
     std::unique_ptr<stream_sink> sink_;
     bool handshake_done_ = false;
     bool announced_ = false;
-    bool busy_ = false;   // in receive, on_expiry or write: a flush follows anyway
-    bool woken_ = false;  // on_wake_ told since the last flush
+    bool busy_ = false;            // in receive, on_expiry or write: a flush follows anyway
+    bool woken_ = false;           // on_wake_ told since the last flush
+    bool validating_ = false;      // moved to a path ngtcp2 is validating (see expiry())
+    std::uint64_t last_poll_ = 0;  // the last on_expiry's time
 };
 
 }  // namespace tern::detail::quic

@@ -92,6 +92,10 @@ struct quic_client::state {
     bool hold_window = false;
     std::unordered_map<std::int64_t, std::uint64_t> held;
     std::vector<std::uint8_t> received = std::vector<std::uint8_t>(65536);
+    // `divert`: the next divert_left datagrams go through divert_fd; `diverted` bytes did.
+    int divert_fd = -1;
+    int divert_left = 0;
+    std::size_t diverted = 0;
 
     state() = default;
     state(const state&) = delete;
@@ -111,6 +115,13 @@ struct quic_client::state {
 
     void send_datagram(const std::uint8_t* bytes, std::size_t size) {
         // A datagram the kernel refuses (a full buffer) is a lost packet: ngtcp2 resends.
+        if (divert_left > 0) {
+            --divert_left;
+            diverted += size;
+            (void)::sendto(divert_fd, bytes, size, 0, reinterpret_cast<const sockaddr*>(&remote),
+                           remote_length);
+            return;
+        }
         (void)::send(fd, bytes, size, 0);
         if (retried && first_after_retry.empty()) first_after_retry.assign(bytes, bytes + size);
     }
@@ -418,6 +429,18 @@ bool quic_client::migrate() {
     s.local = local;
     s.local_length = local_length;
     return true;
+}
+
+void quic_client::divert(int fd, int count) {
+    state_->divert_fd = fd;
+    state_->divert_left = count;
+}
+
+std::size_t quic_client::diverted_bytes() const noexcept { return state_->diverted; }
+
+std::vector<std::uint8_t> quic_client::server_cid() const {
+    const auto* cid = ngtcp2_conn_get_dcid(state_->conn);
+    return {cid->data, cid->data + cid->datalen};
 }
 
 void quic_client::send_first_initial_again() {

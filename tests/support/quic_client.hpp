@@ -52,6 +52,17 @@ public:
     /// old socket is closed. False when ngtcp2 refuses (no spare connection ID yet).
     bool migrate();
 
+    /// Sends the next `count` datagrams through `fd` (an unconnected UDP socket bound to
+    /// another address) to the server instead of through the client's own socket, as an
+    /// attacker who rewrites their source address would: the server gets real, authenticated
+    /// packets of this connection from an address that never answers. Replies to that address
+    /// are for the test to read from `fd`.
+    void divert(int fd, int count);
+    /// The bytes sent through `divert`'s socket so far.
+    std::size_t diverted_bytes() const noexcept;
+    /// The connection ID the client sends its packets to (the server's, in use now).
+    std::vector<std::uint8_t> server_cid() const;
+
     /// Opens a bidirectional stream: its ID, or -1 while the server's stream limit allows
     /// no more (pump until the server raises it). Nothing is sent until `send`.
     std::int64_t open_bidi();
