@@ -4,17 +4,6 @@
 
 namespace tern::detail {
 
-bool token_bucket::take(clock::time_point now) noexcept {
-    if (last_ != clock::time_point{}) {
-        const std::chrono::duration<double> passed = now - last_;
-        tokens_ = std::min<double>(burst_, tokens_ + passed.count() * per_second_);
-    }
-    last_ = now;
-    if (tokens_ < 1.0) return false;
-    tokens_ -= 1.0;
-    return true;
-}
-
 // PING and SETTINGS: a client needs a few per connection (the preface's SETTINGS, an
 // occasional liveness PING); PRIORITY frames come in bursts when a browser reorders a page's
 // requests; an empty DATA frame without END_STREAM carries nothing at all.

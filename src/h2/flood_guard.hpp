@@ -4,28 +4,12 @@
 // burst and rate the client is closed with GOAWAY ENHANCE_YOUR_CALM (docs/http2.md).
 // Transport-free: time is passed in.
 
+#include "http/token_bucket.hpp"
+
 #include <chrono>
 #include <cstdint>
 
 namespace tern::detail {
-
-/// A token bucket: `burst` frames at once, refilled at `per_second`.
-class token_bucket {
-public:
-    using clock = std::chrono::steady_clock;
-
-    token_bucket(std::uint32_t burst, std::uint32_t per_second) noexcept
-        : burst_(burst), per_second_(per_second), tokens_(burst) {}
-
-    /// One frame at `now`: false when the bucket is empty (the client floods).
-    bool take(clock::time_point now) noexcept;
-
-private:
-    std::uint32_t burst_;
-    std::uint32_t per_second_;
-    double tokens_;
-    clock::time_point last_{};
-};
 
 /// The frames of one connection that are limited, and their budgets.
 class flood_guard {
