@@ -5,8 +5,11 @@
 // stream bytes, in records: a byte whose low 3 bits pick the stream (request streams 0, 4, 8,
 // 12, the client's control stream 2 and QPACK streams 6 and 10, a new unidirectional stream
 // 14) and whose bit 3 ends it, a length byte, that many bytes. After each record both sides
-// are pumped and what was posted runs, as the event loop would. A record the connection
-// refuses ends the input (the QUIC connection would close).
+// are pumped and what was posted runs, as the event loop would; then, when the first byte's
+// bit 4 is set, the peer cancels the stream (RESET_STREAM and STOP_SENDING: the rapid-reset
+// budget) and QUIC closes it (its place given back now or once its held work ends), and when
+// bit 5 is set, 10 s pass (the deadlines, h3_connection::check). A record
+// the connection refuses ends the input (the QUIC connection would close).
 
 #include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
@@ -14,6 +17,7 @@
 
 #include <tern/config.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -28,8 +32,16 @@ namespace {
 using namespace tern::detail;
 using tern_test::empty_state;
 
-// Answers by path: "/hold" on the next turn (through the port), a POST with its body's size,
-// anything else with its path; 4 KiB answers for "/big".
+// A held answer's link: told when the stream closes, after which the port is not touched.
+class link final : public held_link {
+public:
+    void abandon() noexcept override { abandoned = true; }
+    bool abandoned = false;
+};
+
+// Answers by path: "/hold" on the next turn (through the port, unless the stream closed
+// meanwhile), a POST with its body's size, anything else with its path; 4 KiB answers for
+// "/big".
 class answerer final : public request_handler {
 public:
     std::vector<std::function<void()>> later;
@@ -41,8 +53,10 @@ public:
                 loop_state& /*state*/) noexcept override {
         res.content_type = "text/plain";
         if (req.path == "/hold") {
-            port.hold(nullptr);
-            later.emplace_back([&port] {
+            auto held = std::make_shared<link>();
+            port.hold(held);
+            later.emplace_back([&port, held] {
+                if (held->abandoned) return;
                 response r;
                 r.body = "held";
                 port.finish(std::move(r));
@@ -79,6 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!rig.pump()) return 0;
     static constexpr std::int64_t streams[] = {0, 4, 8, 12, 2, 6, 10, 14};
     std::size_t at = 0;
+    auto now = std::chrono::steady_clock::now();
     while (at + 2 <= size) {
         const std::uint8_t pick = data[at];
         const std::size_t length = data[at + 1];
@@ -86,9 +101,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const std::size_t n = std::min(length, size - at);
         const std::string_view bytes(reinterpret_cast<const char*>(data + at), n);
         at += n;
-        if (!rig.feed(streams[pick & 7], bytes, (pick & 8) != 0)) return 0;
+        const auto id = streams[pick & 7];
+        if (!rig.feed(id, bytes, (pick & 8) != 0)) return 0;
         for (auto& fn : std::exchange(app.later, {})) fn();
         if (!rig.pump()) return 0;
+        if ((pick & 0x10) != 0 && id % 4 == 0) {
+            if (!rig.server->on_stream_reset(id)) return 0;
+            rig.server->on_stream_close(id, 0x10c);  // H3_REQUEST_CANCELLED
+            if (!rig.pump()) return 0;
+        }
+        if ((pick & 0x20) != 0) {
+            now += std::chrono::seconds(10);
+            rig.server->check(now);
+            if (!rig.pump()) return 0;
+        }
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <tern/config.hpp>
 
+#include <chrono>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,12 @@ std::string_view text(nghttp3_rcbuf* buf) noexcept {
     const auto v = nghttp3_rcbuf_get_buf(buf);
     return {reinterpret_cast<const char*>(v.base), v.len};
 }
+
+// A request stream: bidirectional and the client's (RFC 9000 2.1: the two low bits 00).
+bool is_request(std::int64_t id) noexcept { return (id & 0x3) == 0; }
+
+// How often the places of closed streams whose work still runs are looked at.
+constexpr std::chrono::milliseconds work_poll{250};
 
 }  // namespace
 
@@ -104,13 +111,13 @@ struct h3_connection::callbacks {
 
     static int stop_sending(nghttp3_conn* /*conn*/, std::int64_t id, std::uint64_t code,
                             void* user_data, void* /*stream_user_data*/) {
-        self(user_data).control_.shutdown_read(id, code);
+        self(user_data).stop_reading(id, code);
         return 0;
     }
 
     static int reset_stream(nghttp3_conn* /*conn*/, std::int64_t id, std::uint64_t code,
                             void* user_data, void* /*stream_user_data*/) {
-        self(user_data).control_.shutdown_write(id, code);
+        self(user_data).stop_writing(id, code);
         return 0;
     }
 
@@ -134,7 +141,12 @@ struct h3_connection::callbacks {
 
 h3_connection::h3_connection(quic::stream_control& control, protocol_host& host,
                              std::string remote_ip, std::unordered_set<h3_connection*>& registry)
-    : control_(control), host_(host), remote_ip_(std::move(remote_ip)), registry_(registry) {
+    : control_(control),
+      host_(host),
+      remote_ip_(std::move(remote_ip)),
+      registry_(registry),
+      cancels_(2 * host.settings().http3.max_concurrent_streams,
+               host.settings().http3.max_concurrent_streams) {
     host.count_h3_connection();
     const auto& cfg = host.settings();
     limits_.max_header_count = cfg.limits.max_header_count;
@@ -169,6 +181,7 @@ h3_connection::h3_connection(quic::stream_control& control, protocol_host& host,
 }
 
 h3_connection::~h3_connection() {
+    *alive_ = false;
     registry_.erase(this);
     for (auto& [id, s] : streams_) {
         s->on_close();
@@ -224,20 +237,73 @@ bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t
     return true;
 }
 
-void h3_connection::on_stream_reset(std::int64_t id) {
+bool h3_connection::on_stream_reset(std::int64_t id) {
     nghttp3_conn_shutdown_stream_read(conn_, id);
+    // A request the client cancels before its answer is complete (acknowledged: the stream
+    // is open) cost the server a stream's work, and a rapid reset (CVE-2023-44487) cancels
+    // thousands a second, each opening the place of the next. Counted once per stream, as
+    // RESET_STREAM and STOP_SENDING may both come; not when the server cancelled first.
+    if (!is_request(id) || !cancelled_.insert(id).second) return true;
+    if (cancels_.take(std::chrono::steady_clock::now())) return true;
+    failure_ = NGHTTP3_H3_EXCESSIVE_LOAD;  // RFC 9114 8.1: the connection is closed with it
+    return false;
+}
+
+void h3_connection::stop_reading(std::int64_t id, std::uint64_t code) {
+    if (is_request(id)) cancelled_.insert(id);
+    control_.shutdown_read(id, code);
+}
+
+void h3_connection::stop_writing(std::int64_t id, std::uint64_t code) {
+    if (is_request(id)) cancelled_.insert(id);
+    control_.shutdown_write(id, code);
 }
 
 void h3_connection::on_stream_close(std::int64_t id, std::uint64_t code) {
+    std::shared_ptr<h3_stream> stream;
+    if (auto found = streams_.find(id); found != streams_.end()) stream = found->second;
     const int rv = nghttp3_conn_close_stream(conn_, id, code);
-    if (rv == NGHTTP3_ERR_STREAM_NOT_FOUND) {
+    if (rv == NGHTTP3_ERR_STREAM_NOT_FOUND && stream) {
         // A stream nghttp3 never saw a header of (or closed already).
-        if (auto found = streams_.find(id); found != streams_.end()) {
-            found->second->on_close();
-            streams_.erase(found);
-        }
+        stream->on_close();
+        streams_.erase(id);
     }
+    cancelled_.erase(id);
     admit();  // what the stream held is let go
+    if (!is_request(id)) return;
+    if (!stream) {
+        control_.release_stream(id);  // no request began on it
+        return;
+    }
+    auto work = stream->work();
+    stream.reset();
+    release_when_done(id, std::move(work));
+}
+
+void h3_connection::release_when_done(std::int64_t id, stream_exchange::work_left work) {
+    // The client may open another request stream once this one is closed and the work its
+    // handler began has ended: a deferred job, a held answer (ctx.defer, a coroutine) or a
+    // streamed body the application still holds keeps the place, so cancelling requests
+    // does not let a client run more handlers at once than http3.max_concurrent_streams.
+    if (work.ended()) {
+        control_.release_stream(id);
+        return;
+    }
+    places_.push_back({id, std::move(work)});
+    if (polling_) return;
+    const auto door = host_.door();
+    if (!door) return;  // no loop (a test's): check() looks
+    polling_ = true;
+    door->after(work_poll, [this, alive = alive_](bool fired) {
+        if (!*alive) return;
+        polling_ = false;
+        if (fired) poll_work();
+    });
+}
+
+void h3_connection::poll_work() {
+    auto waiting = std::exchange(places_, {});
+    for (auto& p : waiting) release_when_done(p.id, std::move(p.work));
 }
 
 long h3_connection::next_write(std::int64_t& id, bool& fin, std::span<quic::stream_vec> vecs) {
@@ -281,6 +347,7 @@ void h3_connection::check(std::chrono::steady_clock::time_point now) {
     for (auto& [id, s] : streams_) open.push_back(s);
     for (auto& s : open) s->check(now);
     if (!waiting_.empty()) admit();
+    if (!polling_ && !places_.empty()) poll_work();
 }
 
 void h3_connection::on_closing() noexcept {

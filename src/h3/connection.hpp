@@ -6,6 +6,8 @@
 
 #include "http/field_section.hpp"
 #include "http/protocol_host.hpp"
+#include "http/stream_exchange.hpp"
+#include "http/token_bucket.hpp"
 #include "quic/stream_sink.hpp"
 
 #include <nghttp3/nghttp3.h>
@@ -35,7 +37,9 @@ public:
     // quic::stream_sink
     bool on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) override;
     std::uint64_t failure() const noexcept override { return failure_; }
-    void on_stream_reset(std::int64_t id) override;
+    /// Counts the client's cancellation of a request stream against the rapid-reset budget:
+    /// false (H3_EXCESSIVE_LOAD) past it.
+    bool on_stream_reset(std::int64_t id) override;
     void on_stream_close(std::int64_t id, std::uint64_t code) override;
     long next_write(std::int64_t& id, bool& fin, std::span<quic::stream_vec> vecs) override;
     bool on_written(std::int64_t id, std::size_t n) override;
@@ -59,6 +63,10 @@ public:
     protocol_host& host() const noexcept { return host_; }
     const std::string& remote_ip() const noexcept { return remote_ip_; }
     quic::stream_control& control() const noexcept { return control_; }
+    /// STOP_SENDING and RESET_STREAM for a request stream, by the server: the client's
+    /// RESET_STREAM or STOP_SENDING in answer is not counted as its own cancellation.
+    void stop_reading(std::int64_t id, std::uint64_t code);
+    void stop_writing(std::int64_t id, std::uint64_t code);
     /// Where a stream makes its response's fields (reused: nghttp3 copies them).
     response_fields<nghttp3_nv>& response_scratch() noexcept { return response_fields_; }
     /// `s` asked for 100 Continue: sent once nghttp3 has returned.
@@ -78,6 +86,10 @@ private:
     // http3.max_unacked, http3.max_open_files); the others wait for acknowledgements and
     // closes.
     void admit();
+    // The place of closed request stream `id` is given back once `work` has ended: now, or
+    // by poll_work() (a timer on the loop while some place waits).
+    void release_when_done(std::int64_t id, stream_exchange::work_left work);
+    void poll_work();
 
     quic::stream_control& control_;
     protocol_host& host_;
@@ -92,6 +104,21 @@ private:
     response_fields<nghttp3_nv> response_fields_;
     bool closing_ = false;
     std::uint64_t failure_ = 0;  // the HTTP/3 error code of what nghttp3 refused
+
+    // Rapid reset (docs/http3.md): the client's cancellations of request streams, counted
+    // once per stream against a budget like HTTP/2's (2 x max_concurrent_streams at once,
+    // max_concurrent_streams a second). `cancelled_`: the open request streams cancelled
+    // already, by the client (counted) or by the server (not counted).
+    token_bucket cancels_;
+    std::unordered_set<std::int64_t> cancelled_;
+    // Closed request streams whose work still runs: their places wait for it.
+    struct place {
+        std::int64_t id;
+        stream_exchange::work_left work;
+    };
+    std::vector<place> places_;
+    bool polling_ = false;
+    std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for the poll's timer
 };
 
 }  // namespace tern::detail

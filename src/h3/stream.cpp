@@ -75,13 +75,13 @@ bool h3_stream::may_spool(std::uint64_t after) { return connection_->may_spool(*
 void h3_stream::reject() noexcept {
     if (!live()) return;
     // RFC 9114 4.1.1: not processed at all, so the client may retry it.
-    connection_->control().shutdown_read(id_, NGHTTP3_H3_REQUEST_REJECTED);
+    connection_->stop_reading(id_, NGHTTP3_H3_REQUEST_REJECTED);
     reset(NGHTTP3_H3_REQUEST_REJECTED);
 }
 
 void h3_stream::after_refusal() {
     // The rest of the request is not wanted (RFC 9114 4.1.1: H3_NO_ERROR once answered).
-    if (!request_ended_) connection_->control().shutdown_read(id_, NGHTTP3_H3_NO_ERROR);
+    if (!request_ended_) connection_->stop_reading(id_, NGHTTP3_H3_NO_ERROR);
 }
 
 // ---- the response --------------------------------------------------------------------------
@@ -209,16 +209,20 @@ void h3_stream::reset() noexcept { reset(NGHTTP3_H3_INTERNAL_ERROR); }
 void h3_stream::reset(std::uint64_t code) noexcept {
     if (!live() || reset_) return;
     reset_ = true;
-    connection_->control().shutdown_write(id_, code);
+    connection_->stop_writing(id_, code);
 }
 
 void h3_stream::on_close() noexcept {
     if (closed_) return;
     closed_ = true;
     // Blocking work not started never runs; a held response and a body source are told
-    // that nothing more reaches the client.
+    // that nothing more reaches the client (each still work while the application holds
+    // it: the stream's place waits for it, h3_connection::release_when_done).
     release();
-    if (auto source = std::exchange(source_, nullptr)) source->closed();
+    if (auto source = std::exchange(source_, nullptr)) {
+        leave(source);
+        source->closed();
+    }
     pieces_.clear();
 }
 
@@ -239,7 +243,7 @@ void h3_stream::check(clock::time_point now) {
     if (!head_done_) {
         if (now >= begun_ + cfg.timeouts.header) {
             // No head to answer: the stream is cancelled (RFC 9114 4.1.1).
-            connection_->control().shutdown_read(id_, NGHTTP3_H3_REQUEST_INCOMPLETE);
+            connection_->stop_reading(id_, NGHTTP3_H3_REQUEST_INCOMPLETE);
             reset();
         }
         return;

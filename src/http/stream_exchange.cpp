@@ -171,8 +171,19 @@ std::uint64_t stream_exchange::spool_reserved() const noexcept {
 
 void stream_exchange::release() noexcept {
     take_back(false);
-    if (auto link = std::exchange(held_, nullptr)) link->abandon();
+    if (auto link = std::exchange(held_, nullptr)) {
+        link->abandon();
+        left_held_ = link;  // the application's handle may go on working (a coroutine, ...)
+    }
     spool_.reset();
+}
+
+stream_exchange::work_left stream_exchange::work() const {
+    work_left w;
+    w.exchange_ = weak_from_this();
+    w.held_ = left_held_;
+    w.source_ = left_source_;
+    return w;
 }
 
 void stream_exchange::stop_deferred() noexcept {

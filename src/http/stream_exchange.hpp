@@ -35,6 +35,24 @@ public:
     void run();
     bool request_ended() const noexcept { return request_ended_; }
 
+    /// What of the work begun for an exchange may still run after its stream closed: the
+    /// exchange itself while something else holds it (a deferred job's resume), a held
+    /// answer's link and a streamed body's source while the application holds them. Weak:
+    /// the application lets go of them from any thread; read on the loop.
+    class work_left {
+    public:
+        /// Nothing of it is held any more.
+        bool ended() const noexcept {
+            return exchange_.expired() && held_.expired() && source_.expired();
+        }
+
+    private:
+        friend class stream_exchange;
+        std::weak_ptr<const void> exchange_, held_, source_;
+    };
+    /// This exchange's work, taken once its stream has closed (after release()).
+    work_left work() const;
+
 protected:
     stream_exchange(protocol_host& host, std::shared_ptr<loop_door> door,
                     const head_limits& limits);
@@ -90,6 +108,9 @@ protected:
     void release() noexcept;
     /// The server stops: deferred work that has not started is answered now (503).
     void stop_deferred() noexcept;
+    /// The stream lets go of its streamed body's `source` as it closes: work left until the
+    /// application lets go of it too (work()).
+    void leave(const std::shared_ptr<body_source>& source) noexcept { left_source_ = source; }
 
     // answer_later / exchange_port: `wake` is the protocol's.
     resume_fn defer(withdraw_fn withdraw) override;
@@ -121,6 +142,8 @@ private:
     std::uint64_t body_bytes_ = 0;
     withdraw_fn withdraw_;
     std::shared_ptr<held_link> held_;
+    // What release() and leave() let go of, while the application may still hold it.
+    std::weak_ptr<const void> left_held_, left_source_;
 };
 
 }  // namespace tern::detail

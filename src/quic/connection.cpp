@@ -129,10 +129,16 @@ struct connection::callbacks {
         auto& c = self(user_data);
         if ((flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) == 0)
             code = 0x100;  // H3_NO_ERROR
-        if (c.sink_) c.sink_->on_stream_close(id, code);
-        // A request stream of the client's is done: it may open another in its place.
-        if (ngtcp2_is_bidi_stream(id) != 0 && ngtcp2_conn_is_local_stream(conn, id) == 0) {
-            ngtcp2_conn_extend_max_streams_bidi(conn, 1);
+        // A request stream of the client's is done: it may open another in its place once
+        // the work begun for it has ended too, which the sink tells (release_stream); with no
+        // sink there is none.
+        const bool request =
+            ngtcp2_is_bidi_stream(id) != 0 && ngtcp2_conn_is_local_stream(conn, id) == 0;
+        if (request) ++c.closed_requests_;
+        if (c.sink_) {
+            c.sink_->on_stream_close(id, code);
+        } else if (request) {
+            c.release_stream(id);
         }
         return 0;
     }
@@ -140,14 +146,14 @@ struct connection::callbacks {
     static int stream_reset(ngtcp2_conn* /*conn*/, std::int64_t id, std::uint64_t /*final_size*/,
                             std::uint64_t /*code*/, void* user_data, void* /*stream_user_data*/) {
         auto& c = self(user_data);
-        if (c.sink_) c.sink_->on_stream_reset(id);
+        if (c.sink_ && !c.sink_->on_stream_reset(id)) return NGTCP2_ERR_CALLBACK_FAILURE;
         return 0;
     }
 
     static int stop_sending(ngtcp2_conn* /*conn*/, std::int64_t id, std::uint64_t /*code*/,
                             void* user_data, void* /*stream_user_data*/) {
         auto& c = self(user_data);
-        if (c.sink_) c.sink_->on_stream_reset(id);
+        if (c.sink_ && !c.sink_->on_stream_reset(id)) return NGTCP2_ERR_CALLBACK_FAILURE;
         return 0;
     }
 
@@ -417,6 +423,15 @@ void connection::shutdown_write(std::int64_t id, std::uint64_t code) {
 void connection::shutdown_read(std::int64_t id, std::uint64_t code) {
     ngtcp2_conn_shutdown_stream_read(native_->conn, id, code);
     want_write();
+}
+
+void connection::release_stream(std::int64_t /*id*/) {
+    // No more places than request streams have closed: a sink that told one twice cannot
+    // raise the peer's limit past max_streams_bidi open at once.
+    if (released_requests_ == closed_requests_) return;
+    ++released_requests_;
+    ngtcp2_conn_extend_max_streams_bidi(native_->conn, 1);
+    want_write();  // the MAX_STREAMS (inside a call of the connection's, the flush after it)
 }
 
 void connection::want_write() {

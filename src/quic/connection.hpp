@@ -78,6 +78,7 @@ public:
     void shutdown_write(std::int64_t id, std::uint64_t code) override;
     void shutdown_read(std::int64_t id, std::uint64_t code) override;
     void want_write() override;
+    void release_stream(std::int64_t id) override;
     /// Whether the completed handshake has been told to the server (once).
     bool announced() const noexcept { return announced_; }
     void announce() noexcept { announced_ = true; }
@@ -110,6 +111,9 @@ private:
     bool woken_ = false;           // on_wake_ told since the last flush
     bool validating_ = false;      // moved to a path ngtcp2 is validating (see expiry())
     std::uint64_t last_poll_ = 0;  // the last on_expiry's time
+    // The peer's request streams closed, and the places the sink gave back for them.
+    std::uint64_t closed_requests_ = 0;
+    std::uint64_t released_requests_ = 0;
 };
 
 }  // namespace tern::detail::quic

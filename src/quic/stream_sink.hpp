@@ -29,6 +29,12 @@ public:
     /// The sink has bytes to send outside a call from the connection (a response completed
     /// later, a streamed body's bytes): the connection is written soon.
     virtual void want_write() = 0;
+    /// Request stream `id` (bidirectional, the peer's) is closed and the work the sink began
+    /// for it has ended: the peer may open one more in its place (MAX_STREAMS), so a stream
+    /// cancelled while its handler still works keeps its place until the work ends. Once per
+    /// such stream, during or after on_stream_close; the connection gives back no more places
+    /// than request streams have closed, whatever the sink says.
+    virtual void release_stream(std::int64_t id) = 0;
 
 protected:
     ~stream_control() = default;
@@ -45,9 +51,12 @@ public:
     /// After a call returned false: the application error code to close the connection with
     /// (HTTP/3's, such as H3_FRAME_UNEXPECTED); 0: none.
     virtual std::uint64_t failure() const noexcept { return 0; }
-    /// The peer reset stream `id` or asked it to stop sending.
-    virtual void on_stream_reset(std::int64_t id) = 0;
-    /// Stream `id` is closed (both sides, or reset), with the application's error code.
+    /// The peer reset stream `id` or asked it to stop sending (each may come, once). False:
+    /// the connection cannot go on (closed with `failure()`'s code: HTTP/3's rapid-reset
+    /// budget, H3_EXCESSIVE_LOAD).
+    virtual bool on_stream_reset(std::int64_t id) = 0;
+    /// Stream `id` is closed (both sides, or reset), with the application's error code. A
+    /// request stream's place is given back by the sink (stream_control::release_stream).
     virtual void on_stream_close(std::int64_t id, std::uint64_t code) = 0;
 
     // ---- the way down: the connection pulls what to send as it fills packets ----------

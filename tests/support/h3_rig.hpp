@@ -37,8 +37,10 @@ public:
         stops.emplace_back(id, code);
     }
     void want_write() override { ++wakes; }
+    void release_stream(std::int64_t id) override { released.push_back(id); }
 
     std::vector<std::pair<std::int64_t, std::uint64_t>> resets, stops;
+    std::vector<std::int64_t> released;  // request streams whose places were given back
     int wakes = 0;
 
 private:

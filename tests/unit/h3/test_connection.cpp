@@ -42,10 +42,18 @@ fields get(std::string path, fields more = {}) {
 
 // Answers "seen <method> <target> <version> host=<Host> body=<body>"; "/later" is answered
 // from a posted function (as a timer or another thread would), "/big" with 1 MB.
+// A held answer's link, kept by the application (a test) after the client left.
+class kept_link final : public held_link {
+public:
+    void abandon() noexcept override { abandoned = true; }
+    bool abandoned = false;
+};
+
 class answerer final : public request_handler {
 public:
     std::function<void()> later;
-    std::vector<std::string> seen;  // each answer's body, in order
+    std::vector<std::shared_ptr<kept_link>> held;  // "/held": its links, until let go
+    std::vector<std::string> seen;                 // each answer's body, in order
     std::size_t body_limit(const request& /*head*/) const noexcept override { return 64; }
     std::unique_ptr<loop_state> make_loop_state() override {
         return std::make_unique<empty_state>();
@@ -55,6 +63,11 @@ public:
         res.content_type = "text/plain";
         if (req.path == "/big") {
             res.body.assign(1'000'000, 'x');
+            return;
+        }
+        if (req.path == "/held") {
+            held.push_back(std::make_shared<kept_link>());
+            port.hold(held.back());
             return;
         }
         const auto host = req.header("host");
@@ -213,6 +226,59 @@ TEST_CASE(
     // Once: the next check does not reset it again.
     r.rig.server->check(now + 2 * r.settings.timeouts.write);
     CHECK(r.rig.control.resets.size() == 1);
+}
+
+TEST_CASE(
+    "h3 connection: cancelled request streams past the rapid-reset budget end the connection "
+    "with H3_EXCESSIVE_LOAD",
+    "[h3]") {
+    rig_with_app r;
+    REQUIRE(r.rig.pump());
+    // http3.max_concurrent_streams is 100: 200 at once. RESET_STREAM and STOP_SENDING of one
+    // stream count once.
+    std::int64_t id = 0;
+    for (; id < 4 * 200; id += 4) {
+        REQUIRE(r.rig.server->on_stream_reset(id));
+        REQUIRE(r.rig.server->on_stream_reset(id));
+    }
+    // A stream the server cancelled first (it asked the client to stop sending): the
+    // client's RESET_STREAM in answer is not its own cancellation.
+    r.rig.server->stop_reading(id, 0x100);
+    CHECK(r.rig.server->on_stream_reset(id));
+    // Unidirectional streams are not requests.
+    CHECK(r.rig.server->on_stream_reset(2));
+    CHECK(r.rig.server->failure() == 0);
+    // One more request cancelled is one too many.
+    CHECK_FALSE(r.rig.server->on_stream_reset(id + 4));
+    CHECK(r.rig.server->failure() == 0x107);
+}
+
+TEST_CASE(
+    "h3 connection: a closed request stream's place is given back at once, or once the held "
+    "work the client cancelled has been let go",
+    "[h3]") {
+    rig_with_app r;
+    const auto plain = r.rig.request(get("/now"));
+    const auto held = r.rig.request(get("/held"));
+    REQUIRE(r.rig.pump());
+    // The answered stream was closed by the rig: its place came back.
+    CHECK(r.rig.control.released == std::vector<std::int64_t>{plain});
+    REQUIRE(r.app.held.size() == 1);
+
+    // The client cancels the held request: the stream closes, its work goes on.
+    CHECK(r.rig.server->on_stream_reset(held));
+    r.rig.server->on_stream_close(held, 0x10c);
+    CHECK(r.app.held.front()->abandoned);
+    const auto now = std::chrono::steady_clock::now();
+    r.rig.server->check(now);
+    CHECK(r.rig.control.released.size() == 1);
+
+    // The application lets go of it: the place comes back (at the next look), once.
+    r.app.held.clear();
+    r.rig.server->check(now + std::chrono::seconds(1));
+    CHECK(r.rig.control.released == std::vector<std::int64_t>{plain, held});
+    r.rig.server->check(now + std::chrono::seconds(2));
+    CHECK(r.rig.control.released.size() == 2);
 }
 
 TEST_CASE(
