@@ -8,7 +8,7 @@
 // are pumped and what was posted runs, as the event loop would; then, when the first byte's
 // bit 4 is set, the peer cancels the stream (RESET_STREAM and STOP_SENDING: the rapid-reset
 // budget) and QUIC closes it (its place given back now or once its held work ends), and when
-// bit 5 is set, 10 s pass (the deadlines, h3_connection::check). A record
+// bit 5 is set, 10 s pass (the deadlines and the send rate, h3_connection::check). A record
 // the connection refuses ends the input (the QUIC connection would close).
 
 #include "http/exchange_port.hpp"

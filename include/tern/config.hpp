@@ -288,6 +288,13 @@ struct http3_config {
     /// body; a body that would pass it is answered 503 + Retry-After (its only spooled body
     /// is bounded by its body limit alone, as over HTTP/1.1). At least 1.
     std::uint64_t max_spooled_bytes = 64 * 1024 * 1024;
+    /// Bytes of an answer the client must acknowledge per `timeouts_config::write` while the
+    /// answer waits on it (its flow control or its acknowledgements, not the handler or a
+    /// streamed body's producer); less, and the stream is reset (H3_REQUEST_CANCELLED). The
+    /// connection is held to it too: while any answer waits, its streams together must make
+    /// it, else every answer that waits is reset. A minimum rate, not "any progress", as
+    /// `http2_config::min_send_progress`; 0: any progress (a byte).
+    std::size_t min_send_progress = 16 * 1024;
 };
 
 /// The settings of one `tern::app`, grouped by concern. Defaults follow docs/limits.md;

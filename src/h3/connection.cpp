@@ -7,6 +7,7 @@
 
 #include <tern/config.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string_view>
@@ -335,6 +336,7 @@ void h3_connection::on_peer_stream_limit(std::uint64_t max_bidi) {
 }
 
 bool h3_connection::on_acked(std::int64_t id, std::uint64_t n) {
+    acked_ += n;
     if (nghttp3_conn_add_ack_offset(conn_, id, n) != 0) return false;
     if (!waiting_.empty()) admit();  // what was acknowledged is let go
     return true;
@@ -346,8 +348,32 @@ void h3_connection::check(std::chrono::steady_clock::time_point now) {
     open.reserve(streams_.size());
     for (auto& [id, s] : streams_) open.push_back(s);
     for (auto& s : open) s->check(now);
+    check_send_rate(now);
     if (!waiting_.empty()) admit();
     if (!polling_ && !places_.empty()) poll_work();
+}
+
+void h3_connection::check_send_rate(std::chrono::steady_clock::time_point now) {
+    // Each stream is held to the rate on its own (h3_stream::check); the connection too, so
+    // that answers begun one after another (each a new stream with a window of its own)
+    // cannot stretch a stall: while some answer waits on the client, the client must
+    // acknowledge http3.min_send_progress bytes of the connection's streams per
+    // timeouts.write. The window starts again only on that progress, or when no answer
+    // waits.
+    const auto& cfg = host_.settings();
+    std::vector<std::shared_ptr<h3_stream>> waiting;
+    for (auto& [id, s] : streams_) {
+        if (s->waits_on_client()) waiting.push_back(s);
+    }
+    if (waiting.empty() ||
+        acked_ - window_acked_ >= std::max<std::size_t>(cfg.http3.min_send_progress, 1) ||
+        window_start_ == std::chrono::steady_clock::time_point{}) {
+        window_start_ = now;
+        window_acked_ = acked_;
+        return;
+    }
+    if (now < window_start_ + cfg.timeouts.write) return;
+    for (auto& s : waiting) s->cancel_answer();
 }
 
 void h3_connection::on_closing() noexcept {

@@ -55,7 +55,10 @@ public:
     void stop() noexcept;
     /// Request streams open (an answer under way, or a request not complete).
     std::size_t streams() const noexcept { return streams_.size(); }
-    /// Acts on the streams' deadlines passed at `now` (h3_stream::check).
+    /// Acts on the streams' deadlines passed at `now` (h3_stream::check), and on the
+    /// connection's send rate: while some answer waits on the client, the client must
+    /// acknowledge http3.min_send_progress bytes per timeouts.write, else each answer that
+    /// waits is reset (H3_REQUEST_CANCELLED).
     void check(std::chrono::steady_clock::time_point now);
 
     // ---- for the streams ----------------------------------------------------------------
@@ -90,6 +93,7 @@ private:
     // by poll_work() (a timer on the loop while some place waits).
     void release_when_done(std::int64_t id, stream_exchange::work_left work);
     void poll_work();
+    void check_send_rate(std::chrono::steady_clock::time_point now);
 
     quic::stream_control& control_;
     protocol_host& host_;
@@ -119,6 +123,11 @@ private:
     std::vector<place> places_;
     bool polling_ = false;
     std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for the poll's timer
+    // The connection's send rate: bytes of its streams the client acknowledged, and the
+    // window of timeouts.write in which it must acknowledge http3.min_send_progress.
+    std::uint64_t acked_ = 0;
+    std::uint64_t window_acked_ = 0;
+    std::chrono::steady_clock::time_point window_start_{};
 };
 
 }  // namespace tern::detail

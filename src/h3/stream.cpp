@@ -25,8 +25,8 @@ h3_stream::h3_stream(h3_connection& connection, std::int64_t id, const head_limi
       id_(id),
       begun_(now),
       last_read_(now),
-      last_ack_(now),
-      last_sent_(now) {}
+      last_sent_(now),
+      window_start_(now) {}
 
 h3_stream::~h3_stream() = default;
 
@@ -113,7 +113,8 @@ void h3_stream::submit() {
         return;
     }
     if (!body) res_.clear();
-    last_ack_ = last_sent_ = clock::now();
+    last_sent_ = window_start_ = clock::now();
+    window_acked_ = acked_;
     connection_->control().want_write();
 }
 
@@ -183,7 +184,7 @@ std::uint64_t h3_stream::held_bytes() const noexcept {
 }
 
 void h3_stream::on_acked(std::uint64_t n) {
-    last_ack_ = clock::now();
+    acked_ += n;
     if (!res_.file.file && !source_) {
         body_acked_ += n;  // the body in memory
         return;
@@ -211,6 +212,8 @@ void h3_stream::reset(std::uint64_t code) noexcept {
     reset_ = true;
     connection_->stop_writing(id_, code);
 }
+
+void h3_stream::cancel_answer() noexcept { reset(NGHTTP3_H3_REQUEST_CANCELLED); }
 
 void h3_stream::on_close() noexcept {
     if (closed_) return;
@@ -254,7 +257,10 @@ void h3_stream::check(clock::time_point now) {
     }
     if (!answered_) return;  // the handler's: deferred, held
     if (waits_for_source_ && source_) {
-        // Silent by the producer's choice: an SSE keep-alive when it asks for one.
+        // Silent by the producer's choice, not the client's: its rate starts again after.
+        window_start_ = now;
+        window_acked_ = acked_;
+        // An SSE keep-alive when it asks for one.
         const auto idle = source_->idle_interval();
         if (idle.count() > 0 && now >= last_sent_ + idle) {
             last_sent_ = now;
@@ -263,8 +269,19 @@ void h3_stream::check(clock::time_point now) {
         }
         return;
     }
-    // Bytes are out or waiting for room, and the client acknowledges nothing of them.
-    if (now >= last_ack_ + cfg.timeouts.write) reset();
+    // Bytes are out or waiting for room: the client's flow control or its acknowledgements
+    // hold them. A minimum rate, not "any progress" (as http2.min_send_progress): the
+    // client must acknowledge http3.min_send_progress bytes per timeouts.write, else the
+    // answer is cancelled (RFC 9114 4.1.1: H3_REQUEST_CANCELLED, a response the server
+    // began and gives up). One that acknowledges nothing ends within timeouts.write of the
+    // answer; one that reads a trickle (each acknowledgement "progress") within
+    // timeouts.write of its last step of http3.min_send_progress.
+    if (acked_ - window_acked_ >= std::max<std::size_t>(cfg.http3.min_send_progress, 1)) {
+        window_start_ = now;
+        window_acked_ = acked_;
+    } else if (now >= window_start_ + cfg.timeouts.write) {
+        cancel_answer();
+    }
 }
 
 void h3_stream::stop() {

@@ -64,9 +64,17 @@ public:
     void stop();
     /// Acts on deadlines passed at `now` (docs/http3.md): a head not complete within
     /// timeouts.header or a body silent for timeouts.body_idle (408 when there is a head to
-    /// answer, else the stream is cancelled), an answer the client acknowledges nothing of
-    /// for timeouts.write (reset), an SSE keep-alive for a silent stream.
+    /// answer, else the stream is cancelled), an answer of which the client acknowledges
+    /// less than http3.min_send_progress bytes per timeouts.write (reset,
+    /// H3_REQUEST_CANCELLED), an SSE keep-alive for a silent stream.
     void check(clock::time_point now);
+    /// Its answer is under way and waits on the client (its flow control or its
+    /// acknowledgements), not on the handler or a streamed body's producer.
+    bool waits_on_client() const noexcept {
+        return live() && answered_ && !reset_ && !(waits_for_source_ && source_);
+    }
+    /// Resets its answer (H3_REQUEST_CANCELLED: the connection's send rate is too low).
+    void cancel_answer() noexcept;
     /// Still open (its answer under way or not begun).
     bool open() const noexcept { return !closed_; }
     bool closed() const noexcept { return closed_; }
@@ -120,9 +128,14 @@ private:
     std::uint64_t unacked_ = 0;
     std::uint64_t acked_in_front_ = 0;  // bytes of pieces_.front() acknowledged
     std::uint64_t body_acked_ = 0;      // of a body in memory
+    std::uint64_t acked_ = 0;           // body bytes acknowledged in all
     bool waits_ = false;                // nghttp3 was told WOULDBLOCK: resume when ready
     bool waits_for_source_ = false;     // ... because the source had nothing
-    clock::time_point begun_, last_read_, last_ack_, last_sent_;
+    clock::time_point begun_, last_read_, last_sent_;
+    // The send rate's window: from `window_start_` (the answer's submission, or its last
+    // step of http3.min_send_progress bytes) with `window_acked_` acknowledged then.
+    clock::time_point window_start_;
+    std::uint64_t window_acked_ = 0;
     std::shared_ptr<body_source> source_;
     bool source_ended_ = false;
 };

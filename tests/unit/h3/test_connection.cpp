@@ -229,6 +229,44 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "h3 connection: an answer acknowledged in a trickle is reset (H3_REQUEST_CANCELLED) once "
+    "timeouts.write passes with less than http3.min_send_progress acknowledged",
+    "[h3]") {
+    rig_with_app r;
+    r.rig.acks = false;
+    const auto id = r.rig.request(get("/big"));
+    REQUIRE(r.rig.pump());
+    const auto now = std::chrono::steady_clock::now();
+    const auto write = std::chrono::duration_cast<std::chrono::seconds>(r.settings.timeouts.write);
+    // 500 bytes a second: progress at every check ("any progress" never reset it), and
+    // less than 16 KiB per timeouts.write (20 s).
+    for (std::int64_t second = 1; second <= write.count() - 2; ++second) {
+        REQUIRE(r.rig.server->on_acked(id, 500));
+        r.rig.server->check(now + std::chrono::seconds(second));
+    }
+    CHECK(r.rig.control.resets.empty());
+    REQUIRE(r.rig.server->on_acked(id, 500));
+    r.rig.server->check(now + write + std::chrono::seconds(1));
+    REQUIRE(r.rig.control.resets.size() == 1);
+    CHECK(r.rig.control.resets[0] == std::pair<std::int64_t, std::uint64_t>(id, 0x10c));
+}
+
+TEST_CASE("h3 connection: an answer acknowledged at http3.min_send_progress is not reset", "[h3]") {
+    rig_with_app r;
+    r.rig.acks = false;
+    const auto id = r.rig.request(get("/big"));
+    REQUIRE(r.rig.pump());
+    const auto now = std::chrono::steady_clock::now();
+    const auto write = r.settings.timeouts.write;
+    for (int window = 1; window <= 5; ++window) {
+        // The stream's bytes: its body's and, the first time, its HEADERS frame's.
+        REQUIRE(r.rig.server->on_acked(id, r.settings.http3.min_send_progress + 1000));
+        r.rig.server->check(now + window * write);
+    }
+    CHECK(r.rig.control.resets.empty());
+}
+
+TEST_CASE(
     "h3 connection: cancelled request streams past the rapid-reset budget end the connection "
     "with H3_EXCESSIVE_LOAD",
     "[h3]") {
