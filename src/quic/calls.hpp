@@ -31,6 +31,7 @@
 #define ngtcp2_conn_get_expiry (::tern::detail::quic_library().ngtcp2_conn_get_expiry)
 #define ngtcp2_conn_get_max_data_left (::tern::detail::quic_library().ngtcp2_conn_get_max_data_left)
 #define ngtcp2_conn_get_num_scid (::tern::detail::quic_library().ngtcp2_conn_get_num_scid)
+#define ngtcp2_conn_get_path (::tern::detail::quic_library().ngtcp2_conn_get_path)
 #define ngtcp2_conn_get_scid (::tern::detail::quic_library().ngtcp2_conn_get_scid)
 #define ngtcp2_conn_handle_expiry (::tern::detail::quic_library().ngtcp2_conn_handle_expiry)
 #define ngtcp2_conn_is_local_stream (::tern::detail::quic_library().ngtcp2_conn_is_local_stream)

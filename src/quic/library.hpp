@@ -42,6 +42,7 @@
     X(ngtcp2_conn_get_expiry)                                   \
     X(ngtcp2_conn_get_max_data_left)                            \
     X(ngtcp2_conn_get_num_scid)                                 \
+    X(ngtcp2_conn_get_path)                                     \
     X(ngtcp2_conn_get_scid)                                     \
     X(ngtcp2_conn_handle_expiry)                                \
     X(ngtcp2_conn_is_local_stream)                              \
