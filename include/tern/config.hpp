@@ -274,6 +274,14 @@ struct http3_config {
     std::uint32_t stream_window = 256 * 1024;
     /// The same for all the streams of one connection together. At least `stream_window`.
     std::uint32_t connection_window = 1024 * 1024;
+    /// QUIC connections whose handshake has not completed, across the workers (they count
+    /// among `limits_config::max_concurrent_connections` too); an Initial past it is dropped
+    /// (the client retries). Each holds about 65 KiB until it completes or times out
+    /// (docs/http3.md, "Half-open connections"). At least 1.
+    std::size_t max_handshakes = 1'000;
+    /// How long a QUIC handshake may take from the client's first Initial (after its
+    /// Retry); then the connection is dropped without a word. At least 1 ms.
+    std::chrono::milliseconds handshake_timeout{5'000};
     /// Response bytes one HTTP/3 connection may hold in memory that the client has not yet
     /// acknowledged (bodies made in memory; pieces of files and streamed bodies); while it
     /// holds this much, no new stream's handler runs: complete requests wait, in order, until

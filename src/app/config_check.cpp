@@ -78,6 +78,10 @@ std::vector<std::string> config_faults(const config& c) {
     at_least(faults, std::size_t{c.http3.stream_window}, 1024, "http3.stream_window");
     at_least(faults, std::size_t{c.http3.connection_window}, std::size_t{c.http3.stream_window},
              "http3.connection_window");
+    at_least(faults, c.http3.max_handshakes, 1, "http3.max_handshakes");
+    if (c.http3.handshake_timeout.count() < 1) {
+        faults.emplace_back("http3.handshake_timeout must be at least 1 ms");
+    }
     at_least(faults, c.http3.max_unacked, 1, "http3.max_unacked");
     at_least(faults, c.http3.max_open_files, 1, "http3.max_open_files");
     at_least(faults, c.http3.max_spooled_bytes, 1, "http3.max_spooled_bytes");

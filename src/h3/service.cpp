@@ -62,6 +62,8 @@ quic::connection_settings settings_of(const tern::config& cfg) {
     s.max_streams_bidi = cfg.http3.max_concurrent_streams;
     s.max_stream_data = cfg.http3.stream_window;
     s.max_data = cfg.http3.connection_window;
+    s.max_handshakes = cfg.http3.max_handshakes;
+    s.handshake_timeout = cfg.http3.handshake_timeout;
     return s;
 }
 
@@ -165,8 +167,10 @@ private:
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::nanoseconds(at)));
         }
-        // While a request stream is open, its deadlines are checked at least once a second.
-        if (busy()) {
+        // While any connection is open, its streams' deadlines are checked once a second
+        // (each check walks the connections; a walk per datagram made every datagram's work
+        // grow with their number).
+        if (!connections_.empty()) {
             if (next_check_ == std::chrono::steady_clock::time_point{}) {
                 next_check_ = std::chrono::steady_clock::now() + check_interval;
             }

@@ -231,6 +231,7 @@ connection::connection(endpoint& ep, const tls_credentials& credentials, const a
     ngtcp2_settings_default(&s);
     s.initial_ts = now;
     s.max_tx_udp_payload_size = max_udp_payload;
+    s.handshake_timeout = static_cast<ngtcp2_duration>(settings.handshake_timeout.count());
     s.token = {const_cast<std::uint8_t*>(ids.token.data()), ids.token.size()};
     ngtcp2_transport_params p;
     ngtcp2_transport_params_default(&p);

@@ -27,6 +27,12 @@ struct connection_settings {
     /// Connections the server holds at most; an Initial past it is dropped (the client's
     /// handshake times out, or it retries).
     std::size_t max_connections = 10'000;
+    /// Of those, connections whose handshake has not completed; an Initial past it is
+    /// dropped the same way.
+    std::size_t max_handshakes = 1'000;
+    /// How long a handshake may take from the connection's first Initial; then the
+    /// connection is dropped without a word (ngtcp2's handshake timeout).
+    std::chrono::nanoseconds handshake_timeout = std::chrono::seconds(5);
 };
 
 class connection final : public stream_control {

@@ -42,7 +42,10 @@ server::server(const std::string& cert_file, const std::string& key_file,
       make_sink_(std::move(make_sink)),
       on_wake_(std::move(on_wake)) {}
 
-server::~server() { group_->connections.fetch_sub(by_id_.size(), std::memory_order_relaxed); }
+server::~server() {
+    group_->connections.fetch_sub(held_.size(), std::memory_order_relaxed);
+    group_->handshakes.fetch_sub(handshaking_, std::memory_order_relaxed);
+}
 
 verdict server::receive(std::span<const std::uint8_t> bytes, const address& local,
                         const address& remote, std::uint64_t now, std::vector<datagram>& out) {
@@ -58,19 +61,31 @@ verdict server::receive(std::span<const std::uint8_t> bytes, const address& loca
     }
     const auto v = endpoint_.receive(bytes, local, remote, now, out);
     if (v != verdict::accepted) return v;
-    // A place among the group's connections, taken before the connection is made (another
-    // node may be taking the last one at the same time) and given back if there is none.
+    // A place among the group's connections and among its handshakes, taken before the
+    // connection is made (another node may be taking the last one at the same time) and
+    // given back if there is none. Handshakes have a cap of their own: a client that sends
+    // an Initial with a valid token and then nothing holds a connection's memory until the
+    // handshake timeout (docs/http3.md, "Half-open connections").
     if (group_->connections.fetch_add(1, std::memory_order_relaxed) >= settings_.max_connections) {
         group_->connections.fetch_sub(1, std::memory_order_relaxed);
         return verdict::over_capacity;
     }
+    if (group_->handshakes.fetch_add(1, std::memory_order_relaxed) >= settings_.max_handshakes) {
+        group_->handshakes.fetch_sub(1, std::memory_order_relaxed);
+        group_->connections.fetch_sub(1, std::memory_order_relaxed);
+        return verdict::over_capacity;
+    }
     auto on_cid = [this](connection& c, std::span<const std::uint8_t> cid, bool added) {
+        auto& ids = held_[&c].cids;
+        auto key = key_of(cid);
         if (added) {
-            by_cid_[key_of(cid)] = &c;
+            by_cid_[key] = &c;
             endpoint_.add_cid(cid);
+            ids.push_back(std::move(key));
         } else {
-            by_cid_.erase(key_of(cid));
+            by_cid_.erase(key);
             endpoint_.remove_cid(cid);
+            std::erase(ids, key);
         }
     };
     auto on_wake = [this](connection& c) {
@@ -82,14 +97,36 @@ verdict server::receive(std::span<const std::uint8_t> bytes, const address& loca
         c = std::make_unique<connection>(endpoint_, credentials_, local, remote, settings_, now,
                                          on_cid, on_wake);
     } catch (...) {
+        // The IDs it issued before it failed name no connection.
+        for (auto it = held_.begin(); it != held_.end();) {
+            if (it->second.owned) {
+                ++it;
+                continue;
+            }
+            for (const auto& key : it->second.cids) forget_cid(key);
+            it = held_.erase(it);
+        }
+        group_->handshakes.fetch_sub(1, std::memory_order_relaxed);
         group_->connections.fetch_sub(1, std::memory_order_relaxed);
         throw;
     }
     auto* raw = c.get();
     if (make_sink_) raw->set_sink_maker(make_sink_);
-    by_id_.emplace(raw, std::move(c));
+    held_[raw].owned = std::move(c);
+    ++handshaking_;
     after_io(raw, raw->receive(bytes, remote, now, out));
     return v;
+}
+
+void server::forget_cid(const std::string& key) {
+    by_cid_.erase(key);
+    endpoint_.remove_cid({reinterpret_cast<const std::uint8_t*>(key.data()), key.size()});
+}
+
+void server::schedule(connection* c, held& h) {
+    if (h.expiry != never) by_expiry_.erase({h.expiry, c});
+    h.expiry = c->expiry();
+    if (h.expiry != never) by_expiry_.emplace(h.expiry, c);
 }
 
 void server::after_io(connection* c, bool alive) {
@@ -100,50 +137,57 @@ void server::after_io(connection* c, bool alive) {
     if (c->handshake_completed() && !c->announced()) {
         c->announce();
         ++handshakes_;
+        --handshaking_;
+        group_->handshakes.fetch_sub(1, std::memory_order_relaxed);
     }
+    schedule(c, held_.at(c));
 }
 
 void server::write_woken(std::uint64_t now, std::vector<datagram>& out) {
     auto woken = std::exchange(woken_, {});
     for (auto* c : woken) {
-        if (by_id_.contains(c)) after_io(c, c->write(now, out));
+        if (held_.contains(c)) after_io(c, c->write(now, out));
     }
 }
 
 void server::close_all(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out) {
-    while (!by_id_.empty()) {
-        auto* c = by_id_.begin()->first;
+    while (!held_.empty()) {
+        auto* c = held_.begin()->first;
         c->close(code, now, out);
         end(c);
     }
 }
 
 void server::end(connection* c) {
+    const auto found = held_.find(c);
+    if (found == held_.end()) return;
     std::erase(woken_, c);
-    for (auto it = by_cid_.begin(); it != by_cid_.end();) {
-        if (it->second == c) {
-            endpoint_.remove_cid(
-                {reinterpret_cast<const std::uint8_t*>(it->first.data()), it->first.size()});
-            it = by_cid_.erase(it);
-        } else {
-            ++it;
-        }
+    auto& h = found->second;
+    // Its own IDs, not a walk over every connection's (docs/http3.md, "Half-open connections").
+    for (const auto& key : h.cids) forget_cid(key);
+    if (h.expiry != never) by_expiry_.erase({h.expiry, c});
+    if (!c->announced()) {
+        --handshaking_;
+        group_->handshakes.fetch_sub(1, std::memory_order_relaxed);
     }
-    if (by_id_.erase(c) != 0) group_->connections.fetch_sub(1, std::memory_order_relaxed);
+    held_.erase(found);
+    group_->connections.fetch_sub(1, std::memory_order_relaxed);
 }
 
 std::uint64_t server::expiry() const noexcept {
-    auto first = std::numeric_limits<std::uint64_t>::max();
-    for (const auto& [c, owned] : by_id_) first = std::min(first, owned->expiry());
-    return first;
+    return by_expiry_.empty() ? never : by_expiry_.begin()->first;
 }
 
 void server::on_expiry(std::uint64_t now, std::vector<datagram>& out) {
+    // The connections due, in expiry order; each is scheduled again (or ended) as it is
+    // handled, so the set is read before any is.
     std::vector<connection*> due;
-    for (const auto& [c, owned] : by_id_) {
-        if (owned->expiry() <= now) due.push_back(c);
+    for (auto it = by_expiry_.begin(); it != by_expiry_.end() && it->first <= now; ++it) {
+        due.push_back(it->second);
     }
-    for (auto* c : due) after_io(c, c->on_expiry(now, out));
+    for (auto* c : due) {
+        if (held_.contains(c)) after_io(c, c->on_expiry(now, out));
+    }
 }
 
 }  // namespace tern::detail::quic

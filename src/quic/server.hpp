@@ -12,10 +12,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <limits>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tern::detail::quic {
@@ -26,6 +28,9 @@ namespace tern::detail::quic {
 struct server_group {
     endpoint_secret secret = endpoint::random_secret();
     std::atomic<std::size_t> connections{0};
+    /// Of those, the ones whose handshake has not completed, against
+    /// `connection_settings::max_handshakes`.
+    std::atomic<std::size_t> handshakes{0};
 };
 
 /// A server's place in its group: node `node` of `nodes` (endpoint_settings), `group` shared
@@ -57,7 +62,9 @@ public:
     /// belongs to node `front().elsewhere()`, and nothing was done with it.
     verdict receive(std::span<const std::uint8_t> bytes, const address& local,
                     const address& remote, std::uint64_t now, std::vector<datagram>& out);
-    /// The nearest expiry of any connection (UINT64_MAX: none).
+    /// The nearest expiry of any connection (UINT64_MAX: none). Each connection's expiry is
+    /// kept in an ordered set, updated after each call into it: O(1) here, O(log N) per
+    /// datagram.
     std::uint64_t expiry() const noexcept;
     /// Handles every expiry due at `now`; appends what to send.
     void on_expiry(std::uint64_t now, std::vector<datagram>& out);
@@ -67,14 +74,28 @@ public:
     /// Writes every connection whose sink asked to send since the last call.
     void write_woken(std::uint64_t now, std::vector<datagram>& out);
     /// Connections open.
-    std::size_t connections() const noexcept { return by_id_.size(); }
+    std::size_t connections() const noexcept { return held_.size(); }
+    /// Of those, the ones whose handshake has not completed.
+    std::size_t handshaking() const noexcept { return handshaking_; }
     /// Connections whose handshake completed (since the server was made).
     std::size_t handshakes() const noexcept { return handshakes_; }
     const endpoint& front() const noexcept { return endpoint_; }
 
 private:
+    static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
+    // A connection and what the server keeps for it: the IDs it answers to (keys of
+    // by_cid_), and its expiry as by_expiry_ holds it.
+    struct held {
+        std::unique_ptr<connection> owned;
+        std::vector<std::string> cids;
+        std::uint64_t expiry = never;
+    };
+
     void end(connection* c);
     void after_io(connection* c, bool alive);
+    void forget_cid(const std::string& key);
+    // Puts `c`'s current expiry in by_expiry_ in place of the one it had.
+    void schedule(connection* c, held& h);
 
     std::shared_ptr<server_group> group_;
     endpoint endpoint_;
@@ -83,9 +104,11 @@ private:
     sink_maker make_sink_;
     std::function<void()> on_wake_;
     std::vector<connection*> woken_;
-    std::map<connection*, std::unique_ptr<connection>> by_id_;
-    std::map<std::string, connection*> by_cid_;
+    std::unordered_map<connection*, held> held_;
+    std::unordered_map<std::string, connection*> by_cid_;
+    std::set<std::pair<std::uint64_t, connection*>> by_expiry_;
     std::size_t handshakes_ = 0;
+    std::size_t handshaking_ = 0;
 };
 
 }  // namespace tern::detail::quic

@@ -115,15 +115,17 @@ struct quic_client::state {
 
     void send_datagram(const std::uint8_t* bytes, std::size_t size) {
         // A datagram the kernel refuses (a full buffer) is a lost packet: ngtcp2 resends.
+        if (retried && first_after_retry.empty()) first_after_retry.assign(bytes, bytes + size);
         if (divert_left > 0) {
             --divert_left;
             diverted += size;
-            (void)::sendto(divert_fd, bytes, size, 0, reinterpret_cast<const sockaddr*>(&remote),
-                           remote_length);
+            if (divert_fd >= 0) {
+                (void)::sendto(divert_fd, bytes, size, 0,
+                               reinterpret_cast<const sockaddr*>(&remote), remote_length);
+            }
             return;
         }
         (void)::send(fd, bytes, size, 0);
-        if (retried && first_after_retry.empty()) first_after_retry.assign(bytes, bytes + size);
     }
 
     // Writes the queued stream bytes, then what else ngtcp2 has (ACKs, resets, flow
@@ -444,8 +446,9 @@ std::vector<std::uint8_t> quic_client::server_cid() const {
 }
 
 void quic_client::send_first_initial_again() {
+    // Through the client's own socket, whatever `divert` says.
     const auto& d = state_->first_after_retry;
-    if (!d.empty()) state_->send_datagram(d.data(), d.size());
+    if (!d.empty()) (void)::send(state_->fd, d.data(), d.size(), 0);
 }
 
 std::int64_t quic_client::open_bidi() {

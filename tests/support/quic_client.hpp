@@ -44,7 +44,8 @@ public:
     /// Whether a Retry came (and was followed).
     bool retried() const noexcept;
     /// Sends the first datagram after the Retry (the Initial that carried its token) again,
-    /// byte for byte, as a client does whose answer was lost.
+    /// byte for byte, as a client does whose answer was lost (through the client's own
+    /// socket, whatever `divert` says).
     void send_first_initial_again();
     /// Moves the connection to a new UDP socket on another local port (ngtcp2's immediate
     /// migration, to a connection ID the server issued for it), as a client behind a NAT
@@ -56,7 +57,8 @@ public:
     /// another address) to the server instead of through the client's own socket, as an
     /// attacker who rewrites their source address would: the server gets real, authenticated
     /// packets of this connection from an address that never answers. Replies to that address
-    /// are for the test to read from `fd`.
+    /// are for the test to read from `fd`. With `fd` -1 the datagrams are dropped: a client
+    /// that goes silent (one whose handshake the server waits for, say).
     void divert(int fd, int count);
     /// The bytes sent through `divert`'s socket so far.
     std::size_t diverted_bytes() const noexcept;
