@@ -165,11 +165,10 @@ struct fd_awaiter {
 /// `fd` (a descriptor the application owns, in non-blocking mode: a database client's
 /// socket, a pipe) is readable, after `timeout` (zero: none), or when the client leaves,
 /// holding no thread meanwhile. What lets a C client with a non-blocking mode (libpq,
-/// hiredis, c-ares) run on the loop. One wait per descriptor at a time on a loop; a
-/// descriptor that cannot be polled (a regular file) throws std::system_error at the
-/// `co_await`. The descriptor stays the application's: it is never read or closed, and tern
-/// waits on a duplicate of its own, so the application may close it during the wait (the
-/// wait then ends as it would have; docs/async.md).
+/// hiredis, c-ares) run on the loop. A descriptor that cannot be polled (a regular file)
+/// throws std::system_error at the `co_await`. The descriptor stays the application's: it is never
+/// read or closed, and tern waits on a duplicate of its own, so the application may close it during
+/// the wait (the wait then ends as it would have; docs/async.md).
 ///
 ///     for (;;) {
 ///         PQconsumeInput(conn);

@@ -47,7 +47,7 @@ public:
     /// `fn(cancelled)` on the handle's cancel(). Called at most once, from the loop's own
     /// callbacks. When the loop's drain ends (or it has ended) `fn` is destroyed uncalled.
     /// Throws std::system_error when the descriptor cannot be watched (EPERM: a regular
-    /// file; EEXIST: this loop already waits on it; EBADF).
+    /// file; EBADF; EMFILE: no descriptor left for tern's duplicate).
     virtual std::shared_ptr<fd_wait> wait_fd(int fd, bool write, std::chrono::nanoseconds timeout,
                                              std::function<void(fd_wait_end)> fn) = 0;
 };

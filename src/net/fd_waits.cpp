@@ -1,7 +1,6 @@
 #include "net/fd_waits.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,9 +16,8 @@ class fd_waits::one final : public fd_wait,
                             public std::enable_shared_from_this<one> {
 public:
     /// Takes `own`, tern's duplicate of the application's descriptor, which close() closes.
-    one(fd_waits& owner, int own, file_id file, bool write,
-        std::function<void(fd_wait_end)> fn) noexcept
-        : owner_(owner), fd_(own), file_(file), write_(write), fn_(std::move(fn)) {}
+    one(fd_waits& owner, int own, bool write, std::function<void(fd_wait_end)> fn) noexcept
+        : owner_(owner), fd_(own), write_(write), fn_(std::move(fn)) {}
     one(const one&) = delete;
     one& operator=(const one&) = delete;
     ~one() = default;
@@ -46,7 +44,6 @@ public:
         open_ = false;
         owner_.poller_.forget(fd_, *this);
         ::close(fd_);
-        owner_.files_.erase(file_);
         owner_.open_.erase(at_);
         return std::move(fn_);
     }
@@ -62,7 +59,6 @@ private:
 
     fd_waits& owner_;
     int fd_;  // tern's own: the application may close its number meanwhile
-    file_id file_;
     bool write_;
     bool open_ = true;
     std::function<void(fd_wait_end)> fn_;
@@ -79,19 +75,15 @@ namespace {
 
 std::shared_ptr<fd_wait> fd_waits::wait(int fd, bool write, std::chrono::nanoseconds timeout,
                                         std::function<void(fd_wait_end)> fn) {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) refuse(errno, fd);
-    const file_id file{st.st_dev, st.st_ino};
-    // One wait per file, as when the number itself joined the epoll set (EEXIST), however
-    // many numbers the application holds for it.
-    if (files_.count(file) != 0) refuse(EEXIST, fd);
     // The epoll set holds tern's duplicate, which tern closes at the wait's end: what the
     // application does with its own number meanwhile (close it, and the kernel gives it to
     // the next client's socket) never reaches the set. Removing the number from the set at
-    // the end would take out whatever it names by then (issue 50).
+    // the end would take out whatever it names by then (issue 50). Each wait
+    // has a duplicate of its own, so two waits on one descriptor (or on two eventfds, which
+    // fstat cannot tell apart) are two registrations and never collide.
     const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (own < 0) refuse(errno, fd);
-    auto w = std::make_shared<one>(*this, own, file, write, std::move(fn));
+    auto w = std::make_shared<one>(*this, own, write, std::move(fn));
     // Told of the readiness the descriptor has now too: one already readable ends the wait
     // at the poller's next round.
     if (!poller_.watch(own, *w)) {
@@ -99,7 +91,6 @@ std::shared_ptr<fd_wait> fd_waits::wait(int fd, bool write, std::chrono::nanosec
         ::close(own);
         refuse(error, fd);
     }
-    files_.insert(file);
     open_.push_front(w);
     w->at_ = open_.begin();
     if (timeout.count() > 0) {

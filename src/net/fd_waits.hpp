@@ -10,14 +10,10 @@
 #include "net/door.hpp"
 #include "net/socket_poller.hpp"
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <functional>
 #include <list>
 #include <memory>
-#include <set>
-#include <utility>
 
 namespace tern::detail {
 
@@ -30,8 +26,7 @@ public:
     ~fd_waits() { drop_all(); }
 
     /// As loop_door::wait_fd. Throws std::system_error when `fd` is not open (EBADF), when
-    /// another wait of this loop is on the same open file (EEXIST), when it cannot be
-    /// duplicated (EMFILE) or polled (EPERM: a regular file).
+    /// it cannot be duplicated (EMFILE) or polled (EPERM: a regular file).
     std::shared_ptr<fd_wait> wait(int fd, bool write, std::chrono::nanoseconds timeout,
                                   std::function<void(fd_wait_end)> fn);
     /// The loop's drain has ended: every wait is forgotten and its function destroyed
@@ -40,11 +35,9 @@ public:
 
 private:
     class one;
-    using file_id = std::pair<dev_t, ino_t>;  // what an open file is, whatever its number
     socket_poller& poller_;
     timer_service& timers_;
     std::list<std::shared_ptr<one>> open_;
-    std::set<file_id> files_;  // the files waited on: one wait per file at a time
 };
 
 }  // namespace tern::detail

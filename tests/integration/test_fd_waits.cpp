@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -114,6 +115,49 @@ TEST_CASE("a descriptor already readable, or writable, ends the wait at once",
         });
     });
     CHECK(fetch(server, get_request("/both")).body == "ready ready: waiting already");
+}
+
+TEST_CASE(
+    "two requests wait at once on two eventfds of their own, and each is answered when its "
+    "own is written",
+    "[wire][coroutine][fd_wait]") {
+    // Every eventfd (and timerfd, signalfd) is the same anonymous inode to fstat: a rule of
+    // one wait per (device, inode) refused the second wait with EEXIST.
+    const int first = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    const int second = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    REQUIRE(first >= 0);
+    REQUIRE(second >= 0);
+    std::atomic<int> waiting{0};
+    test_server server(
+        [&](tern::app& app) {
+            app.get("/wait/{which}", [&](tern::context& ctx) -> tern::task {
+                const int fd = ctx.path_param("which") == "1" ? first : second;
+                ++waiting;
+                const auto r = co_await tern::wait_readable(fd, 5s);
+                std::uint64_t count = 0;
+                (void)::read(fd, &count, sizeof count);
+                ctx.text(std::string(name_of(r)) + " " + std::to_string(count));
+            });
+        },
+        one_thread());
+    raw_client one = server.client();
+    raw_client two = server.client();
+    one.send(get_request("/wait/1"));
+    two.send(get_request("/wait/2"));
+    REQUIRE(eventually([&] { return waiting == 2; }));
+    std::this_thread::sleep_for(50ms);  // both waits begun
+    const std::uint64_t add_two = 2;
+    const std::uint64_t add_seven = 7;
+    REQUIRE(::write(second, &add_seven, sizeof add_seven) == sizeof add_seven);
+    const auto r2 = two.read_response();
+    INFO(describe(r2));
+    CHECK(r2.body == "ready 7");
+    REQUIRE(::write(first, &add_two, sizeof add_two) == sizeof add_two);
+    const auto r1 = one.read_response();
+    INFO(describe(r1));
+    CHECK(r1.body == "ready 2");
+    ::close(first);
+    ::close(second);
 }
 
 TEST_CASE("a wait past its timeout resumes with timed_out and the handler answers 504",
