@@ -72,11 +72,41 @@ def per_datagram_us(pid: int, port: int, count: int, idle_window: float) -> floa
     return max(spent, 0.0) / max(count, 1) * 1e6
 
 
+def held_memory(args, work: str, cert: str, key: str, kind: str) -> tuple[int, int]:
+    """A fresh live's resident memory before and after the client holds `kind` connections."""
+    port = free_port()
+    live = subprocess.Popen([args.live, str(port), "--cert", cert, "--key", key, "--http3"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=work)
+    try:
+        wait_udp(port, live.pid)
+        time.sleep(0.3)
+        before = rss_kib(live.pid)
+        env = dict(os.environ, TERN_HALF_OPEN_PORT=str(port),
+                   TERN_HALF_OPEN_COUNT=str(args.count), TERN_HALF_OPEN_KIND=kind)
+        client = subprocess.Popen(
+            [args.wire_tests, "quic half-open: hold connections for bench/h3-half-open.py"],
+            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for line in client.stdout:
+            if "half-open: ready" in line:
+                break
+        else:
+            sys.exit("h3-half-open: the client ended before it was ready")
+        after = rss_kib(live.pid)
+        client.stdin.close()
+        client.wait(timeout=30)
+        return before, after
+    finally:
+        live.terminate()
+        live.wait(timeout=30)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("live")
     ap.add_argument("wire_tests")
     ap.add_argument("--count", type=int, default=900)
+    ap.add_argument("--established", action="store_true",
+                    help="also hold as many established, idle connections, and print their memory")
     ap.add_argument("--datagrams", type=int, default=5_000)
     ap.add_argument("--idle", type=float, default=0.3,
                     help="seconds over which the server's idle CPU is measured first")
@@ -113,10 +143,15 @@ def main() -> None:
         finally:
             live.terminate()
             live.wait(timeout=30)
+        established = held_memory(args, work, cert, key, "established") if args.established else None
     print(f"garbage datagram, no connection:      {empty:6.2f} us of server CPU")
     print(f"garbage datagram, {args.count} half-open:   {held:6.2f} us of server CPU")
     print(f"resident memory: {before} KiB -> {after} KiB, "
           f"{(after - before) / args.count:.1f} KiB per half-open connection")
+    if established:
+        base, full = established
+        print(f"resident memory: {base} KiB -> {full} KiB, "
+              f"{(full - base) / args.count:.1f} KiB per established, idle connection")
 
 
 if __name__ == "__main__":

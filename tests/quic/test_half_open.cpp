@@ -90,17 +90,28 @@ TEST_CASE(
     CHECK_FALSE(refused.handshake(800ms));
 }
 
-// Not a test: bench/h3-half-open.py's attacker (hidden, so ctest never runs it). It makes
-// TERN_HALF_OPEN_COUNT half-open connections to 127.0.0.1:TERN_HALF_OPEN_PORT, prints
-// "half-open: ready" and holds them until its standard input closes.
+// Not a test: bench/h3-half-open.py's client (hidden, so ctest never runs it). It makes
+// TERN_HALF_OPEN_COUNT half-open connections to 127.0.0.1:TERN_HALF_OPEN_PORT (or, with
+// TERN_HALF_OPEN_KIND=established, connections that complete their handshake and GET "/"
+// once, then stay idle), prints "half-open: ready" and holds them until its standard input
+// closes.
 TEST_CASE("quic half-open: hold connections for bench/h3-half-open.py", "[.bench]") {
-    const char* port = std::getenv("TERN_HALF_OPEN_PORT");
+    const char* port_text = std::getenv("TERN_HALF_OPEN_PORT");
     const char* count = std::getenv("TERN_HALF_OPEN_COUNT");
-    REQUIRE(port != nullptr);
+    const char* kind = std::getenv("TERN_HALF_OPEN_KIND");
+    REQUIRE(port_text != nullptr);
     REQUIRE(count != nullptr);
+    const auto port = static_cast<std::uint16_t>(std::stoi(port_text));
+    const bool established = kind != nullptr && std::string(kind) == "established";
     std::vector<std::unique_ptr<quic_client>> held;
     for (long i = 0; i < std::stol(count); ++i) {
-        held.push_back(half_open(static_cast<std::uint16_t>(std::stoi(port))));
+        if (!established) {
+            held.push_back(half_open(port));
+            continue;
+        }
+        held.push_back(std::make_unique<quic_client>(port));
+        start_h3(*held.back());
+        REQUIRE(h3_fetch(*held.back(), "/").ended);
     }
     std::puts("half-open: ready");
     std::fflush(stdout);
