@@ -84,7 +84,7 @@ def held_memory(args, work: str, cert: str, key: str, kind: str) -> tuple[int, i
         env = dict(os.environ, TERN_HALF_OPEN_PORT=str(port),
                    TERN_HALF_OPEN_COUNT=str(args.count), TERN_HALF_OPEN_KIND=kind)
         client = subprocess.Popen(
-            [args.wire_tests, "quic half-open: hold connections for bench/h3-half-open.py"],
+            [args.wire_tests, "bench: hold QUIC connections for bench/h3-half-open.py"],
             env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         for line in client.stdout:
             if "half-open: ready" in line:
@@ -125,7 +125,7 @@ def main() -> None:
             env = dict(os.environ, TERN_HALF_OPEN_PORT=str(port),
                        TERN_HALF_OPEN_COUNT=str(args.count))
             attacker = subprocess.Popen(
-                [args.wire_tests, "quic half-open: hold connections for bench/h3-half-open.py"],
+                [args.wire_tests, "bench: hold QUIC connections for bench/h3-half-open.py"],
                 env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             made = time.monotonic()
             for line in attacker.stdout:  # Catch2 prints its filter first

@@ -95,7 +95,7 @@ TEST_CASE(
 // TERN_HALF_OPEN_KIND=established, connections that complete their handshake and GET "/"
 // once, then stay idle), prints "half-open: ready" and holds them until its standard input
 // closes.
-TEST_CASE("quic half-open: hold connections for bench/h3-half-open.py", "[.bench]") {
+TEST_CASE("bench: hold QUIC connections for bench/h3-half-open.py", "[.bench]") {
     const char* port_text = std::getenv("TERN_HALF_OPEN_PORT");
     const char* count = std::getenv("TERN_HALF_OPEN_COUNT");
     const char* kind = std::getenv("TERN_HALF_OPEN_KIND");
