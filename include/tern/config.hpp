@@ -255,6 +255,14 @@ struct http2_config {
     /// spooled body (bounded then by its body limit, as over HTTP/1.1, where a connection
     /// spools one body at a time). At least 1.
     std::uint64_t max_spooled_bytes = 64 * 1024 * 1024;
+    /// Bytes of request bodies one HTTP/2 connection may hold in memory (bodies under
+    /// `spool_config::body_above`, until their streams close). Past it, a stream's body
+    /// grows only by the window it had: flow-control window is given back as bodies are let
+    /// go, not as they arrive. The body still arriving that holds the most always gets its
+    /// window, so a single upload larger than the window completes and many finish one after
+    /// another (docs/http2.md, "What one connection may hold"). A stream the server holds
+    /// back is not idle by `timeouts_config::body_idle`. At least 1.
+    std::size_t max_body_memory = 4 * 1024 * 1024;
     /// Bytes an HTTP/2 stream (and a connection) waiting for flow-control window must send
     /// per `timeouts_config::write` (or all it has); less, and the stream is reset
     /// (RST_STREAM CANCEL), the connection ended (GOAWAY ENHANCE_YOUR_CALM). A minimum rate,

@@ -73,6 +73,7 @@ std::vector<std::string> config_faults(const config& c) {
     at_least(faults, c.http2.max_unsent, 1, "http2.max_unsent");
     at_least(faults, c.http2.max_open_files, 1, "http2.max_open_files");
     at_least(faults, c.http2.max_spooled_bytes, 1, "http2.max_spooled_bytes");
+    at_least(faults, c.http2.max_body_memory, 1, "http2.max_body_memory");
     at_least(faults, std::size_t{c.http3.max_concurrent_streams}, 1,
              "http3.max_concurrent_streams");
     at_least(faults, std::size_t{c.http3.stream_window}, 1024, "http3.stream_window");

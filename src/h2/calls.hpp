@@ -9,6 +9,8 @@
 #define nghttp2_option_new (::tern::detail::nghttp2_library().nghttp2_option_new)
 #define nghttp2_option_set_max_deflate_dynamic_table_size \
     (::tern::detail::nghttp2_library().nghttp2_option_set_max_deflate_dynamic_table_size)
+#define nghttp2_option_set_no_auto_window_update \
+    (::tern::detail::nghttp2_library().nghttp2_option_set_no_auto_window_update)
 #define nghttp2_option_set_no_closed_streams \
     (::tern::detail::nghttp2_library().nghttp2_option_set_no_closed_streams)
 #define nghttp2_session_callbacks_del \
@@ -29,6 +31,10 @@
     (::tern::detail::nghttp2_library().nghttp2_session_callbacks_set_on_header_callback)
 #define nghttp2_session_callbacks_set_on_stream_close_callback \
     (::tern::detail::nghttp2_library().nghttp2_session_callbacks_set_on_stream_close_callback)
+#define nghttp2_session_consume_connection \
+    (::tern::detail::nghttp2_library().nghttp2_session_consume_connection)
+#define nghttp2_session_consume_stream \
+    (::tern::detail::nghttp2_library().nghttp2_session_consume_stream)
 #define nghttp2_session_del (::tern::detail::nghttp2_library().nghttp2_session_del)
 #define nghttp2_session_find_stream (::tern::detail::nghttp2_library().nghttp2_session_find_stream)
 #define nghttp2_session_get_last_proc_stream_id \

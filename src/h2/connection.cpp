@@ -158,7 +158,16 @@ struct h2_connection::callbacks {
 
     static int on_data_chunk(nghttp2_session* s, std::uint8_t /*flags*/, std::int32_t id,
                              const std::uint8_t* data, std::size_t length, void* /*ud*/) {
-        if (h2_stream* stream = stream_of(s, id)) stream->on_body(text(data, length), clock::now());
+        // Windows are given back by hand (nghttp2_option_set_no_auto_window_update): the
+        // connection's at once, a stream's when its bytes are let go or the connection's
+        // bodies in memory allow (http2.max_body_memory, http/body_memory.hpp). nghttp2
+        // gives back padding and the DATA it ignores itself.
+        nghttp2_session_consume_connection(s, length);
+        if (h2_stream* stream = stream_of(s, id)) {
+            stream->on_body(text(data, length), clock::now());
+        } else {
+            nghttp2_session_consume_stream(s, id, length);
+        }
         return 0;
     }
 
@@ -228,6 +237,9 @@ h2_connection::h2_connection(protocol_host& host, h2_peer peer)
     nghttp2_option* options = nullptr;
     if (nghttp2_option_new(&options) != 0) throw std::bad_alloc();
     nghttp2_option_set_max_deflate_dynamic_table_size(options, hpack_table_size);
+    // Request bodies' windows come back as tern lets their bytes go, not as they arrive
+    // (on_data_chunk): what one connection holds of bodies in memory is bounded.
+    nghttp2_option_set_no_auto_window_update(options, 1);
     // nghttp2 keeps closed streams (its default, not nghttp2_option_set_no_closed_streams):
     // DATA on a stream that closed must be a STREAM_CLOSED error (RFC 9113 5.1, h2spec
     // http2/5.1/5, 5.1/8, 5.1/11, 6.1/2), which needs the stream's closed state.
@@ -287,6 +299,7 @@ bool h2_connection::receive(std::string_view bytes) {
     ready_.clear();
     admit();
     graveyard_.clear();
+    settle_bodies();  // what closed streams and spooled bodies let go
     busy_ = false;
     return !broken_ && nghttp2_session_want_read(session_) != 0;
 }
@@ -295,11 +308,13 @@ pull_status h2_connection::pull(std::string& out, std::size_t max) {
     if (ended_) return pull_status::aborted;
     busy_ = true;
     check_deadlines(clock::now());
-    // Frames, then the handlers of streams that waited for what those frames freed.
-    while (pull_frames(out, max) && !waiting_.empty()) {
+    // Frames, then the handlers of streams that waited for what those frames freed, and the
+    // windows of request bodies that waited for it (streams closed as their answers went).
+    while (pull_frames(out, max)) {
         const auto before = waiting_.size();
-        admit();
-        if (waiting_.size() == before) break;
+        if (before != 0) admit();
+        const bool given = settle_bodies();
+        if (!given && waiting_.size() == before) break;
     }
     graveyard_.clear();
     busy_ = false;

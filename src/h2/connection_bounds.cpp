@@ -7,10 +7,12 @@
 // passed it) and h2_max_open_files descriptors, and then it waits, not the server. Near the
 // process's descriptor limit a new stream is refused (REFUSED_STREAM: safe to retry).
 // And the connection's window is held to a minimum rate, as each stream's is
-// (h2_stream::check).
+// (h2_stream::check). Request bodies in memory are held to http2.max_body_memory: past it,
+// their streams' windows come back as bodies are let go (http/body_memory.hpp).
 
 #include "h2/connection_impl.hpp"
 #include "h2/stream.hpp"
+#include "http/body_memory.hpp"
 #include "http/stream_budget.hpp"
 
 #include <tern/config.hpp>
@@ -50,6 +52,22 @@ bool h2_connection::may_open_file() {
 
 bool h2_connection::may_spool(const h2_stream& stream, std::uint64_t bytes) const {
     return may_spool_beside(streams_, stream, bytes, h2_budget(host_.settings()));
+}
+
+bool h2_connection::may_take_more(const h2_stream& stream) {
+    if (detail::may_take_more(stream, streams_, host_.settings().http2.max_body_memory)) {
+        return true;
+    }
+    owing_ = true;
+    return false;
+}
+
+bool h2_connection::settle_bodies() {
+    // Nothing to do for a connection none of whose streams was held back: one branch.
+    if (!owing_ || broken_ || ended_) return false;
+    const auto done = settle_body_windows(streams_, host_.settings().http2.max_body_memory);
+    owing_ = done.owing;
+    return done.given;
 }
 
 bool h2_connection::pull_frames(std::string& out, std::size_t max) {

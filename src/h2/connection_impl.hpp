@@ -58,6 +58,10 @@ public:
     /// Whether `stream` may hold `bytes` of spooled request body beside the other streams'
     /// (config::h2_max_spooled_bytes).
     bool may_spool(const h2_stream& stream, std::uint64_t bytes) const;
+    /// Whether `stream`, whose body just grew in memory, gets those bytes' window back now
+    /// (http2.max_body_memory, http/body_memory.hpp); when not, the connection remembers
+    /// that a stream owes.
+    bool may_take_more(const h2_stream& stream);
 
     // nghttp2's callbacks (connection.cpp).
     struct callbacks;
@@ -66,6 +70,9 @@ private:
     // What one connection may hold (connection_bounds.cpp; docs/http2.md).
     void admit();
     bool pull_frames(std::string& out, std::size_t max);
+    // Gives back the request-body windows owed that the connection's bodies now allow:
+    // true when it gave some (WINDOW_UPDATEs to send).
+    bool settle_bodies();
     void check_send_rate(clock::time_point now);
     clock::time_point send_rate_deadline() const noexcept;
 
@@ -110,6 +117,7 @@ private:
     // epoch when it has not.
     clock::time_point shutdown_notice_at_{};
     std::size_t answered_ = 0;
+    bool owing_ = false;       // some stream's request-body window is held back
     bool busy_ = false;        // inside receive or pull: no wake-up needed
     bool broken_ = false;      // nghttp2 reported a fatal error
     bool going_away_ = false;  // GOAWAY sent: the connection ends with its streams

@@ -21,6 +21,7 @@
     X(nghttp2_option_del)                                        \
     X(nghttp2_option_new)                                        \
     X(nghttp2_option_set_max_deflate_dynamic_table_size)         \
+    X(nghttp2_option_set_no_auto_window_update)                  \
     X(nghttp2_option_set_no_closed_streams)                      \
     X(nghttp2_session_callbacks_del)                             \
     X(nghttp2_session_callbacks_new)                             \
@@ -31,6 +32,8 @@
     X(nghttp2_session_callbacks_set_on_frame_send_callback)      \
     X(nghttp2_session_callbacks_set_on_header_callback)          \
     X(nghttp2_session_callbacks_set_on_stream_close_callback)    \
+    X(nghttp2_session_consume_connection)                        \
+    X(nghttp2_session_consume_stream)                            \
     X(nghttp2_session_del)                                       \
     X(nghttp2_session_find_stream)                               \
     X(nghttp2_session_get_last_proc_stream_id)                   \

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 // Last: nghttp2's functions through the table that loads it on first use.
 #include "h2/calls.hpp"
@@ -66,7 +67,24 @@ void h2_stream::send_continue() {
 
 void h2_stream::on_body(std::string_view data, clock::time_point now) {
     if (head_done_ && !refused_ && !answered_) last_read_ = now;
+    const auto before = body_in_memory();
     take_body(data);
+    // Bytes kept in memory count against the connection's http2.max_body_memory; spooled
+    // or dropped ones give their window back at once.
+    if (body_in_memory() > before && !connection_->may_take_more(*this)) {
+        window_owed_ += data.size();
+        return;
+    }
+    const auto n = data.size() + std::exchange(window_owed_, 0);
+    nghttp2_session_consume_stream(connection_->raw(), id_, n);
+}
+
+void h2_stream::give_window() noexcept {
+    const auto n = std::exchange(window_owed_, 0);
+    if (n == 0 || !live()) return;
+    last_read_ = clock::now();
+    nghttp2_session_consume_stream(connection_->raw(), id_, n);
+    connection_->want_write();
 }
 
 bool h2_stream::admit_spool() {
@@ -222,7 +240,10 @@ h2_stream::clock::time_point h2_stream::next_deadline() const noexcept {
     const auto& cfg = host_->settings();
     if (closed_) return clock::time_point::max();
     if (!head_done_) return begun_ + cfg.timeouts.header;
-    if (!request_ended_ && !refused_ && !answered_) return last_read_ + cfg.timeouts.body_idle;
+    // A body whose window the server holds back is waited for by the server, not idle.
+    if (!request_ended_ && !refused_ && !answered_) {
+        return window_owed_ != 0 ? clock::time_point::max() : last_read_ + cfg.timeouts.body_idle;
+    }
     if (sending_ && !source_waits_ && stalled_since_ != clock::time_point{}) {
         return stalled_since_ + cfg.timeouts.write;
     }
@@ -237,7 +258,8 @@ bool h2_stream::check(clock::time_point now) {
     if (!live()) return true;
     const auto& cfg = host_->settings();
     if (!head_done_) return now < begun_ + cfg.timeouts.header;
-    if (!request_ended_ && !refused_ && !answered_ && now >= last_read_ + cfg.timeouts.body_idle) {
+    if (!request_ended_ && !refused_ && !answered_ && window_owed_ == 0 &&
+        now >= last_read_ + cfg.timeouts.body_idle) {
         refuse(408);  // RFC 9110 15.5.9, as over HTTP/1
         return true;
     }

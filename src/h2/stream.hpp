@@ -38,8 +38,12 @@ public:
     bool on_field(std::string_view name, std::string_view value, bool trailer, std::size_t cut);
     /// The header block is complete; `ended`: it carried END_STREAM (no body).
     void on_head(bool ended, clock::time_point now);
-    /// Body bytes.
+    /// Body bytes. Their window is given back now, or owed while the connection holds its
+    /// budget of bodies in memory (http2.max_body_memory).
     void on_body(std::string_view data, clock::time_point now);
+    /// Gives back the window the stream owes (http/body_memory.hpp); the body's idle time
+    /// starts again, as the server held it back.
+    void give_window() noexcept;
     /// END_STREAM after the body (or the trailers).
     void on_end() { take_end(); }
     /// This stream, shared (for the connection's queue of requests to run).

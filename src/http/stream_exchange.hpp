@@ -53,6 +53,17 @@ public:
     /// This exchange's work, taken once its stream has closed (after release()).
     work_left work() const;
 
+    // ---- the request body in memory (http/body_memory.hpp) ------------------------------
+    /// The request's body is still arriving: its head is read, its end is not, and it is
+    /// neither refused nor answered.
+    bool receiving() const noexcept {
+        return head_done_ && !request_ended_ && !refused_ && !answered_;
+    }
+    /// Bytes of the request body held in memory (none once it spools).
+    std::uint64_t body_in_memory() const noexcept { return req_.body.size(); }
+    /// Body bytes whose flow-control window the stream has not given back yet.
+    std::uint64_t window_owed() const noexcept { return window_owed_; }
+
 protected:
     stream_exchange(protocol_host& host, std::shared_ptr<loop_door> door,
                     const head_limits& limits);
@@ -130,6 +141,8 @@ protected:
     bool answered_ = false;
     bool deferred_ = false;  // deferred (a blocking handler) or held: answered later
     std::shared_ptr<spooled_body> spool_;
+    // Body bytes kept in memory whose window the connection holds back (body_memory.hpp).
+    std::uint64_t window_owed_ = 0;
 
 private:
     bool spool(std::string_view data);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """What one HTTP/2 connection may hold, over real sockets (docs/http2.md, "What one
-connection may hold"): open descriptors and unsent response bytes stay bounded whatever
-h2_max_concurrent_streams is, a window trickled a byte at a time is held to a minimum rate,
+connection may hold"): open descriptors, unsent response bytes and request bodies in memory
+stay bounded whatever h2_max_concurrent_streams is, a window trickled a byte at a time is held to a minimum rate,
 and near RLIMIT_NOFILE new work is refused with an answer while others are still served.
 Frames are built with hyperframe and hpack (Debian python3-h2) against
 tests/support/h2_bounds_app.cpp.
@@ -37,6 +37,9 @@ MIB = 1024 * 1024
 MAX_OPEN_FILES = 8               # config::h2_max_open_files
 MAX_UNSENT = 4 * MIB             # config::h2_max_unsent
 MIN_PROGRESS = 16 * 1024         # config::h2_min_send_progress, per write_timeout
+MAX_BODY_MEMORY = 4 * MIB        # config::http2.max_body_memory
+STREAM_WINDOW = 65535            # the server's stream window for request bodies (RFC 9113 6.9.2)
+SPOOL_ABOVE = MIB                # config::spool.body_above: larger bodies go to a file
 
 
 def start(*args, nofile=None):
@@ -105,6 +108,7 @@ class conn:
         self.goaway = None
         self.closed = False
         self.window = 65535  # the server's connection window for request bodies
+        self.stream_window = {}  # stream -> the server's window for its request body
         settings = SettingsFrame(0)
         if window is not None:
             settings.settings = {INITIAL_WINDOW_SIZE: window}
@@ -128,6 +132,60 @@ class conn:
             self.next_id += 2
         self.send(*frames)
         return ids
+
+    def post(self, path, count=1):
+        """Opens `count` POST streams whose bodies follow (upload())."""
+        frames, ids = [], []
+        for _ in range(count):
+            f = HeadersFrame(self.next_id)
+            f.data = self.enc.encode([(":method", "POST"), (":scheme", "http"),
+                                      (":authority", "localhost"), (":path", path)])
+            f.flags = {"END_HEADERS"}
+            frames.append(f)
+            ids.append(self.next_id)
+            self.stream_window[self.next_id] = STREAM_WINDOW
+            self.next_id += 2
+        self.send(*frames)
+        return ids
+
+    def upload(self, left, end, quiet=1.0, limit=60.0):
+        """Sends the bytes `left` says per stream (stream -> bytes still to send) as the
+        server's windows allow, with END_STREAM after the last when `end`; streams answered
+        or reset drop out. Returns when all is sent, or when no window came for `quiet`
+        seconds (the server holds the rest back), or after `limit`."""
+        ended = set()
+        t0 = last = time.time()
+        while not self.closed and time.time() - t0 < limit:
+            frames, size = [], 0
+            for sid in list(left):
+                if sid in self.reset or sid in self.status:
+                    del left[sid]
+                    continue
+                n = min(left[sid], self.stream_window.get(sid, 0), self.window, 16384)
+                if n > 0:
+                    left[sid] -= n
+                    self.stream_window[sid] -= n
+                    self.window -= n
+                    flags = ["END_STREAM"] if end and left[sid] == 0 else []
+                    frames.append(DataFrame(sid, data=b"u" * n, flags=flags))
+                    size += n
+                    if flags:
+                        ended.add(sid)
+                elif left[sid] == 0 and end and sid not in ended:
+                    frames.append(DataFrame(sid, data=b"", flags=["END_STREAM"]))
+                    ended.add(sid)
+                if size >= 256 * 1024:
+                    break
+            if frames:
+                self.send(*frames)
+                last = time.time()
+            if not any(left.values()) and (not end or all(s in ended for s in left)):
+                return
+            if not frames and time.time() - last > quiet:
+                return
+            if self.read(0.001 if frames else 0.05):
+                while self.read(0.0005):
+                    pass
 
     def grant(self, stream_ids, n):
         self.send(*[WindowUpdateFrame(sid, window_increment=n) for sid in stream_ids])
@@ -170,6 +228,8 @@ class conn:
             self.reset[sid] = f.error_code
         elif isinstance(f, WindowUpdateFrame) and sid == 0:
             self.window += f.window_increment
+        elif isinstance(f, WindowUpdateFrame):
+            self.stream_window[sid] = self.stream_window.get(sid, 0) + f.window_increment
         elif isinstance(f, GoAwayFrame):
             self.goaway = f.error_code
         elif isinstance(f, PingFrame) and "ACK" in f.flags:
@@ -366,6 +426,91 @@ def memory():
         stop(proc)
 
 
+def bodies():
+    # Request bodies under spool_body_above are held in memory until their stream closes:
+    # one connection with 100 streams, each sending 900 KiB that never ends, may hold only
+    # http2.max_body_memory (4 MiB) + a stream window per stream + the one body that passed
+    # it, whatever the client sends (before the bound: all of it).
+    body = 900 * 1024
+    proc, port = start()
+    try:
+        warm = conn(port)
+        ids = warm.post("/size", 2)
+        warm.upload({s: body for s in ids}, end=True)
+        warm.sync()
+        warm.close()
+        time.sleep(0.3)
+        before = rss(proc)
+        c = conn(port)
+        ids = c.post("/size", 100)
+        left = {s: body for s in ids}
+        t0 = time.time()
+        c.upload(left, end=False)
+        took = time.time() - t0
+        c.sync()
+        time.sleep(0.2)
+        grown = rss(proc) - before
+        taken = sum(body - n for n in left.values())
+        bound = MAX_BODY_MEMORY + 100 * STREAM_WINDOW + SPOOL_ABOVE
+        print(f"     bodies: the server took {taken / MIB:.1f} MiB of 100 unfinished 900 KiB "
+              f"uploads in {took:.1f} s, +{grown / MIB:.1f} MiB of RSS; documented bound "
+              f"{bound / MIB:.1f} MiB", flush=True)
+        check("an h2 connection with 100 unfinished 900 KiB uploads holds no more than "
+              "http2.max_body_memory + a stream window per stream + one body (with slack: 2x)",
+              grown < 2 * bound and taken <= bound, f"+{grown / MIB:.1f} MiB, "
+              f"{taken / MIB:.1f} MiB taken")
+        line = http1_get(port)
+        check("another client is served meanwhile", line == "HTTP/1.1 200 OK", line)
+        # The client goes on and ends every upload: each is answered, whole, in turn.
+        c.upload(left, end=True, quiet=5.0, limit=120.0)
+        deadline = time.time() + 20
+        while len(c.status) < 100 and not c.closed and time.time() < deadline:
+            c.read(0.2)
+        whole = sum(1 for s in ids if c.status.get(s) == 200 and
+                    c.body.get(s) == str(body).encode())
+        check("once the client goes on, all 100 uploads (88 MiB, over the budget) are "
+              "answered whole", whole == 100, f"{whole} of 100, statuses "
+              f"{set(c.status.values())}, resets {set(c.reset.values())}")
+        c.close()
+
+        # A single body larger than the stream window on an otherwise idle connection.
+        c = conn(port)
+        ids = c.post("/size", 1)
+        c.upload({ids[0]: body}, end=True, quiet=5.0)
+        deadline = time.time() + 10
+        while ids[0] not in c.ended and not c.closed and time.time() < deadline:
+            c.read(0.2)
+        check("a single 900 KiB upload completes", c.body.get(ids[0]) == str(body).encode(),
+              c.body.get(ids[0]))
+        c.close()
+    finally:
+        stop(proc)
+
+    # A client that sends 30 uploads past the budget for a second and goes silent: every one
+    # is answered 408 after timeouts.body_idle (1 s) of silence (those the server held back,
+    # once it gives their window back), and the server serves on.
+    proc, port = start("--body-idle", "1000")
+    try:
+        c = conn(port)
+        ids = c.post("/size", 30)
+        c.upload({s: body for s in ids}, end=False, limit=1.0)
+        t0 = time.time()
+        while len(c.status) < 30 and not c.closed and time.time() - t0 < 15:
+            c.read(0.2)
+        took = time.time() - t0
+        statuses = [c.status.get(s) for s in ids]
+        print(f"     silent uploads: {statuses.count(408)} of 30 answered 408 in {took:.1f} s",
+              flush=True)
+        check("30 unfinished uploads of a client gone silent are all answered 408 (body_idle "
+              "1 s; with slack: 15 s)", statuses.count(408) == 30, set(statuses))
+        c.close()
+        time.sleep(0.3)
+        line = http1_get(port)
+        check("the server serves after them", line == "HTTP/1.1 200 OK", line)
+    finally:
+        stop(proc)
+
+
 def trickle():
     # write_timeout 1 s: a stream must send h2_min_send_progress bytes (or all it has) per
     # write_timeout while it waits for window; bound: 2 x write_timeout.
@@ -456,6 +601,7 @@ def main():
         make_files(d)
         for name, part in (("descriptors", lambda: descriptors(d)),
                            ("spooled", lambda: spooled_bodies(d)), ("memory", memory),
+                           ("bodies", bodies),
                            ("trickle", trickle), ("near_the_limit", lambda: near_the_limit(d))):
             if not only or name in only:
                 part()

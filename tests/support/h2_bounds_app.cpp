@@ -3,6 +3,7 @@
 // (100 concurrent streams among them), one thread, and a write_timeout the test chooses.
 //
 //   h2_bounds_app PORT --static DIR [--write-timeout MS] [--spool-above BYTES]
+//                 [--body-idle MS]
 //
 // Prints "h2_bounds_app: listening on PORT" before it binds; SIGTERM stops it.
 
@@ -22,17 +23,20 @@ int main(int argc, char** argv) {
     std::string directory;
     long write_timeout_ms = 20'000;
     long spool_above = 1024 * 1024;
+    long body_idle_ms = 20'000;
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--static" && i + 1 < argc) directory = argv[++i];
         if (arg == "--write-timeout" && i + 1 < argc) write_timeout_ms = std::stol(argv[++i]);
         if (arg == "--spool-above" && i + 1 < argc) spool_above = std::stol(argv[++i]);
+        if (arg == "--body-idle" && i + 1 < argc) body_idle_ms = std::stol(argv[++i]);
     }
 
     tern::config cfg;
     cfg.threads = 1;
     cfg.timeouts.write = std::chrono::milliseconds(write_timeout_ms);
     cfg.timeouts.drain = std::chrono::milliseconds(1000);
+    cfg.timeouts.body_idle = std::chrono::milliseconds(body_idle_ms);
     cfg.spool.body_above = static_cast<std::size_t>(spool_above);
     tern::app app(cfg);
 
