@@ -90,7 +90,8 @@ private:
 };
 
 // Small limits, so the fuzzer reaches them: 20 fields, 1 KiB of header, 8 streams, every
-// body spooled.
+// body in memory (spool_body_above 0), 64 bytes of bodies in memory before windows are held
+// back (http/body_memory.hpp).
 tern::config fuzz_settings() {
     tern::config c;
     c.limits.max_header_count = 20;
@@ -98,6 +99,7 @@ tern::config fuzz_settings() {
     c.limits.max_line_size = 512;
     c.http2.max_concurrent_streams = 8;
     c.spool.body_above = 0;
+    c.http2.max_body_memory = 64;
     return c;
 }
 

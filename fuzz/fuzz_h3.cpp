@@ -82,6 +82,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     settings.limits.max_header_count = 16;
     settings.limits.max_header_size = 1024;
     settings.limits.max_line_size = 256;
+    // Past 64 bytes of bodies in memory, streams' windows are held back (body_memory.hpp).
+    settings.http3.max_body_memory = 64;
     parser_limits limits;
     limits.max_header_count = 16;
     limits.max_header_size = 1024;

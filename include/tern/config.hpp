@@ -304,6 +304,11 @@ struct http3_config {
     /// body; a body that would pass it is answered 503 + Retry-After (its only spooled body
     /// is bounded by its body limit alone, as over HTTP/1.1). At least 1.
     std::uint64_t max_spooled_bytes = 64 * 1024 * 1024;
+    /// Bytes of request bodies one HTTP/3 connection may hold in memory, as
+    /// `http2_config::max_body_memory`: past it, a stream's flow-control window
+    /// (`stream_window`) is extended only as bodies are let go, not as they arrive; the body
+    /// still arriving that holds the most always gets its window (docs/http3.md). At least 1.
+    std::size_t max_body_memory = 4 * 1024 * 1024;
     /// Bytes of an answer the client must acknowledge per `timeouts_config::write` while the
     /// answer waits on it (its flow control or its acknowledgements, not the handler or a
     /// streamed body's producer); less, and the stream is reset (H3_REQUEST_CANCELLED). The

@@ -86,6 +86,7 @@ std::vector<std::string> config_faults(const config& c) {
     at_least(faults, c.http3.max_unacked, 1, "http3.max_unacked");
     at_least(faults, c.http3.max_open_files, 1, "http3.max_open_files");
     at_least(faults, c.http3.max_spooled_bytes, 1, "http3.max_spooled_bytes");
+    at_least(faults, c.http3.max_body_memory, 1, "http3.max_body_memory");
     for (const auto& files : c.static_files) {
         if (files.directory.empty()) faults.emplace_back("static_files needs a directory");
         if (files.hosted_path.empty() || files.hosted_path.front() != '/') {

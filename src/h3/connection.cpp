@@ -3,6 +3,7 @@
 #include "h3/connection.hpp"
 
 #include "h3/stream.hpp"
+#include "http/body_memory.hpp"
 #include "http/stream_budget.hpp"
 
 #include <tern/config.hpp>
@@ -225,6 +226,20 @@ bool h3_connection::may_spool(const h3_stream& stream, std::uint64_t bytes) cons
     return may_spool_beside(streams_, stream, bytes, h3_budget(host_.settings()));
 }
 
+bool h3_connection::may_take_more(const h3_stream& stream) {
+    if (detail::may_take_more(stream, streams_, host_.settings().http3.max_body_memory)) {
+        return true;
+    }
+    owing_ = true;
+    return false;
+}
+
+void h3_connection::settle_bodies() {
+    // Nothing to do for a connection none of whose streams was held back: one branch.
+    if (!owing_) return;
+    owing_ = settle_body_windows(streams_, host_.settings().http3.max_body_memory).owing;
+}
+
 bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) {
     const auto n = nghttp3_conn_read_stream(conn_, id, bytes.data(), bytes.size(), fin ? 1 : 0);
     if (n < 0) {
@@ -235,6 +250,7 @@ bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t
     }
     for (auto& s : std::exchange(continues_, {})) s->submit_continue();
     admit();
+    settle_bodies();  // a body that spooled or ended lets others go on
     return true;
 }
 
@@ -271,6 +287,7 @@ void h3_connection::on_stream_close(std::int64_t id, std::uint64_t code) {
     }
     cancelled_.erase(id);
     admit();  // what the stream held is let go
+    settle_bodies();
     if (!is_request(id)) return;
     if (!stream) {
         control_.release_stream(id);  // no request began on it
@@ -350,6 +367,7 @@ void h3_connection::check(std::chrono::steady_clock::time_point now) {
     for (auto& s : open) s->check(now);
     check_send_rate(now);
     if (!waiting_.empty()) admit();
+    settle_bodies();
     if (!polling_ && !places_.empty()) poll_work();
 }
 

@@ -80,6 +80,10 @@ public:
     /// Whether `stream` may hold `bytes` of spooled request body beside the other streams'
     /// (config::http3.max_spooled_bytes).
     bool may_spool(const h3_stream& stream, std::uint64_t bytes) const;
+    /// Whether `stream`, whose body just grew in memory, gets those bytes' window back now
+    /// (http3.max_body_memory, http/body_memory.hpp); when not, the connection remembers
+    /// that a stream owes.
+    bool may_take_more(const h3_stream& stream);
 
 private:
     struct callbacks;
@@ -94,6 +98,8 @@ private:
     void release_when_done(std::int64_t id, stream_exchange::work_left work);
     void poll_work();
     void check_send_rate(std::chrono::steady_clock::time_point now);
+    // Gives back the request-body windows owed that the connection's bodies now allow.
+    void settle_bodies();
 
     quic::stream_control& control_;
     protocol_host& host_;
@@ -107,6 +113,7 @@ private:
     std::vector<std::shared_ptr<h3_stream>> continues_;  // 100 Continue to send
     response_fields<nghttp3_nv> response_fields_;
     bool closing_ = false;
+    bool owing_ = false;         // some stream's request-body window is held back
     std::uint64_t failure_ = 0;  // the HTTP/3 error code of what nghttp3 refused
 
     // Rapid reset (docs/http3.md): the client's cancellations of request streams, counted

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <utility>
 
 // Last: nghttp3's functions through the table that loads it on first use.
 #include "h3/calls.hpp"
@@ -39,7 +40,23 @@ void h3_stream::on_head(bool ended) {
 
 void h3_stream::on_body(std::string_view data) {
     if (head_done_ && !refused_ && !answered_) last_read_ = clock::now();
+    const auto before = body_in_memory();
     take_body(data);
+    // Bytes kept in memory count against the connection's http3.max_body_memory; the
+    // credit of spooled or dropped ones comes back at once (the QUIC connection's).
+    if (body_in_memory() > before && !connection_->may_take_more(*this)) {
+        window_owed_ += data.size();
+        connection_->control().hold_window(id_, data.size());
+        return;
+    }
+    give_window();
+}
+
+void h3_stream::give_window() noexcept {
+    const auto n = std::exchange(window_owed_, 0);
+    if (n == 0 || !live()) return;
+    last_read_ = clock::now();
+    connection_->control().give_window(id_, n);
 }
 
 std::string_view h3_stream::remote_ip() const noexcept { return connection_->remote_ip(); }
@@ -252,7 +269,10 @@ void h3_stream::check(clock::time_point now) {
         return;
     }
     if (!request_ended_ && !refused_ && !answered_) {
-        if (now >= last_read_ + cfg.timeouts.body_idle) refuse(408);  // as over HTTP/1
+        // A body whose window the server holds back is waited for by the server, not idle.
+        if (window_owed_ == 0 && now >= last_read_ + cfg.timeouts.body_idle) {
+            refuse(408);  // as over HTTP/1
+        }
         return;
     }
     if (!answered_) return;  // the handler's: deferred, held

@@ -39,8 +39,12 @@ public:
     }
     /// The header section is complete; `ended`: the request has no body.
     void on_head(bool ended);
-    /// Body bytes.
+    /// Body bytes. Their window comes back at once, or is held back while the connection
+    /// holds its budget of bodies in memory (http3.max_body_memory).
     void on_body(std::string_view data);
+    /// Gives back the window the stream owes (http/body_memory.hpp); the body's idle time
+    /// starts again, as the server held it back.
+    void give_window() noexcept;
     /// The request's end (after the body or the trailers). nghttp3 tells a head that ends
     /// the stream twice (end_headers with fin, then end_stream): the second is ignored, so
     /// the request is not handed to the handler twice.

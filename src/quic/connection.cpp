@@ -116,10 +116,17 @@ struct connection::callbacks {
                            void* user_data, void* /*stream_user_data*/) {
         auto& c = self(user_data);
         const bool fin = (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0;
-        if (c.sink_ && !c.sink_->on_stream_data(id, {data, size}, fin)) {
-            return NGTCP2_ERR_CALLBACK_FAILURE;
-        }
-        ngtcp2_conn_extend_max_stream_offset(conn, id, size);
+        c.receiving_ = id;
+        c.held_back_ = 0;
+        const bool taken = !c.sink_ || c.sink_->on_stream_data(id, {data, size}, fin);
+        c.receiving_ = -1;
+        if (!taken) return NGTCP2_ERR_CALLBACK_FAILURE;
+        // The credit comes back as the bytes are read, but for request-body bytes the sink
+        // keeps past its budget (HTTP/3's http3.max_body_memory), whose stream credit waits
+        // for give_window. The connection's credit comes back whole: it is shared, and one
+        // stream's held bytes must not stop another that may go on.
+        const auto held = std::min<std::uint64_t>(std::exchange(c.held_back_, 0), size);
+        ngtcp2_conn_extend_max_stream_offset(conn, id, size - held);
         ngtcp2_conn_extend_max_offset(conn, size);
         return 0;
     }
@@ -433,6 +440,14 @@ void connection::release_stream(std::int64_t /*id*/) {
     ++released_requests_;
     ngtcp2_conn_extend_max_streams_bidi(native_->conn, 1);
     want_write();  // the MAX_STREAMS (inside a call of the connection's, the flush after it)
+}
+
+void connection::hold_window(std::int64_t id, std::uint64_t n) {
+    if (id == receiving_) held_back_ += n;
+}
+
+void connection::give_window(std::int64_t id, std::uint64_t n) {
+    if (ngtcp2_conn_extend_max_stream_offset(native_->conn, id, n) == 0) want_write();
 }
 
 void connection::want_write() {

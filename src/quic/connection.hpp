@@ -85,6 +85,8 @@ public:
     void shutdown_read(std::int64_t id, std::uint64_t code) override;
     void want_write() override;
     void release_stream(std::int64_t id) override;
+    void hold_window(std::int64_t id, std::uint64_t n) override;
+    void give_window(std::int64_t id, std::uint64_t n) override;
     /// Whether the completed handshake has been told to the server (once).
     bool announced() const noexcept { return announced_; }
     void announce() noexcept { announced_ = true; }
@@ -120,6 +122,9 @@ private:
     // The peer's request streams closed, and the places the sink gave back for them.
     std::uint64_t closed_requests_ = 0;
     std::uint64_t released_requests_ = 0;
+    // The stream whose data the sink is given now, and the bytes of it the sink holds back.
+    std::int64_t receiving_ = -1;
+    std::uint64_t held_back_ = 0;
 };
 
 }  // namespace tern::detail::quic

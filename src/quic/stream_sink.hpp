@@ -35,6 +35,12 @@ public:
     /// such stream, during or after on_stream_close; the connection gives back no more places
     /// than request streams have closed, whatever the sink says.
     virtual void release_stream(std::int64_t id) = 0;
+    /// Inside stream_sink::on_stream_data for stream `id`: `n` of the bytes given are kept
+    /// and their flow-control credit is held back (the peer's MAX_STREAM_DATA does not grow
+    /// by them) until give_window; the connection's credit comes back whole.
+    virtual void hold_window(std::int64_t id, std::uint64_t n) = 0;
+    /// Gives the peer `n` bytes of credit held back on stream `id` (MAX_STREAM_DATA).
+    virtual void give_window(std::int64_t id, std::uint64_t n) = 0;
 
 protected:
     ~stream_control() = default;
@@ -45,8 +51,9 @@ class stream_sink {
 public:
     virtual ~stream_sink() = default;
     /// Bytes of stream `id` in order; `fin`: the peer's side of the stream ended with them.
-    /// False: the connection cannot go on (it is closed with `failure()`'s application error
-    /// code, or QUIC's INTERNAL_ERROR when that is 0).
+    /// Their flow-control credit comes back at once, but for what the sink holds back
+    /// (stream_control::hold_window). False: the connection cannot go on (it is closed with
+    /// `failure()`'s application error code, or QUIC's INTERNAL_ERROR when that is 0).
     virtual bool on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) = 0;
     /// After a call returned false: the application error code to close the connection with
     /// (HTTP/3's, such as H3_FRAME_UNEXPECTED); 0: none.

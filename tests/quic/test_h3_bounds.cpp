@@ -1,7 +1,8 @@
 // What one HTTP/3 connection may hold, over a real UDP socket on 127.0.0.1 (docs/http3.md,
 // "What one connection may hold"): answers in memory the client has not acknowledged
 // (http3.max_unacked), open files (http3.max_open_files), spooled request bodies
-// (http3.max_open_files, http3.max_spooled_bytes). tests/support/quic_client plays a client
+// (http3.max_open_files, http3.max_spooled_bytes), request bodies in memory
+// (http3.max_body_memory). tests/support/quic_client plays a client
 // that opens many streams and reads nothing (it grants no flow-control window); the server
 // must run only the handlers its budget allows, keep serving others, and answer the rest
 // once the client reads. Built only with TERN_HTTP3.
@@ -230,6 +231,70 @@ TEST_CASE(
     CHECK(c.pump_until([&] { return c.stream(ids[0]).ended; }, 10s));
     CHECK(h3_status(c.stream(ids[0]).bytes) == 200);
     CHECK(h3_body(c.stream(ids[0]).bytes) == "4096");
+}
+
+TEST_CASE(
+    "h3 bounds: 100 unfinished uploads on one connection are let in no further than "
+    "http3.max_body_memory + a stream window each + one body, and all finish once the client "
+    "goes on",
+    "[http3]") {
+    constexpr std::size_t body = 900 * 1024;
+    constexpr std::size_t window = 64 * 1024;
+    constexpr int uploads = 100;
+    tern::config settings;
+    settings.http3.stream_window = window;
+    quic_app server(settings, tern_test::size_route);
+    quic_client c(server.port);
+    start_h3(c);
+
+    // Each stream: a POST declaring 900 KiB (kept in memory: under spool.body_above) and all
+    // of it sent, without the stream's end.
+    std::vector<std::int64_t> ids;
+    auto bytes = h3_post("/size", body);
+    const auto data = h3_data(std::string(body, 'u'));
+    bytes.insert(bytes.end(), data.begin(), data.end());
+    for (int i = 0; i < uploads; ++i) {
+        const auto id = c.open_bidi();
+        REQUIRE(id >= 0);
+        c.send(id, bytes, false);
+        ids.push_back(id);
+    }
+    // What the server took (acknowledged) of them: pumped until it takes nothing more for a
+    // second (30 s at most).
+    const auto taken = [&] {
+        std::uint64_t n = 0;
+        for (const auto id : ids) n += c.stream(id).acked;
+        return n;
+    };
+    const auto until = std::chrono::steady_clock::now() + 30s;
+    for (std::uint64_t before = ~std::uint64_t{0};
+         taken() != before && !c.closed() && std::chrono::steady_clock::now() < until;) {
+        before = taken();
+        pump_for(c, 1000ms);
+    }
+    // The budget, a stream window per stream still sending, the one body that passed the
+    // budget (at most spool.body_above), and the heads (a few dozen bytes each).
+    constexpr std::uint64_t budget = 4 * 1024 * 1024;  // http3.max_body_memory, its default
+    const std::uint64_t bound = budget + uploads * window + settings.spool.body_above;
+    INFO("taken: " << taken() << " of " << uploads * bytes.size() << ", bound " << bound << "; "
+                   << c.close_reason());
+    REQUIRE_FALSE(c.closed());
+    CHECK(taken() <= bound + uploads * 64);
+
+    // Another client is served meanwhile.
+    quic_client other(server.port);
+    start_h3(other);
+    CHECK(h3_status(h3_fetch(other, "/").bytes) == 200);
+
+    // The client ends every upload: each is answered, whole, in turn.
+    for (const auto id : ids) c.send(id, {}, true);
+    CHECK(c.pump_until([&] { return all_ended(c, ids); }, 120s));
+    int whole = 0;
+    for (const auto id : ids) {
+        const auto s = c.stream(id);
+        whole += h3_status(s.bytes) == 200 && h3_body(s.bytes) == std::to_string(body) ? 1 : 0;
+    }
+    CHECK(whole == uploads);
 }
 
 }  // namespace wire_test_h3_bounds

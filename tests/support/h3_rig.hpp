@@ -38,9 +38,13 @@ public:
     }
     void want_write() override { ++wakes; }
     void release_stream(std::int64_t id) override { released.push_back(id); }
+    void hold_window(std::int64_t id, std::uint64_t n) override { held[id] += n; }
+    void give_window(std::int64_t id, std::uint64_t n) override { given[id] += n; }
 
     std::vector<std::pair<std::int64_t, std::uint64_t>> resets, stops;
     std::vector<std::int64_t> released;  // request streams whose places were given back
+    // Request-body credit held back, and given back later, per stream.
+    std::map<std::int64_t, std::uint64_t> held, given;
     int wakes = 0;
 
 private:

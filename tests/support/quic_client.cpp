@@ -307,6 +307,12 @@ struct quic_client::state {
         return 0;
     }
 
+    static int acked(ngtcp2_conn* /*conn*/, std::int64_t id, std::uint64_t /*offset*/,
+                     std::uint64_t size, void* user_data, void* /*stream_user_data*/) {
+        self(user_data).streams[id].acked += size;
+        return 0;
+    }
+
     static int more_bidi(ngtcp2_conn* /*conn*/, std::uint64_t max_streams, void* user_data) {
         self(user_data).max_bidi = max_streams;
         return 0;
@@ -331,6 +337,7 @@ struct quic_client::state {
         cb.stream_close = stream_close;
         cb.stream_reset = stream_reset;
         cb.extend_max_local_streams_bidi = more_bidi;
+        cb.acked_stream_data_offset = acked;
         return cb;
     }
 };

@@ -28,6 +28,7 @@ public:
         bool reset = false;               ///< the server reset its side (RESET_STREAM)
         std::uint64_t reset_code = 0;     ///< the application error code of that reset
         bool closed = false;              ///< QUIC forgot the stream (both sides done)
+        std::uint64_t acked = 0;          ///< bytes the client sent that the server acknowledged
     };
 
     /// `stream_window`: the bytes the server may send on a request stream before the client
