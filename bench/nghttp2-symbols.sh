@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds libnghttp2 with symbols, for profiles only: Debian's libnghttp2.so.14 is stripped, so
 # callgrind can split nghttp2's share of a request only by address. This fetches Debian's own
-# source package of the installed version (the .dsc and its tarballs from deb.debian.org),
+# source package of the installed version (the .dsc and its tarballs from the Debian archive
+# this machine's apt uses: scripts/lib/debian-mirror.sh),
 # unpacks it with Debian's patches applied (dpkg-source -x), builds the library alone
 # (RelWithDebInfo) and prints the directory holding libnghttp2.so.14, to be put first with
 # LD_LIBRARY_PATH (bench/h2-instructions.py --library-path DIR --split). Nothing of it is
@@ -9,8 +10,9 @@
 #
 #   bench/nghttp2-symbols.sh [DIR=/tmp/tern-nghttp2-symbols]
 #
-# Needs curl, dpkg-source (dpkg-dev), cmake, ninja and a C compiler; reaches deb.debian.org.
+# Needs curl, dpkg-source (dpkg-dev), cmake, ninja and a C compiler; reaches that archive.
 set -euo pipefail
+mirror_of="$(cd "$(dirname "$0")/.." && pwd)/scripts/lib/debian-mirror.sh"
 dir=${1:-/tmp/tern-nghttp2-symbols}
 version=$(dpkg-query -W -f='${source:Version}' libnghttp2-14 2>/dev/null) ||
     { echo "nghttp2-symbols.sh: libnghttp2-14 is not installed" >&2; exit 1; }
@@ -25,10 +27,10 @@ cd "$dir"
 dsc="nghttp2_${version}.dsc"
 # A point release's package is in the main archive's pool, a security update's in the
 # security archive's.
-for base in http://deb.debian.org/debian http://deb.debian.org/debian-security; do
+for base in $("$mirror_of" main) $("$mirror_of" security 2>/dev/null || true); do
     if curl -sfO "$base/pool/main/n/nghttp2/$dsc"; then break; fi
 done
-[ -s "$dsc" ] || { echo "nghttp2-symbols.sh: no $dsc on deb.debian.org" >&2; exit 1; }
+[ -s "$dsc" ] || { echo "nghttp2-symbols.sh: no $dsc in this machine's Debian archives" >&2; exit 1; }
 for f in $(awk '/^Files:/ { f = 1; next } f && NF == 3 { print $3; next } f { f = 0 }' "$dsc"); do
     curl -sfO "$base/pool/main/n/nghttp2/$f" ||
         { echo "nghttp2-symbols.sh: cannot fetch $f" >&2; exit 1; }

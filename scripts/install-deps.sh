@@ -102,8 +102,10 @@ fi
 cache="${TERN_DEPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tern-deps}"
 apt_dir="$cache/apt"
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts" "$cache/debs"
+# The Debian archive this machine's apt already uses (its own mirror), for the trixie suite.
+mirror=$("$(dirname "$0")/lib/debian-mirror.sh" main)
 cat >"$apt_dir/sources.list" <<SOURCES
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main
 SOURCES
 : >"$apt_dir/status"
 apt_private=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
