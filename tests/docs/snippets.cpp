@@ -124,6 +124,10 @@ app.get("/users/{id}", h);             // one segment, ctx.path_param("id")
 app.get("/files/<path>", h);           // the rest of the path, slashes included
 app.get("/static/*", h);               // the rest of the path, not captured
 app.get("/a/*/c", h);                  // * in the middle: exactly one segment
+app.post("/users", h);                 // POST; and one setter per common method:
+app.put("/users/{id}", h);             // PUT
+app.patch("/users/{id}", h);           // PATCH
+app.del("/users/{id}", h);             // DELETE (`delete` is a C++ keyword)
 app.add("PROPFIND", "/dav/<path>", h); // any RFC 9110 method token
 }
 }  // namespace docs_routing
