@@ -8,6 +8,7 @@
 #include <tern/detail/convert.hpp>
 #include <tern/json.hpp>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -17,7 +18,8 @@ namespace tern {
 
 /// The JSON Schema of a parameter of type T, for the types the typed getters and the
 /// validation chains convert to (docs/validation.md): `bool` is a boolean, integers are
-/// integers (`int32`/`int64` by size; unsigned ones with `minimum: 0`), floating point is
+/// integers (signed ones `int32`/`int64` by size; unsigned ones with `minimum: 0` and their
+/// `maximum`, 32-bit ones as `int64`, since OpenAPI's formats are signed), floating point is
 /// a number (`float`/`double`), `std::string` a string.
 template <class T>
 json schema_of() {
@@ -32,9 +34,16 @@ json schema_of() {
                     {"format", sizeof(T) == sizeof(float) ? "float" : "double"}};
     } else {
         json schema{{"type", "integer"}};
-        if constexpr (sizeof(T) == 4) schema["format"] = "int32";
-        if constexpr (sizeof(T) == 8) schema["format"] = "int64";
-        if constexpr (std::is_unsigned_v<T>) schema["minimum"] = 0;
+        if constexpr (std::is_signed_v<T>) {
+            if constexpr (sizeof(T) == 4) schema["format"] = "int32";
+            if constexpr (sizeof(T) == 8) schema["format"] = "int64";
+        } else {
+            // OpenAPI's formats are signed: a 32-bit unsigned value needs int64, a 64-bit one
+            // fits no format, so its range is stated instead.
+            if constexpr (sizeof(T) == 4) schema["format"] = "int64";
+            schema["minimum"] = 0;
+            schema["maximum"] = std::numeric_limits<T>::max();
+        }
         return schema;
     }
 }

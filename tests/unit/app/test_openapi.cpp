@@ -130,8 +130,15 @@ TEST_CASE("a description's fields, typed parameters, bodies and responses are ke
 
 TEST_CASE("schema_of names the types the typed getters convert to", "[openapi]") {
     CHECK(tern::schema_of<int>() == json{{"type", "integer"}, {"format", "int32"}});
+    // OpenAPI's int32 and int64 are signed: an unsigned 32-bit value from 2^31, which tern's
+    // conversion accepts, is an int64 by the document, and an unsigned 64-bit one from 2^63
+    // fits neither format (none is named; the maximum says it).
     CHECK(tern::schema_of<unsigned>() ==
-          json{{"type", "integer"}, {"format", "int32"}, {"minimum", 0}});
+          json{{"type", "integer"}, {"format", "int64"}, {"minimum", 0}, {"maximum", 4294967295U}});
+    CHECK(tern::schema_of<unsigned long long>() ==
+          json{{"type", "integer"}, {"minimum", 0}, {"maximum", 18446744073709551615ULL}});
+    CHECK(tern::schema_of<unsigned short>() ==
+          json{{"type", "integer"}, {"minimum", 0}, {"maximum", 65535U}});
     CHECK(tern::schema_of<long long>() == json{{"type", "integer"}, {"format", "int64"}});
     CHECK(tern::schema_of<short>() == json{{"type", "integer"}});
     CHECK(tern::schema_of<double>() == json{{"type", "number"}, {"format", "double"}});
