@@ -455,7 +455,8 @@ app.get("/weather-callback", [upstream](tern::context& ctx) {
             if (r) {
                 c.text(r.response.body);
             } else {
-                c.status(502).text(r.message);
+                // r.failure says why (a tern::client_failure): a timeout is a 504.
+                c.status(r.failure == tern::client_failure::timed_out ? 504 : 502).text(r.message);
             }
         });
     });
