@@ -19,6 +19,7 @@ they live http3.handshake_timeout (5 s), so the measurement is made as soon as t
 held (the script warns when it took too long).
 """
 import argparse
+import contextlib
 import os
 import socket
 import subprocess
@@ -72,32 +73,48 @@ def per_datagram_us(pid: int, port: int, count: int, idle_window: float) -> floa
     return max(spent, 0.0) / max(count, 1) * 1e6
 
 
-def held_memory(args, work: str, cert: str, key: str, kind: str) -> tuple[int, int]:
-    """A fresh live's resident memory before and after the client holds `kind` connections."""
+@contextlib.contextmanager
+def live_server(args, work: str, cert: str, key: str):
+    """examples/live with HTTP/3 on a free port, listening on UDP: (pid, port)."""
     port = free_port()
     live = subprocess.Popen([args.live, str(port), "--cert", cert, "--key", key, "--http3"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=work)
     try:
         wait_udp(port, live.pid)
         time.sleep(0.3)
-        before = rss_kib(live.pid)
-        env = dict(os.environ, TERN_HALF_OPEN_PORT=str(port),
-                   TERN_HALF_OPEN_COUNT=str(args.count), TERN_HALF_OPEN_KIND=kind)
-        client = subprocess.Popen(
-            [args.wire_tests, "bench: hold QUIC connections for bench/h3-half-open.py"],
-            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        for line in client.stdout:
+        yield live.pid, port
+    finally:
+        live.terminate()
+        live.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def held_connections(args, port: int, kind: str):
+    """The wire-test binary's hidden client holding args.count `kind` connections (half-open
+    or established) to `port` while the block runs."""
+    env = dict(os.environ, TERN_HALF_OPEN_PORT=str(port), TERN_HALF_OPEN_COUNT=str(args.count),
+               TERN_HALF_OPEN_KIND=kind)
+    client = subprocess.Popen(
+        [args.wire_tests, "bench: hold QUIC connections for bench/h3-half-open.py"],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        for line in client.stdout:  # Catch2 prints its filter first
             if "half-open: ready" in line:
                 break
         else:
             sys.exit("h3-half-open: the client ended before it was ready")
-        after = rss_kib(live.pid)
+        yield
+    finally:
         client.stdin.close()
         client.wait(timeout=30)
-        return before, after
-    finally:
-        live.terminate()
-        live.wait(timeout=30)
+
+
+def held_memory(args, work: str, cert: str, key: str, kind: str) -> tuple[int, int]:
+    """A fresh live's resident memory before and after the client holds `kind` connections."""
+    with live_server(args, work, cert, key) as (pid, port):
+        before = rss_kib(pid)
+        with held_connections(args, port, kind):
+            return before, rss_kib(pid)
 
 
 def main() -> None:
@@ -114,35 +131,16 @@ def main() -> None:
     args.live, args.wire_tests = os.path.abspath(args.live), os.path.abspath(args.wire_tests)
     with tempfile.TemporaryDirectory() as work:
         cert, key = self_signed(work, "127.0.0.1")
-        port = free_port()
-        live = subprocess.Popen([args.live, str(port), "--cert", cert, "--key", key, "--http3"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=work)
-        try:
-            wait_udp(port, live.pid)
-            time.sleep(0.3)
-            empty = per_datagram_us(live.pid, port, args.datagrams, args.idle)
-            before = rss_kib(live.pid)
-            env = dict(os.environ, TERN_HALF_OPEN_PORT=str(port),
-                       TERN_HALF_OPEN_COUNT=str(args.count))
-            attacker = subprocess.Popen(
-                [args.wire_tests, "bench: hold QUIC connections for bench/h3-half-open.py"],
-                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        with live_server(args, work, cert, key) as (pid, port):
+            empty = per_datagram_us(pid, port, args.datagrams, args.idle)
+            before = rss_kib(pid)
             made = time.monotonic()
-            for line in attacker.stdout:  # Catch2 prints its filter first
-                if "half-open: ready" in line:
-                    break
-            else:
-                sys.exit("h3-half-open: the attacker ended before it was ready")
-            after = rss_kib(live.pid)
-            held = per_datagram_us(live.pid, port, args.datagrams, args.idle)
-            if time.monotonic() - made > 4.5:
-                print("h3-half-open: warning: the measurement outlasted some connections' "
-                      "handshake timeout (5 s)")
-            attacker.stdin.close()
-            attacker.wait(timeout=30)
-        finally:
-            live.terminate()
-            live.wait(timeout=30)
+            with held_connections(args, port, "half-open"):
+                after = rss_kib(pid)
+                held = per_datagram_us(pid, port, args.datagrams, args.idle)
+                if time.monotonic() - made > 4.5:
+                    print("h3-half-open: warning: the measurement outlasted some connections' "
+                          "handshake timeout (5 s)")
         established = held_memory(args, work, cert, key, "established") if args.established else None
     print(f"garbage datagram, no connection:      {empty:6.2f} us of server CPU")
     print(f"garbage datagram, {args.count} half-open:   {held:6.2f} us of server CPU")
