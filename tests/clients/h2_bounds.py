@@ -120,32 +120,29 @@ class conn:
         except OSError:
             self.closed = True
 
-    def get(self, path, count=1):
+    def open_streams(self, method, path, count, end):
+        """Opens `count` streams of `method` requests for `path` (a HEADERS frame each, with
+        END_STREAM when `end`); returns their ids."""
         frames, ids = [], []
         for _ in range(count):
             f = HeadersFrame(self.next_id)
-            f.data = self.enc.encode([(":method", "GET"), (":scheme", "http"),
+            f.data = self.enc.encode([(":method", method), (":scheme", "http"),
                                       (":authority", "localhost"), (":path", path)])
-            f.flags = {"END_STREAM", "END_HEADERS"}
+            f.flags = {"END_STREAM", "END_HEADERS"} if end else {"END_HEADERS"}
             frames.append(f)
             ids.append(self.next_id)
             self.next_id += 2
         self.send(*frames)
         return ids
 
+    def get(self, path, count=1):
+        return self.open_streams("GET", path, count, end=True)
+
     def post(self, path, count=1):
         """Opens `count` POST streams whose bodies follow (upload())."""
-        frames, ids = [], []
-        for _ in range(count):
-            f = HeadersFrame(self.next_id)
-            f.data = self.enc.encode([(":method", "POST"), (":scheme", "http"),
-                                      (":authority", "localhost"), (":path", path)])
-            f.flags = {"END_HEADERS"}
-            frames.append(f)
-            ids.append(self.next_id)
-            self.stream_window[self.next_id] = STREAM_WINDOW
-            self.next_id += 2
-        self.send(*frames)
+        ids = self.open_streams("POST", path, count, end=False)
+        for s in ids:
+            self.stream_window[s] = STREAM_WINDOW
         return ids
 
     def upload(self, left, end, quiet=1.0, limit=60.0):
