@@ -12,7 +12,6 @@
 
 #include "h2/connection_impl.hpp"
 #include "h2/stream.hpp"
-#include "http/body_memory.hpp"
 #include "http/stream_budget.hpp"
 
 #include <tern/config.hpp>
@@ -55,19 +54,12 @@ bool h2_connection::may_spool(const h2_stream& stream, std::uint64_t bytes) cons
 }
 
 bool h2_connection::may_take_more(const h2_stream& stream) {
-    if (detail::may_take_more(stream, streams_, host_.settings().http2.max_body_memory)) {
-        return true;
-    }
-    owing_ = true;
-    return false;
+    return owed_.may_take_more(stream, streams_, host_.settings().http2.max_body_memory);
 }
 
 bool h2_connection::settle_bodies() {
-    // Nothing to do for a connection none of whose streams was held back: one branch.
-    if (!owing_ || broken_ || ended_) return false;
-    const auto done = settle_body_windows(streams_, host_.settings().http2.max_body_memory);
-    owing_ = done.owing;
-    return done.given;
+    if (broken_ || ended_) return false;
+    return owed_.settle(streams_, host_.settings().http2.max_body_memory);
 }
 
 bool h2_connection::pull_frames(std::string& out, std::size_t max) {

@@ -6,6 +6,7 @@
 #include "h2/flood_guard.hpp"
 #include "h2/session_memory.hpp"
 #include "h2/stream_order.hpp"
+#include "http/body_memory.hpp"
 #include "http/field_section.hpp"
 
 #include <nghttp2/nghttp2.h>
@@ -117,7 +118,7 @@ private:
     // epoch when it has not.
     clock::time_point shutdown_notice_at_{};
     std::size_t answered_ = 0;
-    bool owing_ = false;       // some stream's request-body window is held back
+    body_windows_owed owed_;   // request-body windows held back (http2.max_body_memory)
     bool busy_ = false;        // inside receive or pull: no wake-up needed
     bool broken_ = false;      // nghttp2 reported a fatal error
     bool going_away_ = false;  // GOAWAY sent: the connection ends with its streams

@@ -3,7 +3,6 @@
 #include "h3/connection.hpp"
 
 #include "h3/stream.hpp"
-#include "http/body_memory.hpp"
 #include "http/stream_budget.hpp"
 
 #include <tern/config.hpp>
@@ -227,17 +226,11 @@ bool h3_connection::may_spool(const h3_stream& stream, std::uint64_t bytes) cons
 }
 
 bool h3_connection::may_take_more(const h3_stream& stream) {
-    if (detail::may_take_more(stream, streams_, host_.settings().http3.max_body_memory)) {
-        return true;
-    }
-    owing_ = true;
-    return false;
+    return owed_.may_take_more(stream, streams_, host_.settings().http3.max_body_memory);
 }
 
 void h3_connection::settle_bodies() {
-    // Nothing to do for a connection none of whose streams was held back: one branch.
-    if (!owing_) return;
-    owing_ = settle_body_windows(streams_, host_.settings().http3.max_body_memory).owing;
+    owed_.settle(streams_, host_.settings().http3.max_body_memory);
 }
 
 bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t> bytes, bool fin) {

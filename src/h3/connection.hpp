@@ -4,6 +4,7 @@
 // h3_stream handed to request_handler::handle. Transport-free: the QUIC connection below is
 // reached through quic::stream_control, the loop through protocol_host. Private to src/h3.
 
+#include "http/body_memory.hpp"
 #include "http/field_section.hpp"
 #include "http/protocol_host.hpp"
 #include "http/stream_exchange.hpp"
@@ -113,7 +114,7 @@ private:
     std::vector<std::shared_ptr<h3_stream>> continues_;  // 100 Continue to send
     response_fields<nghttp3_nv> response_fields_;
     bool closing_ = false;
-    bool owing_ = false;         // some stream's request-body window is held back
+    body_windows_owed owed_;     // request-body windows held back (http3.max_body_memory)
     std::uint64_t failure_ = 0;  // the HTTP/3 error code of what nghttp3 refused
 
     // Rapid reset (docs/http3.md): the client's cancellations of request streams, counted

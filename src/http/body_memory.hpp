@@ -95,4 +95,28 @@ body_windows settle_body_windows(const Streams& streams, std::uint64_t budget) {
     return done;
 }
 
+/// A connection's side of the rule: whether some stream's window is held back, so that a
+/// connection none of whose streams was held back settles with one branch.
+class body_windows_owed {
+public:
+    /// may_take_more, remembering a stream held back.
+    template <class Stream, class Streams>
+    bool may_take_more(const Stream& stream, const Streams& streams, std::uint64_t budget) {
+        if (detail::may_take_more(stream, streams, budget)) return true;
+        owing_ = true;
+        return false;
+    }
+    /// settle_body_windows when some stream owes: whether some window was given back.
+    template <class Streams>
+    bool settle(const Streams& streams, std::uint64_t budget) {
+        if (!owing_) return false;
+        const body_windows done = settle_body_windows(streams, budget);
+        owing_ = done.owing;
+        return done.given;
+    }
+
+private:
+    bool owing_ = false;
+};
+
 }  // namespace tern::detail
