@@ -124,8 +124,10 @@ void server::forget_cid(const std::string& key) {
 }
 
 void server::schedule(connection* c, held& h) {
+    const auto at = c->expiry();
+    if (at == h.expiry) return;  // unchanged: the set stays as it is
     if (h.expiry != never) by_expiry_.erase({h.expiry, c});
-    h.expiry = c->expiry();
+    h.expiry = at;
     if (h.expiry != never) by_expiry_.emplace(h.expiry, c);
 }
 
