@@ -1,0 +1,191 @@
+// The HPACK encoder of responses (RFC 7541 6), and its indexing policy: which fields go into
+// the dynamic table, which stay literals, which are never indexed.
+
+#include "h2/hpack.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+namespace tern::h2::hpack {
+
+namespace {
+
+// What a field's name says about indexing its value.
+enum class policy {
+    literal,  // values change per response: indexing them would only churn the table
+    index,    // few values per connection, repeated across responses
+    never,    // credentials (RFC 7541 7.1.3)
+};
+
+// Response fields whose values repeat across responses. Anything else (date,
+// content-length, etag, last-modified, set-cookie, location, content-range, expires, age,
+// custom fields, ...) is a literal.
+constexpr std::array<std::string_view, 20> indexed_names = {
+    "server",
+    "content-type",
+    "cache-control",
+    "vary",
+    "content-encoding",
+    "content-language",
+    "accept-ranges",
+    "access-control-allow-origin",
+    "access-control-allow-credentials",
+    "access-control-allow-methods",
+    "access-control-allow-headers",
+    "access-control-expose-headers",
+    "access-control-max-age",
+    "strict-transport-security",
+    "x-content-type-options",
+    "x-frame-options",
+    "referrer-policy",
+    "cross-origin-opener-policy",
+    "cross-origin-resource-policy",
+    "alt-svc",
+};
+
+policy policy_of(std::string_view name) noexcept {
+    if (name == "authorization" || name == "proxy-authorization") return policy::never;
+    for (const auto indexed : indexed_names) {
+        if (indexed == name) return policy::index;
+    }
+    return policy::literal;
+}
+
+// A field larger than this share of the table is not inserted: it would push out the
+// several smaller fields that repeat more often.
+constexpr std::uint32_t largest_share = 4;
+
+void append_string(std::string& out, std::string_view s) {
+    const std::size_t coded = huffman_encoded_size(s);
+    if (coded < s.size()) {
+        append_integer(out, 0x80, 7, static_cast<std::uint32_t>(coded));
+        huffman_encode(s, out);
+    } else {
+        append_integer(out, 0x00, 7, static_cast<std::uint32_t>(s.size()));
+        out.append(s);
+    }
+}
+
+constexpr std::uint32_t default_table_size = 4096;  // SETTINGS_HEADER_TABLE_SIZE's initial value
+
+}  // namespace
+
+void append_integer(std::string& out, std::uint8_t first_byte, unsigned prefix_bits,
+                    std::uint32_t value) {
+    const std::uint32_t mask = (1U << prefix_bits) - 1;
+    if (value < mask) {
+        out.push_back(static_cast<char>(first_byte | value));
+        return;
+    }
+    out.push_back(static_cast<char>(first_byte | mask));
+    value -= mask;
+    while (value >= 0x80) {
+        out.push_back(static_cast<char>((value & 0x7fU) | 0x80U));
+        value >>= 7;
+    }
+    out.push_back(static_cast<char>(value));
+}
+
+encoder::encoder(std::uint32_t max_table_size) : table_(max_table_size), own_max_(max_table_size) {
+    table_.set_capacity(std::min(max_table_size, default_table_size));
+    smallest_ = table_.capacity();
+}
+
+void encoder::set_peer_max_table_size(std::uint32_t size) noexcept {
+    table_.set_capacity(std::min(own_max_, size));
+    smallest_ = std::min(smallest_, table_.capacity());
+}
+
+void encoder::begin_block(std::string& out) {
+    // RFC 7541 4.2: the smallest size used since the last block, when it was smaller than
+    // both the one the peer knows and the final one, then the final one.
+    const std::uint32_t now = table_.capacity();
+    if (smallest_ < now && smallest_ < signalled_) append_integer(out, 0x20, 5, smallest_);
+    if (now != signalled_ || smallest_ < now) append_integer(out, 0x20, 5, now);
+    signalled_ = now;
+    smallest_ = now;
+}
+
+void encoder::status(int code, std::string& out) {
+    // The static table's :status entries (RFC 7541 Appendix A, indices 8 to 14).
+    switch (code) {
+        case 200:
+            out.push_back(static_cast<char>(0x80 | 8));
+            return;
+        case 204:
+            out.push_back(static_cast<char>(0x80 | 9));
+            return;
+        case 206:
+            out.push_back(static_cast<char>(0x80 | 10));
+            return;
+        case 304:
+            out.push_back(static_cast<char>(0x80 | 11));
+            return;
+        case 400:
+            out.push_back(static_cast<char>(0x80 | 12));
+            return;
+        case 404:
+            out.push_back(static_cast<char>(0x80 | 13));
+            return;
+        case 500:
+            out.push_back(static_cast<char>(0x80 | 14));
+            return;
+        default:
+            break;
+    }
+    // A literal without indexing, named by index 8: three digits gain nothing from Huffman.
+    std::array<char, 12> digits{};
+    const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), code).ptr;
+    out.push_back(0x08);
+    const auto size = static_cast<std::size_t>(end - digits.data());
+    append_integer(out, 0x00, 7, static_cast<std::uint32_t>(size));
+    out.append(digits.data(), size);
+}
+
+void encoder::field(std::string_view name, std::string_view value, std::string& out,
+                    bool never_index) {
+    const policy p = never_index ? policy::never : policy_of(name);
+    const static_match in_static = find_static(name, value);
+    if (in_static.full && p != policy::never) {
+        out.push_back(static_cast<char>(0x80U | in_static.index));  // 6.1
+        return;
+    }
+    std::uint32_t name_index = in_static.index;
+    if (p == policy::index) {
+        for (std::size_t i = 0; i < table_.count(); ++i) {
+            if (table_.equals(i, name, value)) {
+                append_integer(out, 0x80, 7,
+                               static_cast<std::uint32_t>(static_table_length + 1 + i));
+                return;
+            }
+        }
+    }
+    if (name_index == 0) {
+        // A name the static table lacks may be in the dynamic one, with another value.
+        for (std::size_t i = 0; i < table_.count(); ++i) {
+            if (table_.name_equals(i, name)) {
+                name_index = static_cast<std::uint32_t>(static_table_length + 1 + i);
+                break;
+            }
+        }
+    }
+    const std::size_t entry_size = name.size() + value.size() + entry_overhead;
+    if (p == policy::index && entry_size <= table_.capacity() / largest_share) {
+        literal(0x40, 6, name_index, name, value, out);  // 6.2.1, with incremental indexing
+        table_.insert(name, value);
+    } else if (p == policy::never) {
+        literal(0x10, 4, name_index, name, value, out);  // 6.2.3, never indexed
+    } else {
+        literal(0x00, 4, name_index, name, value, out);  // 6.2.2, without indexing
+    }
+}
+
+void encoder::literal(std::uint8_t first_byte, unsigned prefix_bits, std::uint32_t name_index,
+                      std::string_view name, std::string_view value, std::string& out) {
+    append_integer(out, first_byte, prefix_bits, name_index);
+    if (name_index == 0) append_string(out, name);
+    append_string(out, value);
+}
+
+}  // namespace tern::h2::hpack
