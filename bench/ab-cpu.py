@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import CLK_TCK, cpu_ticks  # noqa: E402  (bench/lib, beside this script)
 from load import parse_wrk  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 
 def main() -> None:
@@ -30,7 +31,7 @@ def main() -> None:
     procs = {}
     for k, b in bins.items():
         args = ["taskset", "-c", "1", b, str(ports[k])] + (["1", www] if k != "ceiling" else [])
-        procs[k] = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs[k] = groups.start(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1)
     pipeline = str(Path(__file__).resolve().parent / "wrk" / "pipeline.lua")
     shapes = [("keepalive", ["-t1", "-c100"], []), ("levtus", ["-t4", "-c400"], []),

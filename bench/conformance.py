@@ -31,6 +31,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH / "lib"))
 from servers import Peers, stop_proc  # noqa: E402  (bench/lib, beside this script)
 import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 SUITES = {"HTTP/1.1": BENCH.parent / "tests" / "conformance" / "http1.py",
           "HTTP/2": BENCH.parent / "tests" / "conformance" / "h2.py",
@@ -83,30 +84,28 @@ def wait_ready(proc: subprocess.Popen, port: int, h2c: bool) -> bool:
 
 
 def start_ws(name: str, port: int, live_app: Path):
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
-             "start_new_session": True}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     if name == "tern":
         if not live_app.exists():
             return None, f"{live_app} was not built"
-        return subprocess.Popen([str(live_app), "--threads", "1", str(port)], **quiet), ""
+        return groups.start([str(live_app), "--threads", "1", str(port)], **quiet), ""
     if name == "node":
         if not Path("/usr/share/nodejs/ws").exists():
             return None, "node-ws is not installed"
-        return subprocess.Popen(["node", str(BENCH / "peers" / "node" / "ws.js"), str(port)],
-                                env=dict(os.environ, NODE_PATH="/usr/share/nodejs"),
-                                **quiet), ""
-    return subprocess.Popen(["/usr/bin/python3", str(BENCH / "peers" / "python" /
-                                                     "ws_server.py"), str(port)], **quiet), ""
+        return groups.start(["node", str(BENCH / "peers" / "node" / "ws.js"), str(port)],
+                            env=dict(os.environ, NODE_PATH="/usr/share/nodejs"),
+                            **quiet), ""
+    return groups.start(["/usr/bin/python3", str(BENCH / "peers" / "python" /
+                                                 "ws_server.py"), str(port)], **quiet), ""
 
 
 def start(name: str, port: int, h2c: bool, peers: Peers, hello: Path, work: Path):
     """The server `name` on port, for the HTTP/1.1 suite or (h2c) the HTTP/2 one; None with
     the reason when it cannot run."""
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
-             "start_new_session": True}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     if name == "tern":  # hello serves HTTP/1.1 and h2c (prior knowledge) on one port
-        return subprocess.Popen([str(hello), str(port)],
-                                cwd=BENCH.parent / "examples" / "hello", **quiet), ""
+        return groups.start([str(hello), str(port)],
+                            cwd=BENCH.parent / "examples" / "hello", **quiet), ""
     why = peers.available(name)
     if why:
         return None, why
@@ -116,10 +115,10 @@ def start(name: str, port: int, h2c: bool, peers: Peers, hello: Path, work: Path
                                                  f"listen 127.0.0.1:{port} http2 "))
         for d in ("nginx-body", "nginx-proxy", "nginx-fastcgi", "nginx-uwsgi", "nginx-scgi"):
             (work / d).mkdir(exist_ok=True)
-        return subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work), "-e",
-                                 str(work / "nginx-error.log")], **quiet), ""
+        return groups.start(["nginx", "-c", str(conf), "-p", str(work), "-e",
+                             str(work / "nginx-error.log")], **quiet), ""
     if h2c and name == "node":
-        return subprocess.Popen(["node", "-e", NODE_H2C, str(port)], **quiet), ""
+        return groups.start(["node", "-e", NODE_H2C, str(port)], **quiet), ""
     if h2c and name == "go":
         return None, "bench's Go peer serves HTTP/1.1 only (no h2c handler)"
     return peers.spawn(name, port, None, work / f"{name}.log"), ""

@@ -37,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit, stop_groups  # noqa: E402
 import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -103,17 +104,16 @@ def main():
         NGINX_CONF.format(work=work, upstream=upstream, port=nginx_port))
     procs = {}
     try:
-        procs["upstream"] = subprocess.Popen(
+        procs["upstream"] = groups.start(
             ["taskset", "-c", "1", os.path.abspath(args.hello), str(upstream)], cwd=work,
-            stdout=subprocess.DEVNULL, start_new_session=True)
+            stdout=subprocess.DEVNULL)
         wait_up(upstream, "/")
-        procs["gateway"] = subprocess.Popen(
+        procs["gateway"] = groups.start(
             ["taskset", "-c", "0", os.path.abspath(args.gateway), str(gw_port), "--upstream",
              f"http://127.0.0.1:{upstream}"], stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
-        procs["nginx"] = subprocess.Popen(
-            ["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p", work],
-            start_new_session=True)
+            stderr=subprocess.DEVNULL)
+        procs["nginx"] = groups.start(
+            ["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p", work])
         ports = {"gateway": gw_port, "nginx": nginx_port}
         for name in ports:
             wait_up(ports[name], "/api/")

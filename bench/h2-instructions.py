@@ -36,6 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "lib"))
 from common import callgrind_total, free_port, self_signed_cert  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 def h2o_conf(work, port):
     # bench/h2.py's configuration, run as root so that h2o can still write callgrind's file
@@ -128,8 +129,7 @@ def one_run(server, hello, work, path, requests, library_path=None):
     if server == "tern" and library_path:
         env["LD_LIBRARY_PATH"] = ":".join(filter(None, [library_path,
                                                         env.get("LD_LIBRARY_PATH")]))
-    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True, env=env)
+    proc = groups.start(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
         wait_up(port, path)
         said = subprocess.run(["h2load", "-t1", "-c100", "-m10", f"-n{requests}",

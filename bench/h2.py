@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
                     self_signed_cert, stop_groups)
 import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -130,14 +131,14 @@ def main():
     ports = {name: free_port() for name in SERVERS}
     (work / "nginx.conf").write_text(NGINX_CONF.format(work=work, port=ports["nginx"]))
     (work / "h2o.conf").write_text(H2O_CONF.format(work=work, port=ports["h2o"]))
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     procs = {
-        "tern": subprocess.Popen(["taskset", "-c", "0", os.path.abspath(args.hello),
-                                  str(ports["tern"]), "--cert", work / "cert.pem", "--key",
-                                  work / "key.pem"], cwd=work, **quiet),
-        "nginx": subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p",
-                                   work, "-e", work / "nginx-error.log"], **quiet),
-        "h2o": subprocess.Popen(["taskset", "-c", "0", "h2o", "-c", work / "h2o.conf"], **quiet),
+        "tern": groups.start(["taskset", "-c", "0", os.path.abspath(args.hello),
+                              str(ports["tern"]), "--cert", work / "cert.pem", "--key",
+                              work / "key.pem"], cwd=work, **quiet),
+        "nginx": groups.start(["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p",
+                               work, "-e", work / "nginx-error.log"], **quiet),
+        "h2o": groups.start(["taskset", "-c", "0", "h2o", "-c", work / "h2o.conf"], **quiet),
     }
     try:
         for name in SERVERS:

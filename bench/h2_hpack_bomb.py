@@ -20,6 +20,10 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 import hpack
 from hyperframe.frame import ContinuationFrame, Frame, HeadersFrame, SettingsFrame
@@ -97,7 +101,7 @@ def main():
     ap.add_argument("app")
     args = ap.parse_args()
     port = free_port()
-    proc = subprocess.Popen([args.app, str(port), "1"], stdout=subprocess.DEVNULL)
+    proc = groups.start([args.app, str(port), "1"], stdout=subprocess.DEVNULL)
     try:
         deadline = time.time() + 10
         while True:

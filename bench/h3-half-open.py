@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 from certs import self_signed  # noqa: E402  (tests/support)
 from common import free_port, status_fields  # noqa: E402  (bench/lib)
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -77,8 +78,8 @@ def per_datagram_us(pid: int, port: int, count: int, idle_window: float) -> floa
 def live_server(args, work: str, cert: str, key: str):
     """examples/live with HTTP/3 on a free port, listening on UDP: (pid, port)."""
     port = free_port()
-    live = subprocess.Popen([args.live, str(port), "--cert", cert, "--key", key, "--http3"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=work)
+    live = groups.start([args.live, str(port), "--cert", cert, "--key", key, "--http3"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=work)
     try:
         wait_udp(port, live.pid)
         time.sleep(0.3)
@@ -94,7 +95,7 @@ def held_connections(args, port: int, kind: str):
     or established) to `port` while the block runs."""
     env = dict(os.environ, TERN_HALF_OPEN_PORT=str(port), TERN_HALF_OPEN_COUNT=str(args.count),
                TERN_HALF_OPEN_KIND=kind)
-    client = subprocess.Popen(
+    client = groups.start(
         [args.wire_tests, "bench: hold QUIC connections for bench/h3-half-open.py"],
         env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:

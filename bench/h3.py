@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
                     stop_groups)
 import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 REPO = Path(__file__).resolve().parent.parent
 PUBLIC = REPO / "examples" / "live" / "public"
@@ -126,16 +127,16 @@ def main():
     ports = {name: free_port() for name in SERVERS}
     (work / "Caddyfile").write_text(CADDYFILE.format(work=work, port=ports["caddy"],
                                                      public=PUBLIC))
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     servers = {
-        "tern": subprocess.Popen(["taskset", "-c", "0", os.path.abspath(args.live),
-                                  str(ports["tern"]), "--cert", work / "cert.pem", "--key",
-                                  work / "key.pem", "--http3"], **quiet),
-        "caddy": subprocess.Popen(["taskset", "-c", "0", "caddy", "run", "--config",
-                                   work / "Caddyfile", "--adapter", "caddyfile"],
-                                  env=dict(os.environ, GOMAXPROCS="1", HOME=str(work),
-                                           XDG_DATA_HOME=str(work), XDG_CONFIG_HOME=str(work)),
-                                  **quiet),
+        "tern": groups.start(["taskset", "-c", "0", os.path.abspath(args.live),
+                              str(ports["tern"]), "--cert", work / "cert.pem", "--key",
+                              work / "key.pem", "--http3"], **quiet),
+        "caddy": groups.start(["taskset", "-c", "0", "caddy", "run", "--config",
+                               work / "Caddyfile", "--adapter", "caddyfile"],
+                              env=dict(os.environ, GOMAXPROCS="1", HOME=str(work),
+                                       XDG_DATA_HOME=str(work), XDG_CONFIG_HOME=str(work)),
+                              **quiet),
     }
     try:
         for name in SERVERS:

@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import free_port, status_fields  # noqa: E402  (bench/lib, beside this script)
 from servers import wait_ready  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 
 def rss_mib(pid: int) -> float:
@@ -55,7 +56,7 @@ def main() -> None:
     ap.add_argument("bench_app")
     a = ap.parse_args()
     port = free_port()
-    server = subprocess.Popen([a.bench_app, str(port), "1"], stdout=subprocess.DEVNULL)
+    server = groups.start([a.bench_app, str(port), "1"], stdout=subprocess.DEVNULL)
     try:
         if not wait_ready(server, port, timeout=10):
             sys.exit("held-memory: bench_app did not start")

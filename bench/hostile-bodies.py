@@ -31,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import free_port, status_fields  # noqa: E402  (bench/lib, beside this script)
 from servers import wait_ready  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -172,7 +173,7 @@ def main() -> None:
             # A fresh server per run: memory a previous body left with the allocator would
             # otherwise be reused and hide this body's peak.
             port = free_port()
-            server = subprocess.Popen([a.server, str(port), "1"], stdout=subprocess.DEVNULL)
+            server = groups.start([a.server, str(port), "1"], stdout=subprocess.DEVNULL)
             try:
                 if not wait_ready(server, port, timeout=10):
                     sys.exit("hostile-bodies: the server did not start")

@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 from load import idle_connections  # noqa: E402  (bench/lib, beside this script)
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 
 def rss_kib(pid: int) -> int:
@@ -34,8 +35,8 @@ def rss_kib(pid: int) -> int:
 
 def measure(binary: str, conns: int) -> float:
     port = procs.free_port()
-    proc = subprocess.Popen(["taskset", "-c", "1", binary, str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = groups.start(["taskset", "-c", "1", binary, str(port)],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         procs.wait_for_port(port, proc)
         time.sleep(0.3)

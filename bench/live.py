@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import BENCH, CLK_TCK, ROOT, cpu_busy_ticks, cpu_ticks, free_port, log, machine_info, mem_of, parse_cpus, proc_tree, raise_fd_limit  # noqa: E402
 from report import fmt_num, fmt_x, med, paired  # noqa: E402
 from servers import stop_proc, wait_ready  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP = (select.EPOLLIN, select.EPOLLOUT, select.EPOLLERR,
@@ -95,9 +96,9 @@ class Server:
             cmd = ["node", str(BENCH / "peers/node/sse.js"), str(self.port)]
         self.cmd = cmd
         with open(out / f"{name}.log", "ab") as log_file:
-            self.proc = subprocess.Popen(["taskset", "-c", a.server_cpus] + cmd, env=env,
-                                         stdout=log_file, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+            self.proc = groups.start(["taskset", "-c", a.server_cpus] + cmd, env=env,
+                                     stdout=log_file, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
         if not wait_ready(self.proc, self.port, timeout=15):
             self.stop()
             raise RuntimeError(f"{name} did not answer GET / (see {out / (name + '.log')})")

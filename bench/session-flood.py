@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import free_port, status_fields  # noqa: E402  (bench/lib, beside this script)
 from servers import wait_ready  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 
 def rss_mib(pid: int) -> float:
@@ -42,7 +43,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=100_000)
     args = ap.parse_args()
     port = free_port()
-    p = subprocess.Popen([args.app, str(port)], stdout=subprocess.DEVNULL)
+    p = groups.start([args.app, str(port)], stdout=subprocess.DEVNULL)
     try:
         if not wait_ready(p, port):
             sys.exit("session-flood: the app did not start")

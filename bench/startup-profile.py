@@ -24,13 +24,18 @@ import re
 import socket
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 
 def first_answer_ms(server: str, port: int, cwd: str | None) -> float | None:
     t0 = time.perf_counter()
-    proc = subprocess.Popen([server, str(port)], cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = groups.start([server, str(port)], cwd=cwd, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
     try:
         while time.perf_counter() - t0 < 5 and proc.poll() is None:
             try:
@@ -63,8 +68,8 @@ def loader_log(server: str, port: int, cwd: str | None, what: str) -> str:
     """The LD_DEBUG=<what> log of one start, one request and a stop."""
     log = f"/tmp/startup-profile.{os.getpid()}.{what}"
     env = dict(os.environ, LD_DEBUG=what, LD_DEBUG_OUTPUT=log)
-    proc = subprocess.Popen([server, str(port)], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = groups.start([server, str(port)], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
     try:
         wait_ready(port)
     finally:
@@ -138,8 +143,8 @@ def main() -> None:
     for lib, n in called.most_common():
         print(f"  {n:6d}  {lib}")
 
-    proc = subprocess.Popen([server, str(a.port)], cwd=a.cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = groups.start([server, str(a.port)], cwd=a.cwd, stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
     try:
         wait_ready(a.port)
         time.sleep(0.2)

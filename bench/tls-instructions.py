@@ -29,6 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "lib"))
 from common import callgrind_total, free_port, self_signed_cert  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 
 def nginx_conf(work, port):
@@ -52,8 +53,7 @@ def one_run(server, hello, work, load, version, mode, seconds):
         cmd = valgrind + ["nginx", "-c", str(work / "nginx.conf"), "-p", str(work),
                           "-e", str(work / "nginx-error.log")]
         stop = signal.SIGQUIT  # nginx's graceful stop: callgrind writes its file
-    proc = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = groups.start(cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(300):
             if subprocess.run(["curl", "-sk", "-o", "/dev/null",

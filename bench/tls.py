@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
                     self_signed_cert, stop_groups)
 import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -152,13 +153,12 @@ def main():
     tern_port, nginx_port = free_port(), free_port()
     (work / "nginx.conf").write_text(NGINX_CONF.format(work=work, port=nginx_port))
     procs = {
-        "tern": subprocess.Popen(["taskset", "-c", "0", os.path.abspath(args.hello), str(tern_port),
-                                  "--cert", work / "cert.pem", "--key", work / "key.pem"],
-                                 cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True),
-        "nginx": subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p", work,
-                                   "-e", work / "nginx-error.log"], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, start_new_session=True),
+        "tern": groups.start(["taskset", "-c", "0", os.path.abspath(args.hello), str(tern_port),
+                              "--cert", work / "cert.pem", "--key", work / "key.pem"],
+                             cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+        "nginx": groups.start(["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p", work,
+                               "-e", work / "nginx-error.log"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL),
     }
     ports = {"tern": tern_port, "nginx": nginx_port}
     try:

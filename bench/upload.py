@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import free_port  # noqa: E402  (bench/lib, beside this script)
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 
 def rss_hwm_kib(pid):
@@ -63,8 +64,8 @@ def main():
     for r in range(args.rounds):
         port = free_port()
         env = dict(os.environ, TMPDIR=work)  # spool next to the baseline's file
-        server = subprocess.Popen([args.live, str(port)], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, env=env)
+        server = groups.start([args.live, str(port)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, env=env)
         try:
             for _ in range(100):
                 try:

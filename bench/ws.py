@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import BENCH, CLK_TCK, cpu_ticks, free_port, log, machine_info, mem_of, parse_cpus, proc_tree, raise_fd_limit  # noqa: E402
 from report import fmt_num, fmt_x, med  # noqa: E402
 from servers import stop_proc, wait_ready  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 PEERS = ("tern", "node", "python")
 
@@ -66,9 +67,9 @@ class Server:
         else:
             cmd = ["/usr/bin/python3", str(BENCH / "peers/python/ws_server.py"), str(self.port)]
         with open(out / f"{name}.log", "ab") as log_file:
-            self.proc = subprocess.Popen(["taskset", "-c", a.server_cpus] + cmd, env=env,
-                                         stdout=log_file, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+            self.proc = groups.start(["taskset", "-c", a.server_cpus] + cmd, env=env,
+                                     stdout=log_file, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
         if not wait_ready(self.proc, self.port, timeout=15):
             self.stop()
             raise RuntimeError(f"{name} did not answer GET / (see {out / (name + '.log')})")

@@ -32,10 +32,8 @@ import os
 import pwd
 import re
 import shutil
-import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -46,6 +44,7 @@ from common import (BENCH, CLK_TCK, cpu_busy_ticks, cpu_ticks, free_port, log, m
                     proc_tree, raise_fd_limit)
 from load import UNIT_MS, parse_wrk, run_wrk
 from servers import stop_proc
+import groups
 import procs  # noqa: E402  (tests/support/procs.py, on the path common puts it on)
 
 APP_WORKLOADS = ["jwt", "health", "db-read", "db-write", "users1k"]
@@ -101,6 +100,9 @@ class Postgres:
         self.run("pg_ctl", "-D", str(self.data), "-l", str(self.dir / "log"), "-w", "-t", "60",
                  "-o", f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir}", "start")
         self.running = True
+        # pg_ctl makes the postmaster a session leader: its group ends with the others even
+        # when stop() never runs.
+        groups.adopt(int((self.data / "postmaster.pid").read_text().split()[0]))
 
     def stop(self):
         if self.running:
@@ -242,8 +244,7 @@ class Apps:
         env = dict(os.environ, **app.env)
         cmd = ["taskset", "-c", self.a.server_cpus] + cmd
         with open(log_path, "ab") as out:
-            return subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+            return groups.start(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
 
     def nginx_conf(self, port: int) -> Path:
         text = (BENCH / "peers" / "nginx.conf.in").read_text()
@@ -531,7 +532,6 @@ def run(a) -> dict:
             stop_proc(app.proc)
         running.clear()
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
         port_base = a.base_port
         for key in [k for k in APP_WORKLOADS if k in a.workloads.split(",")]:

@@ -15,7 +15,6 @@ import os
 import resource
 import shutil
 import signal
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -92,7 +91,6 @@ def main():
             stop_proc(pr.proc)
         shutil.rmtree(work, ignore_errors=True)
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
         # 1. Startup times, before anything else runs.
         for name, pr in peers.items():

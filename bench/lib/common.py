@@ -8,7 +8,6 @@ import platform
 import re
 import resource
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -35,6 +34,7 @@ def log(*args):
 
 # free_port: the copy the tests use too (tests/support/procs.py).
 from procs import free_port  # noqa: E402,F401
+import groups  # noqa: E402,F401  (bench/lib: every server's group ends when the script does)
 from certs import self_signed  # noqa: E402  (tests/support/certs.py)
 
 
@@ -66,13 +66,9 @@ def self_signed_cert(work: Path, name: str = "localhost") -> None:
 
 
 def stop_groups(procs) -> None:
-    """SIGTERM to each server's process group (started with start_new_session), then wait."""
+    """Ends each server's process group (started by groups.start): SIGTERM, SIGKILL after 10 s."""
     for p in procs:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            pass
+        groups.stop(p, timeout=10)
 
 
 # ---- /proc helpers ------------------------------------------------------------------------

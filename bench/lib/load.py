@@ -116,7 +116,12 @@ def run_wrk(cmd: list[str]) -> tuple[str, float]:
     """Runs wrk; returns its output and the CPU seconds it used."""
     with tempfile.TemporaryFile() as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-        _, status, ru = os.wait4(p.pid, 0)
+        try:
+            _, status, ru = os.wait4(p.pid, 0)
+        except BaseException:  # SIGTERM or SIGINT while waiting: wrk must not outlive us
+            p.kill()
+            p.wait()
+            raise
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         text = out.read().decode(errors="replace")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from common import BENCH, HELLO, answers_hello
+import groups
 import procs  # noqa: E402  (tests/support/procs.py, on the path common puts it on)
 
 # ---- peers ---------------------------------------------------------------------------------
@@ -116,26 +116,15 @@ class Peers:
             cmd = ["taskset", "-c", ",".join(map(str, cpus))] + cmd
         out = open(log_path, "ab") if log_path else subprocess.DEVNULL
         try:
-            return subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, close_fds=False,
-                                    start_new_session=True)
+            return groups.start(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                            close_fds=False)
         finally:
             if log_path:
                 out.close()
 
 
 def stop_proc(p: subprocess.Popen | None, timeout: float = 5.0):
-    if p is None or p.poll() is not None:
-        return
-    try:
-        os.killpg(p.pid, signal.SIGTERM)  # its own session: nginx's worker goes too
-    except ProcessLookupError:
-        return
-    try:
-        p.wait(timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
+    groups.stop(p, timeout=timeout)  # its own group: nginx's worker goes too
 
 
 def wait_ready(p: subprocess.Popen, port: int, timeout: float = 15.0) -> bool:
