@@ -1,7 +1,7 @@
 # Install rules: headers, libtern, libtern_testing, the CMake package (tern-config.cmake, its
 # version file and the exported targets, namespace tern::), tern.pc and tern-testing.pc.
 # Consumers write
-#   find_package(tern 0.1 REQUIRED)  +  target_link_libraries(app PRIVATE tern::tern)
+#   find_package(tern 0.2 REQUIRED)  +  target_link_libraries(app PRIVATE tern::tern)
 # or `pkg-config --cflags --libs tern`; see docs/building.md.
 include(CMakePackageConfigHelpers)
 
@@ -72,8 +72,15 @@ install(EXPORT tern-targets NAMESPACE tern:: DESTINATION "${TERN_CMAKE_DIR}")
 
 configure_package_config_file(cmake/tern-config.cmake.in
     "${PROJECT_BINARY_DIR}/tern-config.cmake" INSTALL_DESTINATION "${TERN_CMAKE_DIR}")
+# 0.x: a minor step breaks source or ABI (docs/versioning.md), so find_package(tern 0.2) takes
+# 0.2.y only; from 1.0 the major version carries that promise.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+    set(_tern_compatibility SameMinorVersion)
+else()
+    set(_tern_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/tern-config-version.cmake"
-    COMPATIBILITY SameMajorVersion)
+    COMPATIBILITY ${_tern_compatibility})
 install(FILES "${PROJECT_BINARY_DIR}/tern-config.cmake"
               "${PROJECT_BINARY_DIR}/tern-config-version.cmake"
         DESTINATION "${TERN_CMAKE_DIR}")

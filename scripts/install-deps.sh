@@ -14,6 +14,9 @@
 # (TERN_HTTP3, on by default; docs/http3.md); ngtcp2-client: gtlsclient, the HTTP/3 client its
 # tests run.
 #
+# abigail-tools: abidiff, for scripts/abi-check.sh (the ABI check of .ci/run against the last
+# release, docs/versioning.md).
+#
 # chromium: the browser tests (tests/browser/) drive headless Chromium over its DevTools
 # protocol to check that a real page updates; they skip (exit 77) when it is missing.
 #
@@ -41,7 +44,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libbrotli-dev libzstd-dev libasio-dev libfmt-dev
           nlohmann-json3-dev libssl-dev openssl catch2 curl python3 wrk clang clang-format-14 clang-tidy-14
           libclang-rt-14-dev valgrind
-          strace
+          strace abigail-tools
           chromium python3-websockets node-ws testssl.sh
           libnghttp2-dev nghttp2-client python3-h2 python3-prometheus-client
           libsqlite3-dev libpq-dev postgresql

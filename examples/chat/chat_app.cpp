@@ -124,7 +124,7 @@ tern::json rooms::list() const {
 
 void add_routes(tern::app& app, rooms& all) {
     app.static_files(CHAT_PUBLIC_DIR);
-    app.ws_max_message_size(max_text_bytes);
+    app.configure([](tern::config& c) { c.websocket.max_message_size = max_text_bytes; });
 
     // The upgrade's guard: runs before the handshake, and a throw answers the HTTP request.
     app.before("/ws/{room}", [](tern::context& ctx) {

@@ -48,12 +48,12 @@ int main(int argc, char** argv) {
     if (!ocsp_file.empty() && cert_file.empty()) return usage("--ocsp needs --cert and --key");
 
     tern::app app;
-    app.max_concurrent_connections(500)
-        .max_body_size(1024 * 1024)
-        .max_header_count(50)
-        .max_header_size(4096)
-        .max_line_size(4096)
-        .max_empty_lines(3)
+    app.limits({.max_concurrent_connections = 500,
+                .max_line_size = 4096,
+                .max_header_count = 50,
+                .max_header_size = 4096,
+                .max_empty_lines = 3,
+                .max_body_size = 1024 * 1024})
         .static_files("public");
 
     app.get("/", [](tern::context& ctx) {

@@ -162,7 +162,9 @@ int run(int argc, char** argv) {
         // A hash at the default cost takes about 0.2 s of CPU: on the blocking pool, one
         // thread per core, a burst of logins queues (503 past max_blocking_queue) instead of
         // stalling every connection of an event loop.
-        app.blocking_threads(std::max(1U, std::thread::hardware_concurrency()));
+        app.configure([](tern::config& c) {
+            c.blocking.threads = std::max(1U, std::thread::hardware_concurrency());
+        });
         app.post("/login", tern::blocking(login));
     } else {
         app.post("/login", login);

@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     live::services services;  // the timer thread and the ticks, made before the app
     tern::app app;
     live::add_routes(app, services);
-    app.ws_compression(ws_compression);
+    app.configure([&](tern::config& c) { c.websocket.compression = ws_compression; });
 
     if (!cert_file.empty()) app.tls(cert_file, key_file);
     if (http3) app.http3(port);

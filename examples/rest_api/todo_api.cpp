@@ -77,7 +77,10 @@ tern::api_doc api_route(std::string summary) {
 }  // namespace
 
 void add_routes(tern::app& app, todo_store& store) {
-    app.max_body_size(2 * 1024 * 1024).max_upload_file_size(1024 * 1024);
+    app.configure([](tern::config& c) {
+        c.limits.max_body_size = 2 * 1024 * 1024;
+        c.limits.max_upload_file_size = 1024 * 1024;
+    });
 
     // A browser app served from another origin may call this API with its cookies.
     tern::cors_config cors;

@@ -436,7 +436,9 @@ int run(int argc, char** argv) {
     }
 
     tern::app app;
-    app.max_body_size(max_body_bytes).blocking_threads(pool_threads);
+    app.max_body_size(max_body_bytes).configure([&](tern::config& c) {
+        c.blocking.threads = pool_threads;
+    });
 
     if (pg) {
         pg_routes(app, *pg);

@@ -278,6 +278,12 @@ public:
     void reload_tls();
 
     // ---- settings (see tern::config for defaults) -----------------------------------
+    //
+    // One door per setting: `configure` reaches every field of tern::config in place; `limits`
+    // and `timeouts` set a whole group (the fields not named take their defaults; designated
+    // initializers follow the order of declaration); a few one-field setters remain for what
+    // most programs change. The other one-field setters of 0.1 are deprecated and go in 0.3
+    // (docs/versioning.md).
 
     /// Every limit at once (`config::limits`, docs/limits.md), e.g.
     /// `app.limits({.max_body_size = 1 << 20, .max_json_depth = 64})`: the fields not named
@@ -290,60 +296,10 @@ public:
     app& timeouts(timeouts_config settings);
     /// Worker threads; 0 means one per hardware thread.
     app& threads(unsigned n);
-    /// Threads of the pool for `tern::blocking` handlers. Throws std::invalid_argument for 0.
-    app& blocking_threads(unsigned n);
-    /// Requests that may wait for a blocking-pool thread (default 4096); one more gets 503 +
-    /// Retry-After: 1. Throws std::invalid_argument for 0.
-    app& max_blocking_queue(std::size_t n);
-    /// How long a request may wait for a blocking-pool thread (default 5 s; zero: no bound);
-    /// one taken after waiting longer gets 503 + Retry-After: 1 instead of running. Throws
-    /// std::invalid_argument when negative.
-    app& max_blocking_wait(std::chrono::milliseconds wait);
     /// Limit on open connections. Throws std::invalid_argument for 0.
     app& max_concurrent_connections(std::size_t n);
     /// Limit on request body bytes. 0 refuses every non-empty body.
     app& max_body_size(std::size_t bytes);
-    /// Bodies over `bytes` go to a temporary file in `spool_directory` (default 1 MiB; 0:
-    /// none); see spool_config::body_above and docs/uploads.md.
-    app& spool_body_above(std::size_t bytes);
-    /// Where spooled bodies go (default $TMPDIR, else /tmp); give it its own file system.
-    app& spool_directory(std::string directory);
-    /// Bytes all spooled bodies may hold at once (default 1 GiB; 0: no bound); a body that
-    /// would pass it is answered 503 + Retry-After. See spool_config::max_bytes.
-    app& max_spooled_bytes(std::uint64_t bytes);
-    /// Limit on header fields per request. Throws std::invalid_argument for 0.
-    app& max_header_count(std::size_t n);
-    /// Limit on all header bytes of a request. Throws std::invalid_argument for 0.
-    app& max_header_size(std::size_t bytes);
-    /// Limit on the request line's bytes. Throws std::invalid_argument below 16.
-    app& max_line_size(std::size_t bytes);
-    /// Empty lines tolerated before a request line.
-    app& max_empty_lines(std::size_t n);
-    /// Requests served on one connection before it closes; 0 (the default) is unlimited.
-    app& max_requests_per_connection(std::size_t n);
-    /// Limit on the bytes of one uploaded file in a multipart/form-data body (413 over it).
-    app& max_upload_file_size(std::size_t bytes);
-    /// Limit on a request body `body_as` parses as JSON (413 over it). Throws
-    /// std::invalid_argument for 0.
-    app& max_json_size(std::size_t bytes);
-    /// Limit on the nesting of a JSON body `body_as` parses (400 deeper). Throws
-    /// std::invalid_argument for 0.
-    app& max_json_depth(std::size_t n);
-    /// Bytes a streamed body may queue before `write` returns false (see
-    /// `streams_config::buffer_size`). Throws std::invalid_argument for 0.
-    app& stream_buffer_size(std::size_t bytes);
-    /// Bytes a stream may queue at most before it is cut off (see `streams_config::max_buffer`).
-    /// Throws std::invalid_argument below `stream_buffer_size`.
-    app& max_stream_buffer(std::size_t bytes);
-    /// Silence after which an SSE stream sends a keep-alive comment; 0: never.
-    app& sse_keep_alive(std::chrono::milliseconds interval);
-    /// The largest WebSocket message a peer may send (see `websocket_config::max_message_size`).
-    /// Throws std::invalid_argument for 0.
-    app& ws_max_message_size(std::size_t bytes);
-    /// Silence after which a WebSocket connection is pinged; 0: never.
-    app& ws_ping_interval(std::chrono::milliseconds interval);
-    /// Accept permessage-deflate when a WebSocket client offers it (default off).
-    app& ws_compression(bool on);
     /// Serve HTTP/2: `h2` by ALPN over HTTPS, h2c with prior knowledge (default on).
     app& http2(bool on);
     /// Also serves HTTP/3 over QUIC on UDP `port` of the listener's host, with the first
@@ -363,17 +319,149 @@ public:
     /// period at stop while readiness answers 503 (docs/deploy.md); see tern::health_config.
     /// Throws std::invalid_argument for a path that does not start with '/'.
     app& health(health_config settings = {});
+    /// Changes any settings in place, e.g.
+    /// `app.configure([](tern::config& c) { c.blocking.max_queue = 64; c.spool.directory =
+    /// "/srv/tmp"; })`: `change` gets the current settings and the fields it does not touch keep
+    /// their values (unlike `limits({...})`, which sets the whole group). The result is checked as
+    /// `app(config)` checks it: std::invalid_argument names the first bad field
+    /// (`tern: limits.max_line_size must be at least 16`) and nothing changes.
+    app& configure(const std::function<void(config&)>& change);
+
+    // ---- deprecated one-field setters (0.2; removed in 0.3) --------------------------
+
+    /// Threads of the pool for `tern::blocking` handlers. Throws std::invalid_argument for 0.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.blocking.threads = ...; }); removed in "
+        "0.3")]] app&
+    blocking_threads(unsigned n);
+    /// Requests that may wait for a blocking-pool thread (default 4096); one more gets 503 +
+    /// Retry-After: 1. Throws std::invalid_argument for 0.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.blocking.max_queue = ...; }); removed in "
+        "0.3")]] app&
+    max_blocking_queue(std::size_t n);
+    /// How long a request may wait for a blocking-pool thread (default 5 s; zero: no bound);
+    /// one taken after waiting longer gets 503 + Retry-After: 1 instead of running. Throws
+    /// std::invalid_argument when negative.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.blocking.max_wait = ...; }); removed in "
+        "0.3")]] app&
+    max_blocking_wait(std::chrono::milliseconds wait);
+    /// Bodies over `bytes` go to a temporary file in `spool_directory` (default 1 MiB; 0:
+    /// none); see spool_config::body_above and docs/uploads.md.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.spool.body_above = ...; }); removed in "
+        "0.3")]] app&
+    spool_body_above(std::size_t bytes);
+    /// Where spooled bodies go (default $TMPDIR, else /tmp); give it its own file system.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.spool.directory = ...; }); removed in "
+        "0.3")]] app&
+    spool_directory(std::string directory);
+    /// Bytes all spooled bodies may hold at once (default 1 GiB; 0: no bound); a body that
+    /// would pass it is answered 503 + Retry-After. See spool_config::max_bytes.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.spool.max_bytes = ...; }); removed in "
+        "0.3")]] app&
+    max_spooled_bytes(std::uint64_t bytes);
+    /// Limit on header fields per request. Throws std::invalid_argument for 0.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.limits.max_header_count = ...; }); removed in "
+        "0.3")]] app&
+    max_header_count(std::size_t n);
+    /// Limit on all header bytes of a request. Throws std::invalid_argument for 0.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.limits.max_header_size = ...; }); removed in "
+        "0.3")]] app&
+    max_header_size(std::size_t bytes);
+    /// Limit on the request line's bytes. Throws std::invalid_argument below 16.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.limits.max_line_size = ...; }); removed in "
+        "0.3")]] app&
+    max_line_size(std::size_t bytes);
+    /// Empty lines tolerated before a request line.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.limits.max_empty_lines = ...; }); removed in "
+        "0.3")]] app&
+    max_empty_lines(std::size_t n);
+    /// Requests served on one connection before it closes; 0 (the default) is unlimited.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.limits.max_requests_per_connection = ...; }); "
+        "removed in 0.3")]] app&
+    max_requests_per_connection(std::size_t n);
+    /// Limit on the bytes of one uploaded file in a multipart/form-data body (413 over it).
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.limits.max_upload_file_size = ...; }); removed "
+        "in 0.3")]] app&
+    max_upload_file_size(std::size_t bytes);
+    /// Limit on a request body `body_as` parses as JSON (413 over it). Throws
+    /// std::invalid_argument for 0.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.limits.max_json_size = ...; }); removed in "
+        "0.3")]] app&
+    max_json_size(std::size_t bytes);
+    /// Limit on the nesting of a JSON body `body_as` parses (400 deeper). Throws
+    /// std::invalid_argument for 0.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.limits.max_json_depth = ...; }); removed in "
+        "0.3")]] app&
+    max_json_depth(std::size_t n);
+    /// Bytes a streamed body may queue before `write` returns false (see
+    /// `streams_config::buffer_size`). Throws std::invalid_argument for 0.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.streams.buffer_size = ...; }); removed in "
+        "0.3")]] app&
+    stream_buffer_size(std::size_t bytes);
+    /// Bytes a stream may queue at most before it is cut off (see `streams_config::max_buffer`).
+    /// Throws std::invalid_argument below `stream_buffer_size`.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.streams.max_buffer = ...; }); removed in "
+        "0.3")]] app&
+    max_stream_buffer(std::size_t bytes);
+    /// Silence after which an SSE stream sends a keep-alive comment; 0: never.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.streams.sse_keep_alive = ...; }); removed in "
+        "0.3")]] app&
+    sse_keep_alive(std::chrono::milliseconds interval);
+    /// The largest WebSocket message a peer may send (see `websocket_config::max_message_size`).
+    /// Throws std::invalid_argument for 0.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.websocket.max_message_size = ...; }); removed "
+        "in 0.3")]] app&
+    ws_max_message_size(std::size_t bytes);
+    /// Silence after which a WebSocket connection is pinged; 0: never.
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.websocket.ping_interval = ...; }); removed in "
+        "0.3")]] app&
+    ws_ping_interval(std::chrono::milliseconds interval);
+    /// Accept permessage-deflate when a WebSocket client offers it (default off).
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.websocket.compression = ...; }); removed in "
+        "0.3")]] app&
+    ws_compression(bool on);
     /// Streams one HTTP/2 client may have open at once (default 100).
-    app& h2_max_concurrent_streams(std::uint32_t streams);
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.http2.max_concurrent_streams = ...; }); removed "
+        "in 0.3")]] app&
+    h2_max_concurrent_streams(std::uint32_t streams);
     /// Response bytes one HTTP/2 connection may hold unsent before no new stream's handler
     /// runs (default 4 MiB; docs/http2.md). Throws std::invalid_argument for 0.
-    app& h2_max_unsent(std::size_t bytes);
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.http2.max_unsent = ...; }); removed in "
+        "0.3")]] app&
+    h2_max_unsent(std::size_t bytes);
     /// Files one HTTP/2 connection may hold open at once (default 8; docs/http2.md). Throws
     /// std::invalid_argument for 0.
-    app& h2_max_open_files(std::size_t files);
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.http2.max_open_files = ...; }); removed in "
+        "0.3")]] app&
+    h2_max_open_files(std::size_t files);
     /// Bytes of spooled bodies one HTTP/2 connection may hold at once beyond its first
     /// (default 64 MiB; docs/http2.md). Throws std::invalid_argument for 0.
-    app& h2_max_spooled_bytes(std::uint64_t bytes);
+    [[deprecated(
+        "use app.configure([](tern::config& c) { c.http2.max_spooled_bytes = ...; }); removed in "
+        "0.3")]] app&
+    h2_max_spooled_bytes(std::uint64_t bytes);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);
     /// Serves a directory as described by `files`.

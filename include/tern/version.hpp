@@ -4,11 +4,12 @@
 
 #include <tern/export.hpp>
 
-/// Major version of the headers: a change breaks the API.
+/// Major version of the headers. While it is 0, the minor version carries the promise instead
+/// (docs/versioning.md): a change that breaks source or ABI moves the minor version.
 #define TERN_VERSION_MAJOR 0
-/// Minor version of the headers: additions that keep the API.
-#define TERN_VERSION_MINOR 1
-/// Patch version of the headers: fixes only.
+/// Minor version of the headers: moves with every change that breaks source or ABI (0.x).
+#define TERN_VERSION_MINOR 2
+/// Patch version of the headers: fixes and additions that keep source and ABI.
 #define TERN_VERSION_PATCH 0
 
 namespace tern {

@@ -265,6 +265,11 @@ app& app::timeouts(timeouts_config settings) {
     return *this;
 }
 
+app& app::configure(const std::function<void(config&)>& change) {
+    impl_->update("configure", change);
+    return *this;
+}
+
 app& app::threads(unsigned n) {
     impl_->update("threads", [&](tern::config& c) { c.threads = n; });
     return *this;

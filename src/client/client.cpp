@@ -5,6 +5,7 @@
 #include "client/call.hpp"
 #include "client/pool.hpp"
 #include "http/request.hpp"
+#include "http/token.hpp"
 
 #include <tern/client.hpp>
 

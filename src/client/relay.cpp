@@ -5,6 +5,7 @@
 
 #include "http/header_values.hpp"
 #include "http/request.hpp"
+#include "http/token.hpp"
 
 #include <tern/client.hpp>
 #include <tern/context.hpp>

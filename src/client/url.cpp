@@ -1,6 +1,7 @@
 #include "client/url.hpp"
 
 #include "http/request.hpp"
+#include "http/token.hpp"
 
 #include <charconv>
 

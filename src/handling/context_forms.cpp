@@ -6,6 +6,7 @@
 #include "handling/exchange.hpp"
 #include "http/header_values.hpp"
 #include "http/request.hpp"
+#include "http/token.hpp"
 #include "routing/url_decode.hpp"
 #include "web/cookies.hpp"
 #include "web/multipart.hpp"

@@ -5,6 +5,7 @@
 
 #include "handling/errors.hpp"
 #include "http/status.hpp"
+#include "http/token.hpp"
 #include "web/cookie_signer.hpp"
 #include "web/cookies.hpp"
 #include "web/session_manager.hpp"

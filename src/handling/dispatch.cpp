@@ -6,6 +6,7 @@
 #include "handling/request_id.hpp"
 #include "handling/request_metrics.hpp"
 #include "http/status.hpp"
+#include "http/token.hpp"
 #include "routing/url_decode.hpp"
 #include "web/compression.hpp"
 
@@ -282,23 +283,20 @@ std::chrono::steady_clock::time_point start_time(const handler_chain& p,
 // Who the request is from, before anything reads it: the client's address behind trusted
 // proxies, and the request's id (kept from the request when valid, else made here).
 void identify(const handler_chain& p, exchange& ex) noexcept {
+    // Only allocations can throw here, and out of memory inside tern is not recovered from
+    // (docs/architecture.md, failures rule 3): a bad_alloc ends the process at this
+    // noexcept boundary instead of serving the request as from someone else.
     auto& s = ex.scratch;
-    try {
-        if (p.proxies) s.client_ip = resolve_client_ip(*p.proxies, ex.remote_ip, ex.req.headers);
-        if (!p.request_id_header.empty()) {
-            const auto sent = ex.req.header(p.request_id_header);
-            if (sent && valid_request_id(*sent)) {
-                s.request_id.assign(*sent);
-            } else if (ex.env.ids != nullptr) {
-                ex.env.ids->next(s.request_id);
-            } else {
-                s.request_id.clear();
-            }
+    if (p.proxies) s.client_ip = resolve_client_ip(*p.proxies, ex.remote_ip, ex.req.headers);
+    if (!p.request_id_header.empty()) {
+        const auto sent = ex.req.header(p.request_id_header);
+        if (sent && valid_request_id(*sent)) {
+            s.request_id.assign(*sent);
+        } else if (ex.env.ids != nullptr) {
+            ex.env.ids->next(s.request_id);
+        } else {
+            s.request_id.clear();
         }
-    } catch (...) {
-        // Out of memory for a few bytes: the request goes on as from the peer, without id.
-        s.client_ip.clear();
-        s.request_id.clear();
     }
 }
 
@@ -307,27 +305,19 @@ void identify(const handler_chain& p, exchange& ex) noexcept {
 void stamp_request_id(const handler_chain& p, exchange& ex) noexcept {
     if (p.request_id_header.empty() || ex.scratch.request_id.empty()) return;
     auto& fields = ex.res.fields;
-    try {
-        for (auto& f : fields) {
-            if (iequals(f.first, p.request_id_header)) {
-                f.second = ex.scratch.request_id;
-                return;
-            }
+    for (auto& f : fields) {
+        if (iequals(f.first, p.request_id_header)) {
+            f.second = ex.scratch.request_id;
+            return;
         }
-        fields.emplace_back(p.request_id_header, ex.scratch.request_id);
-    } catch (...) {
-        // Out of memory: the response goes out without its id.
     }
+    fields.emplace_back(p.request_id_header, ex.scratch.request_id);  // out of memory: rule 3
 }
 
 // Where HTTP/3 is (RFC 7838), on every answer over TLS that did not come over HTTP/3.
 void stamp_alt_svc(const handler_chain& p, exchange& ex) noexcept {
     if (p.alt_svc.empty() || !ex.req.secure || ex.req.version_major >= 3) return;
-    try {
-        ex.res.fields.emplace_back("Alt-Svc", p.alt_svc);
-    } catch (...) {
-        // Out of memory: the response goes out without it.
-    }
+    ex.res.fields.emplace_back("Alt-Svc", p.alt_svc);  // out of memory: rule 3
 }
 
 // The final response, for the metrics: counted by method and status class, its time from

@@ -2,6 +2,7 @@
 
 #include "http/header_values.hpp"
 #include "http/status.hpp"
+#include "http/token.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -2,6 +2,7 @@
 // (handling/ws_connection.hpp).
 
 #include "handling/ws_connection.hpp"
+#include "http/token.hpp"
 #include "routing/url_decode.hpp"
 #include "web/cookies.hpp"
 #include "ws/frame.hpp"

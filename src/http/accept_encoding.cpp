@@ -1,6 +1,7 @@
 #include "http/accept_encoding.hpp"
 
 #include "http/header_values.hpp"
+#include "http/token.hpp"
 
 namespace tern::detail {
 

@@ -1,4 +1,5 @@
 #include "http/field_section.hpp"
+#include "http/token.hpp"
 
 #include <string>
 

@@ -1,4 +1,5 @@
 #include "http/header_values.hpp"
+#include "http/token.hpp"
 
 #include <algorithm>
 

@@ -3,6 +3,7 @@
 // case-insensitively, a list may be split over several fields, empty members are skipped.
 
 #include "http/request.hpp"
+#include "http/token.hpp"
 
 #include <tern/header_field.hpp>
 

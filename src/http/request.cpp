@@ -8,14 +8,6 @@
 
 namespace tern::detail {
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-    }
-    return true;
-}
-
 std::optional<std::string_view> request::header(std::string_view name) const noexcept {
     for (const auto& h : headers) {
         if (iequals(h.name, name)) return h.value;

@@ -52,7 +52,4 @@ void copy_request(const request& from, request& to);
 /// view elsewhere (static text) is returned as it is.
 std::string_view rebase(std::string_view v, const request& from, const request& to) noexcept;
 
-/// ASCII case-insensitive equality, for header names and tokens (RFC 9110 5.1).
-bool iequals(std::string_view a, std::string_view b) noexcept;
-
 }  // namespace tern::detail

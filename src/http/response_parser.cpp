@@ -3,6 +3,7 @@
 #include "http/header_values.hpp"
 #include "http/message_head.hpp"
 #include "http/request.hpp"
+#include "http/token.hpp"
 
 #include <llhttp.h>
 

@@ -8,6 +8,7 @@
 #include "http/protocol_host.hpp"
 #include "http/spooled_body.hpp"
 #include "http/status.hpp"
+#include "http/token.hpp"
 
 #include <algorithm>
 #include <charconv>

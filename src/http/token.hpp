@@ -47,6 +47,15 @@ constexpr char ascii_lower(char c) noexcept {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
 }
 
+/// ASCII case-insensitive equality, for header names and tokens (RFC 9110 5.1).
+constexpr bool iequals(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+    }
+    return true;
+}
+
 /// The value of hex digit `c` (either case), or -1 when `c` is not one.
 constexpr int hex_value(char c) noexcept {
     if (c >= '0' && c <= '9') return c - '0';

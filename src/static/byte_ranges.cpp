@@ -1,6 +1,7 @@
 #include "static/byte_ranges.hpp"
 
 #include "http/header_values.hpp"
+#include "http/token.hpp"
 
 #include <limits>
 

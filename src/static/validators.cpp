@@ -2,6 +2,7 @@
 
 #include "http/header_values.hpp"
 #include "http/http_date_parse.hpp"
+#include "http/token.hpp"
 
 #include <charconv>
 #include <cstdint>

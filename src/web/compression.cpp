@@ -4,6 +4,7 @@
 
 #include "http/header_values.hpp"
 #include "http/request.hpp"
+#include "http/token.hpp"
 
 #include <algorithm>
 #include <array>

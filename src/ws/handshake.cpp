@@ -11,6 +11,7 @@
 #include <utility>
 
 // Last: OpenSSL's functions through the table that loads it on first use.
+#include "http/token.hpp"
 #include "openssl/calls.hpp"
 
 namespace tern::detail::ws {

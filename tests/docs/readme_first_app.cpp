@@ -6,7 +6,7 @@
 
 int main(int argc, char** argv) {
     tern::app app;
-    app.max_body_size(1024 * 1024).max_header_count(50);
+    app.limits({.max_header_count = 50, .max_body_size = 1024 * 1024});
     app.get("/", [](tern::context& ctx) { ctx.text("Hello from tern!"); });
     app.get("/users/{id}", [](tern::context& ctx) {
         ctx.text("user " + std::string(ctx.path_param("id")));

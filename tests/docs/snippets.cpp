@@ -48,7 +48,7 @@ app.post("/upload", tern::body_limit(std::size_t{1} << 30,
 namespace docs_threading {
 std::string run_slow_query(std::string_view id) { return std::string(id); }
 void snippets(tern::app& app) {
-app.blocking_threads(32);  // default 16
+app.configure([](tern::config& c) { c.blocking.threads = 32; });  // default 16
 app.get("/report", tern::blocking([](tern::context& ctx) {
     ctx.text(run_slow_query(ctx.query_param("id", "")));
 }));
@@ -102,6 +102,10 @@ using namespace std::chrono_literals;
 tern::app app;
 app.timeouts({.header = 5s, .keep_alive = 15s});
 app.max_body_size(1024 * 1024);
+app.configure([](tern::config& c) {
+    c.blocking.threads = 32;
+    c.spool.directory = "/var/tmp/uploads";
+});
 // or, as plain data:
 tern::config cfg;
 cfg.timeouts.header = std::chrono::seconds(5);
@@ -112,8 +116,10 @@ tern::app configured(cfg);
 
 namespace docs_json {
 void snippets(tern::app& app) {
-app.max_json_size(256 * 1024)   // bytes of a body body_as parses; 413 over it (default 1 MiB)
-   .max_json_depth(64);         // nesting of arrays and objects; 400 deeper (default 512)
+app.configure([](tern::config& c) {
+    c.limits.max_json_size = 256 * 1024;  // bytes of a body body_as parses; 413 over it (default 1 MiB)
+    c.limits.max_json_depth = 64;         // nesting of arrays and objects; 400 deeper (default 512)
+});
 }
 }  // namespace docs_json
 
@@ -290,7 +296,7 @@ app.sse("/events", [&everyone](tern::context&, tern::sse_client client) {
 });
 // Any thread, any time:
 everyone.broadcast("{\"price\": 42}", "quote");
-app.sse_keep_alive(std::chrono::seconds(15));  // the default
+app.configure([](tern::config& c) { c.streams.sse_keep_alive = std::chrono::seconds(15); });  // the default
 }
 }  // namespace docs_sse
 namespace docs_websocket {

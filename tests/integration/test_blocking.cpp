@@ -2,6 +2,7 @@
 // that waits does not hold up the other connections of its event loop; filters, mappers,
 // the logger and the write keep their places; stop() waits for them up to drain_timeout.
 
+#include "support/gate.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -22,18 +23,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// A gate a blocking handler waits at until the test opens it (or 10 s pass, so a failing
-// test ends instead of hanging).
-class gate {
-public:
-    void wait() { opened_.wait_for(10s); }
-    void open() { promise_.set_value(); }
-
-private:
-    std::promise<void> promise_;
-    std::shared_future<void> opened_ = promise_.get_future().share();
-};
-
 tern::config one_thread() {
     tern::config cfg = test_config();
     cfg.threads = 1;  // one event loop: whatever stalls it stalls every connection
@@ -52,7 +41,7 @@ TEST_CASE("a blocking handler that waits does not hold up other connections on i
     test_server server(
         [&](tern::app& app) {
             app.get("/slow", tern::blocking([&](tern::context& ctx) {
-                        slow_may_finish.wait();
+                        slow_may_finish.wait(10s);
                         ctx.text("slow");
                     }));
             app.get("/fast", [](tern::context& ctx) { ctx.text("fast"); });
@@ -147,7 +136,7 @@ TEST_CASE("responses ready before a waiting blocking request go out without wait
     gate third_may_finish;
     test_server server([&](tern::app& app) {
         app.get("/b/{n}", tern::blocking([&](tern::context& ctx) {
-                    if (ctx.path_param("n") == "1") third_may_finish.wait();
+                    if (ctx.path_param("n") == "1") third_may_finish.wait(10s);
                     ctx.text("b" + std::string(ctx.path_param("n")));
                 }));
         app.get("/q", [](tern::context& ctx) { ctx.text("q"); });
@@ -187,7 +176,7 @@ TEST_CASE("no more than blocking_threads blocking handlers run at once, the rest
     std::atomic<int> running{0};
     std::atomic<int> most{0};
     test_server server([&](tern::app& app) {
-        app.blocking_threads(2);
+        app.configure([](tern::config& c) { c.blocking.threads = 2; });
         app.get("/w", tern::blocking([&](tern::context& ctx) {
                     const int now = ++running;
                     int seen = most.load();
@@ -220,7 +209,7 @@ TEST_CASE("stop() waits for a running blocking handler, whose answer says Connec
     test_server server([&](tern::app& app) {
         app.get("/slow", tern::blocking([&](tern::context& ctx) {
                     started.set_value();
-                    may_finish.wait();
+                    may_finish.wait(10s);
                     ctx.text("finished");
                 }));
     });
@@ -254,7 +243,7 @@ TEST_CASE(
         [&](tern::app& app) {
             app.get("/slow", tern::blocking([&](tern::context& ctx) {
                         started.set_value();
-                        may_finish.wait();
+                        may_finish.wait(10s);
                         finished = true;
                         ctx.text("too late");
                     }));
@@ -299,10 +288,11 @@ TEST_CASE("stop() called from a blocking handler does not deadlock",
     CHECK(server.app().port() == 0);
 }
 
-TEST_CASE("tern::blocking and blocking_threads refuse what cannot work", "[blocking]") {
+TEST_CASE("tern::blocking and blocking.threads refuse what cannot work", "[blocking]") {
     CHECK_THROWS_AS(tern::blocking(tern::handler{}), std::invalid_argument);
     tern::app app;
-    CHECK_THROWS_AS(app.blocking_threads(0), std::invalid_argument);
+    CHECK_THROWS_AS(app.configure([](tern::config& c) { c.blocking.threads = 0; }),
+                    std::invalid_argument);
 }
 
 }  // namespace wire_test_blocking

@@ -4,6 +4,7 @@
 // drain_timeout even while a handler still runs.
 
 #include "support/eventually.hpp"
+#include "support/gate.hpp"
 #include "support/test_server.hpp"
 
 #include <catch2/catch.hpp>
@@ -21,18 +22,6 @@ using namespace tern_test;
 using namespace std::chrono_literals;
 
 namespace {
-
-// A gate a blocking handler waits at until the test opens it (or 30 s pass, so a failing
-// test ends instead of hanging; longer than the checks below wait).
-class gate {
-public:
-    void wait() { opened_.wait_for(30s); }
-    void open() { promise_.set_value(); }
-
-private:
-    std::promise<void> promise_;
-    std::shared_future<void> opened_ = promise_.get_future().share();
-};
 
 // One event loop and one pool thread: the first blocking request holds the pool, the
 // next ones wait in its queue.
@@ -57,7 +46,7 @@ struct slow_route {
         app.get("/slow", tern::blocking([this](tern::context& ctx) {
                     if (++calls == 1) {
                         first_started.set_value();
-                        hold.wait();
+                        hold.wait(30s);
                         first_finished = true;
                     }
                     ctx.text("done");
@@ -135,7 +124,7 @@ TEST_CASE(
     slow_route slow;
     test_server server(
         [&](tern::app& app) {
-            app.max_blocking_queue(2);
+            app.configure([](tern::config& c) { c.blocking.max_queue = 2; });
             // The 503 goes through the app's error handlers like tern's other errors.
             app.error(503, [](tern::context& ctx) { ctx.text("busy, come back"); });
             slow.add_to(app);
@@ -210,11 +199,13 @@ TEST_CASE(
     CHECK(slow.first_finished);
 }
 
-TEST_CASE("max_blocking_queue refuses 0, max_blocking_wait a negative wait", "[blocking]") {
+TEST_CASE("blocking.max_queue refuses 0, blocking.max_wait a negative wait", "[blocking]") {
     tern::app app;
-    CHECK_THROWS_AS(app.max_blocking_queue(0), std::invalid_argument);
+    CHECK_THROWS_AS(app.configure([](tern::config& c) { c.blocking.max_queue = 0; }),
+                    std::invalid_argument);
     CHECK(app.settings().blocking.max_queue == 4096);
-    CHECK_THROWS_AS(app.max_blocking_wait(-1ms), std::invalid_argument);
+    CHECK_THROWS_AS(app.configure([](tern::config& c) { c.blocking.max_wait = -1ms; }),
+                    std::invalid_argument);
     CHECK(app.settings().blocking.max_wait == 5s);
 }
 
@@ -225,7 +216,7 @@ TEST_CASE(
     slow_route slow;
     test_server server(
         [&](tern::app& app) {
-            app.max_blocking_wait(200ms);
+            app.configure([](tern::config& c) { c.blocking.max_wait = 200ms; });
             slow.add_to(app);
         },
         one_of_each());
@@ -259,7 +250,7 @@ TEST_CASE(
     std::atomic<int> ran{0};
     test_server server(
         [&](tern::app& app) {
-            app.max_blocking_wait(200ms);
+            app.configure([](tern::config& c) { c.blocking.max_wait = 200ms; });
             app.get("/work", [&](tern::context& ctx) -> tern::task {
                 const bool first = ctx.query_param<int>("first", 0) == 1;
                 co_await tern::on_blocking_pool([&, first] {

@@ -21,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "support/descriptors.hpp"
 #include "support/eventually.hpp"
 #include "support/raw_client.hpp"
 #include "support/script_server.hpp"
@@ -31,6 +32,7 @@
 namespace wire_test_client {
 
 using namespace std::chrono_literals;
+using tern_test::open_descriptors;
 using tern_test::script_server;
 using tern_test::test_server;
 
@@ -644,15 +646,6 @@ TEST_CASE("client: a short body relayed through a stream ends it even before the
 }
 
 namespace {
-
-// Descriptors this process holds now.
-std::size_t open_descriptors() {
-    std::size_t n = 0;
-    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
-        ++n;
-    }
-    return n;
-}
 
 // Sends `bytes` within `limit`, or gives up (a peer that stopped reading, or left).
 void send_within(int fd, std::string_view bytes, std::chrono::milliseconds limit) {

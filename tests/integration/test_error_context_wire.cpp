@@ -118,7 +118,7 @@ TEST_CASE("keep_on_error refuses Content-Type and Connection, and bad fields as 
 TEST_CASE("an error handler tells a routing 404 from a thrown not_found by error_cause()",
           "[wire][errors]") {
     test_server server([](tern::app& app) {
-        app.max_header_size(512);
+        app.configure([](tern::config& c) { c.limits.max_header_size = 512; });
         app.get("/item", [](tern::context&) { throw tern::not_found("item 7 is gone"); });
         app.get("/status", [](tern::context& ctx) { ctx.status(404); });
         app.post("/only-post", [](tern::context& ctx) { ctx.text("posted"); });

@@ -130,12 +130,12 @@ TEST_CASE("a NUL byte in a JSON body is a 400, not the end of the document", "[w
     CHECK(r.body == "malformed JSON in the request body: a NUL byte at offset 3");
 }
 
-TEST_CASE("max_json_depth and max_json_size setters refuse meaningless values",
+TEST_CASE("limits.max_json_depth and max_json_size refuse meaningless values",
           "[wire][json][limits]") {
     tern::app app;
-    CHECK_THROWS_AS(app.max_json_depth(0), std::invalid_argument);
-    CHECK_THROWS_AS(app.max_json_size(0), std::invalid_argument);
-    app.max_json_depth(3).max_json_size(10);
+    CHECK_THROWS_AS(app.limits({.max_json_depth = 0}), std::invalid_argument);
+    CHECK_THROWS_AS(app.limits({.max_json_size = 0}), std::invalid_argument);
+    app.limits({.max_json_size = 10, .max_json_depth = 3});
     CHECK(app.settings().limits.max_json_depth == 3);
     CHECK(app.settings().limits.max_json_size == 10);
     CHECK(tern::config{}.limits.max_json_depth == 512);

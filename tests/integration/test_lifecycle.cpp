@@ -164,7 +164,9 @@ TEST_CASE("changing a setting or adding a route after start throws std::logic_er
     tern::app& app = server.app();
     CHECK_THROWS_AS(app.threads(4), std::logic_error);
     CHECK_THROWS_AS(app.max_body_size(1), std::logic_error);
-    CHECK_THROWS_AS(app.max_header_count(5), std::logic_error);
+    CHECK_THROWS_AS(app.limits({.max_header_count = 5}), std::logic_error);
+    CHECK_THROWS_AS(app.configure([](tern::config& c) { c.blocking.threads = 4; }),
+                    std::logic_error);
     CHECK_THROWS_AS(app.max_concurrent_connections(5), std::logic_error);
     CHECK_THROWS_AS(app.static_files(std::filesystem::temp_directory_path().string()),
                     std::logic_error);
@@ -199,13 +201,23 @@ TEST_CASE("registering the same route twice throws std::invalid_argument", "[wir
 TEST_CASE("setters refuse values that cannot work with std::invalid_argument",
           "[wire][lifecycle]") {
     tern::app app;
-    CHECK_THROWS_AS(app.max_header_count(0), std::invalid_argument);
+    CHECK_THROWS_AS(app.limits({.max_header_count = 0}), std::invalid_argument);
     CHECK_THROWS_AS(app.max_concurrent_connections(0), std::invalid_argument);
-    CHECK_THROWS_AS(app.max_header_size(0), std::invalid_argument);
-    CHECK_THROWS_AS(app.max_line_size(15), std::invalid_argument);
-    CHECK_NOTHROW(app.max_line_size(16));
+    CHECK_THROWS_AS(app.limits({.max_header_size = 0}), std::invalid_argument);
+    CHECK_THROWS_AS(app.limits({.max_line_size = 15}), std::invalid_argument);
+    CHECK_NOTHROW(app.limits({.max_line_size = 16}));
+    CHECK_THROWS_AS(app.configure([](tern::config& c) { c.blocking.threads = 0; }),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(app.configure([](tern::config& c) {
+        c.websocket.compression = true;  // fine, but the change as a whole is refused
+        c.streams.buffer_size = 0;
+    }),
+                    std::invalid_argument);
+    CHECK_FALSE(app.settings().websocket.compression);
     // A refused value leaves the setting as it was.
     CHECK(app.settings().limits.max_header_count == tern::config{}.limits.max_header_count);
+    CHECK(app.settings().limits.max_line_size == 16);
+    CHECK(app.settings().blocking.threads == tern::config{}.blocking.threads);
 }
 
 TEST_CASE("setters are reflected in settings()", "[wire][lifecycle]") {
@@ -214,10 +226,20 @@ TEST_CASE("setters are reflected in settings()", "[wire][lifecycle]") {
     app.threads(3)
         .max_concurrent_connections(500)
         .max_body_size(1024 * 1024)
-        .max_header_count(50)
-        .max_header_size(4096)
-        .max_line_size(2048)
-        .max_empty_lines(3)
+        .limits({.max_concurrent_connections = 500,
+                 .max_line_size = 2048,
+                 .max_header_count = 50,
+                 .max_header_size = 4096,
+                 .max_empty_lines = 3,
+                 .max_body_size = 1024 * 1024})
+        .configure([&](tern::config& c) {
+            c.blocking.threads = 5;
+            c.spool.directory = dir;
+            c.streams.buffer_size = 1024;
+            c.websocket.compression = true;
+            c.http2.max_concurrent_streams = 9;
+        })
+        .configure([](tern::config& c) { c.blocking.max_queue = 7; })
         .static_files(dir);
     const tern::config& s = app.settings();
     CHECK(s.threads == 3);
@@ -227,6 +249,12 @@ TEST_CASE("setters are reflected in settings()", "[wire][lifecycle]") {
     CHECK(s.limits.max_header_size == 4096);
     CHECK(s.limits.max_line_size == 2048);
     CHECK(s.limits.max_empty_lines == 3);
+    CHECK(s.blocking.max_queue == 7);
+    CHECK(s.blocking.threads == 5);  // the second configure kept what the first one set
+    CHECK(s.spool.directory == dir);
+    CHECK(s.streams.buffer_size == 1024);
+    CHECK(s.websocket.compression);
+    CHECK(s.http2.max_concurrent_streams == 9);
     REQUIRE(s.static_files.size() == 1);
     CHECK(s.static_files[0].directory == dir);
     CHECK(s.static_files[0].hosted_path == "/");
@@ -329,7 +357,7 @@ TEST_CASE("app(config) refuses what the setters refuse, naming every bad field",
     }
     tern::app fine;
     try {
-        fine.max_json_depth(0);
+        fine.limits({.max_json_depth = 0});
     } catch (const std::invalid_argument& e) {
         from_setter = e.what();
     }
@@ -349,5 +377,52 @@ TEST_CASE("a cors setting that the cors() setter refuses is refused in a config 
     tern::app app;
     CHECK_THROWS_AS(app.cors(*bad.cors), std::invalid_argument);
 }
+
+// The one-field setters of 0.1 that 0.2 deprecates (docs/versioning.md) still set their
+// field and refuse what the grouped setters refuse, until 0.3 removes them.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("the deprecated one-field setters still set their field until 0.3", "[wire][lifecycle]") {
+    using namespace std::chrono_literals;
+    const std::string dir = std::filesystem::temp_directory_path().string();
+    tern::app app;
+    app.blocking_threads(3).max_blocking_queue(4).max_blocking_wait(5ms);
+    app.spool_body_above(6).spool_directory(dir).max_spooled_bytes(7);
+    app.max_header_count(8).max_header_size(9).max_line_size(17).max_empty_lines(10);
+    app.max_requests_per_connection(11).max_upload_file_size(12).max_json_size(13);
+    app.max_json_depth(14).stream_buffer_size(15).max_stream_buffer(16).sse_keep_alive(17ms);
+    app.ws_max_message_size(18).ws_ping_interval(19ms).ws_compression(true);
+    app.h2_max_concurrent_streams(20).h2_max_unsent(21).h2_max_open_files(22);
+    app.h2_max_spooled_bytes(23);
+    const tern::config& s = app.settings();
+    CHECK(s.blocking.threads == 3);
+    CHECK(s.blocking.max_queue == 4);
+    CHECK(s.blocking.max_wait == 5ms);
+    CHECK(s.spool.body_above == 6);
+    CHECK(s.spool.directory == dir);
+    CHECK(s.spool.max_bytes == 7);
+    CHECK(s.limits.max_header_count == 8);
+    CHECK(s.limits.max_header_size == 9);
+    CHECK(s.limits.max_line_size == 17);
+    CHECK(s.limits.max_empty_lines == 10);
+    CHECK(s.limits.max_requests_per_connection == 11);
+    CHECK(s.limits.max_upload_file_size == 12);
+    CHECK(s.limits.max_json_size == 13);
+    CHECK(s.limits.max_json_depth == 14);
+    CHECK(s.streams.buffer_size == 15);
+    CHECK(s.streams.max_buffer == 16);
+    CHECK(s.streams.sse_keep_alive == 17ms);
+    CHECK(s.websocket.max_message_size == 18);
+    CHECK(s.websocket.ping_interval == 19ms);
+    CHECK(s.websocket.compression);
+    CHECK(s.http2.max_concurrent_streams == 20);
+    CHECK(s.http2.max_unsent == 21);
+    CHECK(s.http2.max_open_files == 22);
+    CHECK(s.http2.max_spooled_bytes == 23);
+    CHECK_THROWS_AS(app.max_header_count(0), std::invalid_argument);
+    CHECK_THROWS_AS(app.blocking_threads(0), std::invalid_argument);
+    CHECK(s.limits.max_header_count == 8);  // a refused value changes nothing
+}
+#pragma GCC diagnostic pop
 
 }  // namespace wire_test_lifecycle

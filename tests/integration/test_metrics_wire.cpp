@@ -213,7 +213,7 @@ TEST_CASE("the blocking queue length shows requests waiting for a blocking threa
     std::atomic<int> started{0};
     test_server server([&](tern::app& app) {
         app.metrics("/metrics");
-        app.blocking_threads(1);
+        app.configure([](tern::config& c) { c.blocking.threads = 1; });
         app.get("/slow", tern::blocking([&](tern::context& ctx) {
                     ++started;
                     released.wait();

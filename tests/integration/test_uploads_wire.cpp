@@ -242,7 +242,7 @@ TEST_CASE("a file over max_upload_file_size gets 413, a text field of that size 
           "[wire][uploads]") {
     test_server server([](tern::app& app) {
         form_routes(app);
-        app.max_upload_file_size(1000);
+        app.configure([](tern::config& c) { c.limits.max_upload_file_size = 1000; });
     });
     // Exactly at the limit: accepted.
     auto body =

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/descriptors.hpp"
 #include "support/quic_app.hpp"
 #include "support/quic_client.hpp"
 #include "support/temp_dir.hpp"
@@ -33,6 +34,7 @@ using tern_test::h3_fetch;
 using tern_test::h3_get;
 using tern_test::h3_post;
 using tern_test::h3_status;
+using tern_test::open_descriptors;
 using tern_test::quic_app;
 using tern_test::quic_client;
 using tern_test::start_h3;
@@ -88,16 +90,6 @@ std::vector<std::int64_t> begin_uploads(quic_client& c, int count) {
         pump_for(c, 300ms);
     }
     return ids;
-}
-
-// The descriptors this process has open.
-std::size_t open_descriptors() {
-    std::size_t n = 0;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        (void)entry;
-        ++n;
-    }
-    return n;
 }
 
 TEST_CASE(

@@ -123,7 +123,9 @@ TEST_CASE("HEAD gets the GET's head and no body, and the connection goes on", "[
 
 TEST_CASE("the client opens a new connection when the server closed the last one", "[testing]") {
     tern::app app(two_threads());
-    app.max_requests_per_connection(1);  // every response says Connection: close
+    app.configure([](tern::config& c) {
+        c.limits.max_requests_per_connection = 1;  // every response says Connection: close
+    });
     app.get("/n", [](tern::context& ctx) { ctx.text("n"); });
     tern::testing::test(app, [](tern::testing::server& server, tern::testing::client& http) {
         const auto first = http.get("/n");

@@ -138,7 +138,9 @@ TEST_CASE("sse_reader: no event within the timeout is a timeout_error, and readi
           "[kit][sse]") {
     tern::sse_clients everyone;
     tern::app app;
-    app.sse_keep_alive(50ms);  // comments keep coming, events do not
+    app.configure([](tern::config& c) {
+        c.streams.sse_keep_alive = 50ms;
+    });  // comments keep coming, events do not
     app.sse("/quiet",
             [&everyone](tern::context&, tern::sse_client client) { everyone.add(client); });
     tern::testing::server server(app);

@@ -241,7 +241,7 @@ TEST_CASE("ws_client answers the server's pings and skips the pongs to its own",
     tern::app app;
     // A client that answers nothing is closed after two intervals (400 ms): wide enough that
     // a loaded machine's scheduling does not close a client that does answer.
-    app.ws_ping_interval(200ms);
+    app.configure([](tern::config& c) { c.websocket.ping_interval = 200ms; });
     add_echo(app);
     tern::testing::server server(app);
     ws_client ws = server.ws("/echo");

@@ -9,6 +9,7 @@
 #include "h2/connection.hpp"
 #include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
+#include "http/token.hpp"
 #include "support/fake_h2_host.hpp"
 #include "support/fake_loop.hpp"
 

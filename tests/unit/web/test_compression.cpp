@@ -4,6 +4,7 @@
 #include "http/file_handle.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
+#include "support/response_fields.hpp"
 #include "web/compression.hpp"
 
 #include <fcntl.h>
@@ -25,6 +26,7 @@ using tern::detail::compress_response;
 using tern::detail::gzip_compress;
 using tern::detail::is_compressible_type;
 using tern::detail::response;
+using tern_test::only_field;
 
 namespace {
 
@@ -78,21 +80,9 @@ response text_response(std::string body, std::string type = "application/json") 
     return res;
 }
 
-/// The value of the only field named `name` (case-insensitive), or nullopt when absent;
-/// fails the test when repeated.
-std::optional<std::string> field(const response& res, std::string_view name) {
-    std::optional<std::string> found;
-    for (const auto& [n, v] : res.fields) {
-        if (!tern::detail::iequals(n, name)) continue;
-        REQUIRE_FALSE(found);
-        found = v;
-    }
-    return found;
-}
-
 /// Whether `res` came out gzip-encoded, holding `original` once decompressed.
 bool gzipped(const response& res, const std::string& original) {
-    return field(res, "Content-Encoding") == "gzip" && res.body != original &&
+    return only_field(res, "Content-Encoding") == "gzip" && res.body != original &&
            gunzip(res.body) == original;
 }
 
@@ -156,7 +146,7 @@ TEST_CASE("compression: a compressible body is gzipped with Content-Encoding and
     compress_response(res, accepts_gzip, compression_config{});
     CHECK(gzipped(res, body));
     CHECK(res.body.size() < body.size());
-    CHECK(field(res, "Vary") == "Accept-Encoding");
+    CHECK(only_field(res, "Vary") == "Accept-Encoding");
     CHECK(res.status == 200);
     CHECK(res.content_type == "application/json");
 }
@@ -220,10 +210,10 @@ TEST_CASE("compression: Accept-Encoding decides, q=0 and identity-only refuse gz
             CHECK(gzipped(res, body));
         } else {
             CHECK(res.body == body);
-            CHECK_FALSE(field(res, "Content-Encoding"));
+            CHECK_FALSE(only_field(res, "Content-Encoding"));
         }
         // Either way the response depends on Accept-Encoding.
-        CHECK(field(res, "Vary") == "Accept-Encoding");
+        CHECK(only_field(res, "Vary") == "Accept-Encoding");
     }
 }
 
@@ -243,18 +233,18 @@ TEST_CASE("compression: Vary: Accept-Encoding merges into an existing Vary", "[c
     auto res = text_response(body);
     res.fields.emplace_back("Vary", "Origin");
     compress_response(res, accepts_gzip, compression_config{});
-    CHECK(field(res, "Vary") == "Origin, Accept-Encoding");
+    CHECK(only_field(res, "Vary") == "Origin, Accept-Encoding");
 
     res = text_response(body);
     res.fields.emplace_back("Vary", "*");
     compress_response(res, accepts_gzip, compression_config{});
-    CHECK(field(res, "Vary") == "*");
+    CHECK(only_field(res, "Vary") == "*");
     CHECK(gzipped(res, body));
 
     res = text_response(body);
     res.fields.emplace_back("vary", "origin, accept-encoding");
     compress_response(res, accepts_gzip, compression_config{});
-    CHECK(field(res, "Vary") == "origin, accept-encoding");
+    CHECK(only_field(res, "Vary") == "origin, accept-encoding");
 }
 
 TEST_CASE("compression: add_vary creates, appends and never repeats", "[compression]") {
@@ -327,8 +317,8 @@ TEST_CASE("compression: a body gzip cannot shrink is sent as it is, with Vary", 
     res.content_type = "text/plain";  // mislabelled, so only the size check stops it
     compress_response(res, accepts_gzip, compression_config{});
     CHECK(res.body == noise);
-    CHECK_FALSE(field(res, "Content-Encoding"));
-    CHECK(field(res, "Vary") == "Accept-Encoding");
+    CHECK_FALSE(only_field(res, "Content-Encoding"));
+    CHECK(only_field(res, "Vary") == "Accept-Encoding");
 }
 
 TEST_CASE("compression: a strong ETag turns weak once the body is gzipped", "[compression]") {
@@ -337,18 +327,18 @@ TEST_CASE("compression: a strong ETag turns weak once the body is gzipped", "[co
     res.fields.emplace_back("ETag", "\"v1\"");
     compress_response(res, accepts_gzip, compression_config{});
     CHECK(gzipped(res, body));
-    CHECK(field(res, "ETag") == "W/\"v1\"");
+    CHECK(only_field(res, "ETag") == "W/\"v1\"");
 
     res = text_response(body);
     res.fields.emplace_back("etag", "W/\"v2\"");
     compress_response(res, accepts_gzip, compression_config{});
-    CHECK(field(res, "ETag") == "W/\"v2\"");
+    CHECK(only_field(res, "ETag") == "W/\"v2\"");
 
     // Not compressed: the tag stays as the handler set it.
     res = text_response(body);
     res.fields.emplace_back("ETag", "\"v3\"");
     compress_response(res, fields{{"Accept-Encoding", "identity"}}, compression_config{});
-    CHECK(field(res, "ETag") == "\"v3\"");
+    CHECK(only_field(res, "ETag") == "\"v3\"");
 }
 
 TEST_CASE("compression: the configured level is used", "[compression]") {

@@ -4,6 +4,7 @@
 
 #include "http/header_values.hpp"
 #include "http/response.hpp"
+#include "support/response_fields.hpp"
 #include "web/compressed_source.hpp"
 #include "web/compression.hpp"
 #include "web/encoders.hpp"
@@ -47,14 +48,6 @@ std::string json_of_size(std::size_t size) {
 
 coding chosen(std::string_view accept_encoding, const compression_config& config = {}) {
     return choose_coding(fields{{"Accept-Encoding", std::string(accept_encoding)}}, config);
-}
-
-std::optional<std::string> field(const response& res, std::string_view name) {
-    std::optional<std::string> found;
-    for (const auto& [n, v] : res.fields) {
-        if (tern::detail::iequals(n, name)) found = v;
-    }
-    return found;
 }
 
 }  // namespace
@@ -182,9 +175,9 @@ TEST_CASE(
         res.body = json;
         res.fields.emplace_back("ETag", "\"v1\"");
         compress_response(res, fields{{"Accept-Encoding", accept}}, compression_config{});
-        CHECK(field(res, "Content-Encoding") == name);
-        CHECK(field(res, "Vary") == "Accept-Encoding");
-        CHECK(field(res, "ETag") == "W/\"v1\"");
+        CHECK(only_field(res, "Content-Encoding") == name);
+        CHECK(only_field(res, "Vary") == "Accept-Encoding");
+        CHECK(only_field(res, "ETag") == "W/\"v1\"");
         CHECK(decode_as(name, res.body) == json);
     }
 }
@@ -203,7 +196,7 @@ TEST_CASE("codings: the same gates hold for br and zstd: size, type, status, Con
     const auto untouched = [&](response res) {
         const std::string before = res.body;
         compress_response(res, all, compression_config{});
-        return res.body == before && !field(res, "Content-Encoding").has_value();
+        return res.body == before && !only_field(res, "Content-Encoding").has_value();
     };
     CHECK(untouched(make(1023, "application/json", 200)));
     CHECK(untouched(make(5000, "image/png", 200)));
@@ -251,21 +244,21 @@ TEST_CASE(
         open.push_back(streamed_text());
         compress_response(open.back(), accepts, config, false, slots.get());
     }
-    CHECK(field(open[0], "Content-Encoding") == "zstd");
-    CHECK(field(open[1], "Content-Encoding") == "zstd");
+    CHECK(only_field(open[0], "Content-Encoding") == "zstd");
+    CHECK(only_field(open[1], "Content-Encoding") == "zstd");
     // The third is sent as it is, still with Vary: the choice depended on Accept-Encoding.
-    CHECK_FALSE(field(open[2], "Content-Encoding").has_value());
-    CHECK(field(open[2], "Vary") == "Accept-Encoding");
+    CHECK_FALSE(only_field(open[2], "Content-Encoding").has_value());
+    CHECK(only_field(open[2], "Vary") == "Accept-Encoding");
     // A HEAD takes no slot; a whole body needs none.
     response head = streamed_text();
     compress_response(head, accepts, config, true, slots.get());
     open[0].source.reset();  // the first stream is done: its coder and its slot go
     response next = streamed_text();
     compress_response(next, accepts, config, false, slots.get());
-    CHECK(field(next, "Content-Encoding") == "zstd");
+    CHECK(only_field(next, "Content-Encoding") == "zstd");
     response another = streamed_text();
     compress_response(another, accepts, config, false, slots.get());
-    CHECK_FALSE(field(another, "Content-Encoding").has_value());
+    CHECK_FALSE(only_field(another, "Content-Encoding").has_value());
 }
 
 }  // namespace unit_test_web_compression_codings

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "http/token.hpp"
 #include "ws/handshake.hpp"
 
 #include <string>
