@@ -4,9 +4,9 @@
 #
 #   scripts/fuzz.sh [seconds=60]
 #
-# The request parser and HTTP/2 harnesses get 15% of the time each; the router, json,
-# WebSocket, HTTP/3 and TLS ones 10% each; the response parser, forms, QUIC datagram and
-# PROXY header ones 5% each (at least 8 s in all; each harness gets at
+# The request parser and HTTP/2 harnesses get 12% of the time each; the router, json,
+# WebSocket, HTTP/3 and TLS ones 10% each; the HPACK one 6%; the response parser, forms,
+# QUIC datagram and PROXY header ones 5% each (at least 8 s in all; each harness gets at
 # least a second, since libFuzzer reads 0 as no limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
@@ -29,7 +29,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_CO
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DTERN_BUILD_FUZZERS=ON -DTERN_HTTP3=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
 cmake --build "$build" --target fuzz_parser fuzz_response fuzz_router fuzz_forms fuzz_json \
-    fuzz_ws fuzz_tls fuzz_h2 fuzz_h3 fuzz_quic fuzz_proxy
+    fuzz_ws fuzz_tls fuzz_h2 fuzz_h3 fuzz_quic fuzz_proxy fuzz_hpack
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -39,18 +39,19 @@ share() {
     local t=$((seconds * $1 / 100))
     echo $((t < 1 ? 1 : t))
 }
-parser_time=$(share 15)
+parser_time=$(share 12)
 response_time=$(share 5)
 router_time=$(share 10)
 forms_time=$(share 5)
 json_time=$(share 10)
 ws_time=$(share 10)
-h2_time=$(share 15)
+h2_time=$(share 12)
 h3_time=$(share 10)
 quic_time=$(share 5)
 proxy_time=$(share 5)
+hpack_time=$(share 6)
 tls_time=$((seconds - parser_time - response_time - router_time - forms_time - json_time -
-    ws_time - h2_time - h3_time - quic_time - proxy_time))
+    ws_time - h2_time - h3_time - quic_time - proxy_time - hpack_time))
 [ "$tls_time" -lt 1 ] && tls_time=1
 failed=0
 summary=()
@@ -95,6 +96,7 @@ run_fuzzer h2 "$h2_time"
 run_fuzzer h3 "$h3_time"
 run_fuzzer quic "$quic_time"
 run_fuzzer proxy "$proxy_time"
+run_fuzzer hpack "$hpack_time"
 
 echo
 for line in "${summary[@]}"; do echo "$line"; done
