@@ -1,7 +1,7 @@
 """Every server a bench script starts, in a process group of its own that is ended on any exit.
 
-start() runs a command in a new session (so its process group is its own: nginx's workers,
-h2o's helpers and taskset's child go with it) and remembers the group; stop() ends one group
+start() runs a command in a new session (so its process group is its own, and nginx's workers
+and h2o's helpers are in it) and remembers the group; stop() ends one group
 (SIGTERM, then SIGKILL after a grace period). Whatever way the script ends, the groups still
 running are ended too: on a normal exit or an exception (atexit), on SIGINT (KeyboardInterrupt
 unwinds to atexit) and on SIGTERM or SIGHUP (turned into SystemExit here, so `finally` blocks
