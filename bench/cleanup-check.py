@@ -108,7 +108,7 @@ def leftovers(settle: float) -> dict[int, str]:
 
 def pgrep_lines(pids) -> list[str]:
     """`pgrep -a` for the server and client names, restricted to `pids`."""
-    r = subprocess.run(["pgrep", "-a", "-x", "|".join(NAMES)], capture_output=True, text=True)
+    r = subprocess.run(["pgrep", "-a", f"^({'|'.join(NAMES)})$"], capture_output=True, text=True)
     keep = set(pids)
     return [line for line in r.stdout.splitlines() if int(line.split()[0]) in keep]
 

@@ -106,11 +106,24 @@ def _exit_on(signum, _frame):
 
 
 def _watch_runner(runner: int) -> None:
+    global _runner_gone
     while os.getppid() == runner:
         time.sleep(0.5)
+    _runner_gone = True
     os.kill(os.getpid(), signal.SIGTERM)
 
 
+def _drop_registry() -> None:
+    # The runner that would have removed its list is gone; the groups in it are ended.
+    if _runner_gone:
+        try:
+            os.unlink(os.environ["TERN_BENCH_GROUPS"])
+        except OSError:
+            pass
+
+
+_runner_gone = False
+atexit.register(_drop_registry)  # runs after stop_all (atexit runs last registered first)
 atexit.register(stop_all)
 if threading.current_thread() is threading.main_thread():
     signal.signal(signal.SIGTERM, _exit_on)
