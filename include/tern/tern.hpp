@@ -11,6 +11,7 @@
 #include <tern/http_error.hpp>
 #include <tern/listen_fds.hpp>
 #include <tern/rate_limit.hpp>
+#include <tern/request_timeout.hpp>
 #include <tern/sse.hpp>
 #include <tern/stats.hpp>
 #include <tern/stream.hpp>

@@ -12,6 +12,7 @@
 
 #include <tern/http_error.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -409,18 +410,47 @@ namespace {
 
 // ctx.defer() was called: the rest of the chain runs when the response is completed
 // (dispatch_complete, on this loop), over the held exchange's own copy. False otherwise.
+// Under tern::request_timeout, a timer answers it at its deadline if nothing has by then.
 bool hold_if_deferred(const handler_chain& p, exchange& ex, const dispatch_state& st) noexcept {
     if (!ex.held) return false;
     auto held = std::move(ex.held);
     held->attach(p, st, *ex.port);
+    const auto deadline = ex.scratch.deadline;
+    if (deadline != std::chrono::steady_clock::time_point{}) {
+        const auto left = std::max(deadline - std::chrono::steady_clock::now(),
+                                   std::chrono::steady_clock::duration::zero());
+        ex.port->door()->after(left, [weak = std::weak_ptr<held_exchange>(held),
+                                      status = ex.scratch.deadline_status](bool fired) {
+            if (!fired) return;  // the loop is ending: its drain answers
+            if (auto h = weak.lock()) h->time_out(status);
+        });
+    }
     ex.port->hold(std::move(held));
     return true;
+}
+
+// tern::request_timeout's deadline passed while the handler ran on the loop (it cannot be
+// interrupted there): its answer is replaced by the limit's status, unless it has begun a
+// stream, whose head counts as the answer.
+void replace_late_answer(exchange& ex) noexcept {
+    const auto deadline = ex.scratch.deadline;
+    if (deadline == std::chrono::steady_clock::time_point{} || ex.res.source ||
+        std::chrono::steady_clock::now() < deadline) {
+        return;
+    }
+    const int status = ex.scratch.deadline_status;
+    restart_response(ex);
+    ex.app_body = false;
+    ex.scratch.cause = tern::error_cause::thrown;
+    ex.scratch.error_message = "the handler did not answer within its time limit";
+    set_error(ex.res, status, ex.scratch.error_message);
 }
 
 }  // namespace
 
 void dispatch_end(const handler_chain& p, exchange& ex, const dispatch_state& st) noexcept {
     if (hold_if_deferred(p, ex, st)) return;
+    if (!st.done) replace_late_answer(ex);
     end_steps(p, ex, st);
 }
 
@@ -429,6 +459,7 @@ void dispatch(const handler_chain& p, exchange& ex) noexcept {
     begin_steps(p, ex, st);
     dispatch_answer(p, ex, st);
     if (hold_if_deferred(p, ex, st)) return;
+    if (!st.done) replace_late_answer(ex);
     end_steps(p, ex, st);
 }
 

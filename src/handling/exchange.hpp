@@ -63,6 +63,10 @@ struct exchange_scratch {
     /// The client's address found behind trusted proxies (app.trusted_proxies); empty when
     /// it is the peer's.
     std::string client_ip;
+    /// tern::request_timeout: when the handler's answer is due (the epoch: no limit), and the
+    /// status the request gets when it is not there by then.
+    std::chrono::steady_clock::time_point deadline{};
+    int deadline_status = 503;
 
     /// Forgets the previous request's caches and state (capacity kept).
     void reset() noexcept {
@@ -72,6 +76,7 @@ struct exchange_scratch {
         error_message.clear();
         fields.clear();
         attributes.clear();
+        deadline = {};
     }
 };
 

@@ -1,5 +1,7 @@
 #include "handling/held_exchange.hpp"
 
+#include <tern/http_error.hpp>
+
 #include <cstdio>
 #include <exception>
 #include <system_error>
@@ -106,6 +108,24 @@ void held_exchange::abandon() noexcept {
     // A descriptor wait ends with `cancelled` (its function is posted, not run here).
     if (auto wait = std::exchange(fd_wait_, nullptr)) wait->cancel();
     run_cancel_callback(fn);
+}
+
+void held_exchange::time_out(int status) noexcept {
+    std::function<void()> fn;
+    {
+        std::lock_guard lock(mutex_);
+        if (stage_ != stage::pending || cancelled()) return;  // answered, or the client left
+        stage_ = stage::completing;                           // a completion from now on is refused
+        fn = std::move(on_cancel_);
+        on_cancel_ = nullptr;
+    }
+    abandoned_.store(true, std::memory_order_release);  // cancelled(): waits and queued work end
+    if (auto wait = std::exchange(fd_wait_, nullptr)) wait->cancel();
+    run_cancel_callback(fn);
+    finish_on_loop({},
+                   std::make_exception_ptr(
+                       http_error(status, "the handler did not answer within its time limit")),
+                   false);
 }
 
 void held_exchange::when_ready(int fd, bool write, std::chrono::nanoseconds timeout,

@@ -49,6 +49,12 @@ public:
     void when_ready(int fd, bool write, std::chrono::nanoseconds timeout,
                     std::function<void(io_ready)> fn);
 
+    /// On the loop, at tern::request_timeout's deadline: unless completed by then, the
+    /// application is told as when the client leaves (cancelled(), on_cancel, a descriptor
+    /// wait ends), every later completion is refused, and the request is answered with
+    /// `status` through the error handlers.
+    void time_out(int status) noexcept;
+
     // held_link, on the loop
     void abandon() noexcept override;
 

@@ -507,4 +507,12 @@ app.before("/by-key", tern::rate_limit({.requests = 1,
 }
 }  // namespace docs_rate_limits
 
+namespace docs_request_timeouts {
+void snippets(tern::app& app) {
+app.before("/reports/*", tern::request_timeout(std::chrono::seconds(2)));
+app.before("/upstream/*", tern::request_timeout(std::chrono::milliseconds(500), 504));
+app.error(504, [](tern::context& ctx) { ctx.text("the upstream took too long"); });
+}
+}  // namespace docs_request_timeouts
+
 // clang-format on
