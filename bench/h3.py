@@ -1,29 +1,35 @@
 #!/usr/bin/env python3
-"""HTTP/3 beside HTTP/2, on tern and on Caddy, in one run (docs/http3.md, "Measured"): the
-same EC P-256 certificate and the same file, each server pinned to CPU 0 and the client to
-CPU 1. Debian 12's h2load and curl speak no HTTP/3, so the HTTP/3 client is
+"""HTTP/3 beside HTTP/2 and HTTPS, on tern, nginx 1.26 and Caddy, in one run (docs/http3.md,
+"Measured"): the same EC P-256 certificate and the same file, each server pinned to CPU 0 and
+the client to CPU 1. Debian 12's h2load and curl speak no HTTP/3, so the HTTP/3 client is
 bench/peers/h3load (Go, on Debian's quic-go 0.29, built here offline in GOPATH mode); the
-HTTP/2 client is h2load. Neither nginx 1.22 nor h2o 2.2 in Debian 12 serves HTTP/3; Caddy
-2.6 does (package caddy).
+HTTP/2 and HTTPS client is h2load. Neither nginx 1.22 nor h2o 2.2 in Debian 12 serves HTTP/3:
+the nginx peer is Debian 13's nginx 1.26 (built --with-http_v3_module), unpacked from its .deb
+by bench/lib/nginx126.sh (fetched once, into bench/results/build/nginx126); Caddy 2.6 is
+Debian 12's (package caddy).
 
-Workloads, each as interleaved rounds (tern, caddy, tern, ...), all GET of
-examples/live/public/index.html (1,400 bytes, a static file on both servers):
+Workloads, each as interleaved rounds (tern, nginx, caddy, tern, ...), all GET of
+examples/live/public/index.html (1,400 bytes, a static file on every server):
   h3-c10-m10   HTTP/3, 10 connections, 10 requests in flight on each     h3load -c10 -m10
   h2-c10-m10   HTTP/2 over TLS, the same                                  h2load -c10 -m10
   h1-c100      HTTPS (HTTP/1.1 over TLS), 100 connections, one request in
                flight on each: the same 100 requests in flight             h2load --h1 -c100
 
     bench/h3.py [--live build/examples/live/live] [--seconds 8] [--rounds 2]
+                [--peers tern,nginx,caddy] [--nginx PATH]
 
 tern runs examples/live --cert --key --http3 (HTTP/3 is in the default build; its two event
-loops share CPU 0, each with its own UDP socket on the HTTP/3 port); Caddy 2.6 with
-GOMAXPROCS=1, `protocols h1 h2 h3`, the same certificate (`default_sni 127.0.0.1`: Go's
-client, like Chromium, sends no SNI to an IP address, and without it Caddy ends the
-handshake with internal_error). Prints req/s, the ratios, each
-server's CPU (100% = its one CPU), the client's, and the server's CPU per request. A shared
-2-core machine is noisy (about +-30%): only ratios from one run mean anything; when the
-client's CPU is near 100% the client, not the server, was the bound, and the server's CPU
-per request is what compares them.
+loops share CPU 0, each with its own UDP socket on the HTTP/3 port); nginx 1.26 one worker,
+`listen ... ssl` and `listen ... quic reuseport` on the same port, `http2 on`, `http3 on`, the
+certificate on its default server (Go's client, like Chromium, sends no SNI to an IP address),
+QUIC settings at their defaults (against Debian 12's OpenSSL 3.0 it runs QUIC through its
+OpenSSL compatibility layer); Caddy 2.6 with GOMAXPROCS=1, `protocols h1 h2 h3`, the same
+certificate (`default_sni 127.0.0.1`: without it Caddy ends a handshake without SNI with
+internal_error). Prints req/s and tern's ratio to each peer, each server's CPU (100% = its
+one CPU), the client's, and the server's CPU per request with tern's ratio. A shared 2-core
+machine is noisy (about +-30%): only ratios from one run mean anything; when the client's CPU
+is near 100% the client, not the server, was the bound, and the server's CPU per request is
+what compares them.
 """
 import argparse
 import os
@@ -62,7 +68,32 @@ https://127.0.0.1:{port} {{
 # (label, protocol, connections, requests in flight per connection)
 WORKLOADS = [("h3-c10-m10", "h3", 10, 10), ("h2-c10-m10", "h2", 10, 10),
              ("h1-c100", "h1", 100, 1)]
-SERVERS = ("tern", "caddy")
+PEERS = ("tern", "nginx", "caddy")
+
+NGINX_CONF = """worker_processes 1;
+daemon off;
+pid {work}/nginx.pid;
+error_log {work}/nginx-error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    keepalive_requests 1000000000;
+    sendfile on;
+    types {{ text/html html; }}
+    client_body_temp_path {work}/nb; proxy_temp_path {work}/np; fastcgi_temp_path {work}/nf;
+    uwsgi_temp_path {work}/nu; scgi_temp_path {work}/ns;
+    server {{
+        listen 127.0.0.1:{port} ssl default_server backlog=4096;
+        listen 127.0.0.1:{port} quic reuseport default_server;
+        http2 on;
+        http3 on;
+        ssl_certificate {work}/cert.pem;
+        ssl_certificate_key {work}/key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        root {public};
+    }}
+}}
+"""
 
 
 def build_h3load(work):
@@ -112,11 +143,33 @@ def main():
     ap.add_argument("--live", default="build/examples/live/live")
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--peers", default=",".join(PEERS),
+                    help="servers, tern first (default tern,nginx,caddy)")
+    ap.add_argument("--nginx", help="nginx with http_v3_module (default: Debian 13's 1.26, "
+                    "fetched and unpacked by bench/lib/nginx126.sh)")
     args = ap.parse_args()
-    for tool in ("h2load", "caddy", "go", "taskset", "openssl", "curl"):
+    servers_wanted = [p for p in args.peers.split(",") if p]
+    if servers_wanted[:1] != ["tern"] or not set(servers_wanted) <= set(PEERS):
+        raise SystemExit(f"h3.py: --peers is tern followed by some of {', '.join(PEERS[1:])}")
+    for tool in ("h2load", "go", "taskset", "openssl") + (
+            ("caddy",) if "caddy" in servers_wanted else ()):
         if not shutil.which(tool):
             raise SystemExit(f"h3.py: {tool} is missing (apt-get install nghttp2-client caddy "
                              "golang-go golang-github-lucas-clemente-quic-go-dev)")
+    nginx_env = None
+    if "nginx" in servers_wanted:
+        if not args.nginx:
+            args.nginx = subprocess.run([str(REPO / "bench/lib/nginx126.sh")], check=True,
+                                        stdout=subprocess.PIPE, text=True).stdout.strip()
+        # A trixie library Debian 12 lacked would be unpacked beside the binary
+        # (bench/lib/nginx126.sh); today it needs none.
+        root = Path(args.nginx).resolve().parent.parent.parent
+        nginx_env = dict(os.environ, LD_LIBRARY_PATH=f"{root}/usr/lib/x86_64-linux-gnu:"
+                         f"{root}/lib/x86_64-linux-gnu")
+        version = subprocess.run([args.nginx, "-v"], capture_output=True, text=True,
+                                 env=nginx_env).stderr.strip()
+        print(f"nginx: {args.nginx} ({version})")
+    names = tuple(servers_wanted)
     raise_fd_limit(10000)
     work = Path(tempfile.mkdtemp(prefix="tern-bench-h3-"))
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
@@ -124,22 +177,28 @@ def main():
                     "-out", str(work / "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1",
                     "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
     h3load = build_h3load(work)
-    ports = {name: free_port() for name in SERVERS}
-    (work / "Caddyfile").write_text(CADDYFILE.format(work=work, port=ports["caddy"],
-                                                     public=PUBLIC))
+    ports = {name: free_port() for name in names}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    servers = {
-        "tern": groups.start(["taskset", "-c", "0", os.path.abspath(args.live),
-                              str(ports["tern"]), "--cert", work / "cert.pem", "--key",
-                              work / "key.pem", "--http3"], **quiet),
-        "caddy": groups.start(["taskset", "-c", "0", "caddy", "run", "--config",
-                               work / "Caddyfile", "--adapter", "caddyfile"],
-                              env=dict(os.environ, GOMAXPROCS="1", HOME=str(work),
-                                       XDG_DATA_HOME=str(work), XDG_CONFIG_HOME=str(work)),
-                              **quiet),
-    }
+    servers = {"tern": groups.start(["taskset", "-c", "0", os.path.abspath(args.live),
+                                     str(ports["tern"]), "--cert", work / "cert.pem", "--key",
+                                     work / "key.pem", "--http3"], **quiet)}
+    if "nginx" in names:
+        (work / "nginx.conf").write_text(NGINX_CONF.format(work=work, port=ports["nginx"],
+                                                           public=PUBLIC))
+        servers["nginx"] = groups.start(["taskset", "-c", "0", args.nginx, "-c",
+                                         work / "nginx.conf", "-p", work, "-e",
+                                         work / "nginx-error.log"], env=nginx_env, **quiet)
+    if "caddy" in names:
+        (work / "Caddyfile").write_text(CADDYFILE.format(work=work, port=ports["caddy"],
+                                                         public=PUBLIC))
+        servers["caddy"] = groups.start(["taskset", "-c", "0", "caddy", "run", "--config",
+                                         work / "Caddyfile", "--adapter", "caddyfile"],
+                                        env=dict(os.environ, GOMAXPROCS="1", HOME=str(work),
+                                                 XDG_DATA_HOME=str(work),
+                                                 XDG_CONFIG_HOME=str(work)),
+                                        **quiet)
     try:
-        for name in SERVERS:
+        for name in names:
             procs.wait_for_port(ports[name], servers[name])
             # Both answer over HTTP/3 before anything is measured.
             rps, errors, _ = run_client(h3load, "h3", ports[name], 1, 1, 1)
@@ -148,7 +207,7 @@ def main():
         best = {}
         for label, protocol, conns, m in WORKLOADS:
             for _ in range(args.rounds):
-                for name in SERVERS:
+                for name in names:
                     tree = proc_tree(servers[name].pid)
                     before, start = cpu_ticks(tree), time.monotonic()
                     rps, bad, client = run_client(h3load, protocol, ports[name], conns, m,
@@ -158,23 +217,33 @@ def main():
                     if (label, name) not in best or rps > best[(label, name)]["rps"]:
                         best[(label, name)] = {"rps": rps, "cpu": cpu, "bad": bad,
                                                "client": client}
-        print(f"\n{'workload':11} {'tern req/s':>11} {'caddy req/s':>12} {'xcaddy':>7}"
-              f"  {'server CPU':>11}  {'client CPU':>11}  {'server us/req':>14} {'xcaddy':>7}"
-              "  errors")
+        peers = names[1:]
+        head = f"{'workload':11} " + " ".join(f"{n + ' req/s':>12}" for n in names)
+        head += "".join(f" {'x' + n:>7}" for n in peers)
+        head += f"  {'server CPU':>{5 * len(names) - 1}}  {'client CPU':>{5 * len(names) - 1}}"
+        head += f"  {'server us/req':>{7 * len(names) - 1}}"
+        head += "".join(f" {'x' + n:>7}" for n in peers) + "  errors"
+        print("\n" + head)
         for label, *_ in WORKLOADS:
-            r = {n: best[(label, n)] for n in SERVERS}
+            r = {n: best[(label, n)] for n in names}
             us = {n: r[n]["cpu"] / r[n]["rps"] * 1e6 if r[n]["rps"] else float("nan")
-                  for n in SERVERS}
-            errors = ", ".join(f"{n} {r[n]['bad']}" for n in SERVERS if r[n]["bad"]) or "none"
-            print(f"{label:11} {r['tern']['rps']:11.0f} {r['caddy']['rps']:12.0f}"
-                  f" {r['tern']['rps'] / r['caddy']['rps']:7.2f}"
-                  f"  {r['tern']['cpu']:4.0%}/{r['caddy']['cpu']:4.0%}"
-                  f"  {r['tern']['client']:4.0%}/{r['caddy']['client']:4.0%}"
-                  f"  {us['tern']:6.1f}/{us['caddy']:6.1f} {us['tern'] / us['caddy']:7.2f}"
-                  f"  {errors}")
+                  for n in names}
+            errors = ", ".join(f"{n} {r[n]['bad']}" for n in names if r[n]["bad"]) or "none"
+            line = f"{label:11} " + " ".join(f"{r[n]['rps']:12.0f}" for n in names)
+            line += "".join(f" {r['tern']['rps'] / r[n]['rps'] if r[n]['rps'] else float('nan'):7.2f}"
+                            for n in peers)
+            line += "  " + "/".join(f"{r[n]['cpu']:4.0%}" for n in names)
+            line += "  " + "/".join(f"{r[n]['client']:4.0%}" for n in names)
+            line += "  " + "/".join(f"{us[n]:6.1f}" for n in names)
+            line += "".join(f" {us['tern'] / us[n]:7.2f}" for n in peers)
+            print(f"{line}  {errors}")
+        described = {"tern": "tern: examples/live, 2 event loops sharing CPU 0, a UDP socket each",
+                     "nginx": "nginx 1.26: one worker",
+                     "caddy": "caddy: GOMAXPROCS=1"}
         print(f"\n(best of {args.rounds} interleaved rounds of {args.seconds} s each; servers on "
-              "CPU 0, the client on CPU 1; tern: examples/live, 2 event loops sharing CPU 0, "
-              "a UDP socket each; caddy: GOMAXPROCS=1; h3load: GOMAXPROCS=1)")
+              f"CPU 0, the client on CPU 1; CPU and us/req columns in the order "
+              f"{'/'.join(names)}; x<peer>: tern's figure divided by the peer's; "
+              + "; ".join(described[n] for n in names) + "; h3load: GOMAXPROCS=1)")
     finally:
         stop_groups(servers.values())
         shutil.rmtree(work, ignore_errors=True)

@@ -13,11 +13,13 @@
 #   bench/run.sh                 the full run, 5 rounds x 3 s, all peers: the hello-world
 #                                workloads (15 min), then the real-app ones (13 min), then the
 #                                protocol ones (8 min): about 37 minutes
-#   bench/run.sh --workloads https,h2,ws
+#   bench/run.sh --workloads https,h2,ws,h3
 #                                only the protocol workloads: bench/tls.py (HTTPS beside
-#                                nginx), bench/h2.py (HTTP/2 beside h2o and nginx) and
+#                                nginx), bench/h2.py (HTTP/2 beside h2o and nginx),
 #                                bench/ws.py (WebSocket beside Node ws and Python websockets)
-#                                on this run's Release build; about 8 minutes
+#                                and bench/h3.py (HTTP/3 beside nginx 1.26 and Caddy; nginx 1.26
+#                                is Debian 13's, unpacked by bench/lib/nginx126.sh) on this
+#                                run's Release build; about 8 minutes without h3
 #   bench/run.sh --workloads jwt,health,db-read,db-write,users1k
 #                                only the real-app workloads (issue 19; bench/lib/apps.py):
 #                                tern's examples/jwt_login, examples/todo (SQLite and a
@@ -41,7 +43,7 @@
 #   --server-threads N     threads/workers/processes per server where configurable (default 1)
 #   --peers LIST           e.g. tern,ceiling,nginx (default: all)
 #   --workloads LIST       levtus,pipeline,keepalive,post,static-small,static-large, the
-#                          protocol ones https,h2,ws and the real-app ones
+#                          protocol ones https,h2,ws,h3 and the real-app ones
 #                          jwt,health,db-read,db-write,users1k (default: all)
 #   --levels LIST          connections for health, db-read, db-write (default 10,100,500)
 #   --users1k-requests N   ab -n for users1k (default 60000; ab -c is 1000)
@@ -153,9 +155,10 @@ step() {
 }
 
 # The real-app workloads (bench/lib/apps.py) and the hello-world ones (bench/lib/bench.py).
-# The protocol workloads (bench/tls.py, bench/h2.py, bench/ws.py), each a script of its own.
+# The protocol workloads (bench/tls.py, bench/h2.py, bench/ws.py, bench/h3.py), each a script
+# of its own.
 app_keys=" jwt health db-read db-write users1k "
-proto_keys=" https h2 ws "
+proto_keys=" https h2 ws h3 "
 app_workloads="" base_workloads="" proto_workloads=""
 if [ -z "$workloads" ]; then
     app_workloads=$(echo $app_keys | tr ' ' ,)
@@ -199,6 +202,12 @@ if [ "$install" -eq 1 ]; then
                 echo "run.sh: could not install $p; continuing without it" >&2
         done
     fi
+    if [[ ",$proto_workloads," == *",h3,"* ]]; then
+        # nginx 1.26 with HTTP/3 (Debian 12's 1.22 has none): Debian 13's binary, unpacked from
+        # its .deb into the build folder, not installed; fetched once (bench/lib/nginx126.sh).
+        "$bench_dir/lib/nginx126.sh" "$build_dir/nginx126" >/dev/null ||
+            echo "run.sh: nginx 1.26 could not be fetched; h3 runs without it" >&2
+    fi
 fi
 
 # ---- 2. build: tern (Release), examples, micro-benchmarks, compiled peers -------------------
@@ -208,7 +217,7 @@ cmake -S "$bench_dir/superbuild" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Rel
     { cat "$build_dir/configure.log" >&2; exit 1; }
 targets=()  # all, unless only some peers or only the real-app or protocol workloads run
 if [ "$run_base" -eq 0 ]; then
-    targets=(--target bench_app jwt_login todo hello ws_load)
+    targets=(--target bench_app jwt_login todo hello ws_load live)
 elif [ -n "$peers" ] && [ -z "$app_workloads$proto_workloads" ]; then
     # Only the hello-world workloads for the peers named (--quick: tern, ceiling, nginx).
     targets=(--target bench_app hello ceiling tern_micro)
@@ -289,6 +298,14 @@ if [ -n "$proto_workloads" ]; then
         ws) title="WebSocket beside Node ws and Python websockets (bench/ws.py)"
             cmd=(python3 "$bench_dir/ws.py" --build-dir "$build_dir" --no-build
                  --out "$out/ws" "${quick_ws[@]}") ;;
+        h3) title="HTTP/3 (and HTTP/2, HTTPS) beside nginx 1.26 and Caddy (bench/h3.py)"
+            nginx126="$build_dir/nginx126/root/usr/sbin/nginx"
+            h3_peers=tern
+            [ -x "$nginx126" ] && h3_peers+=,nginx
+            command -v caddy >/dev/null && h3_peers+=,caddy
+            cmd=(python3 "$bench_dir/h3.py" --live "$build_dir/tern/examples/live/live"
+                 --seconds "$duration" --rounds "$rounds" --peers "$h3_peers")
+            [ -x "$nginx126" ] && cmd+=(--nginx "$nginx126") ;;
         esac
         echo "run.sh: $title"
         if step env PYTHONDONTWRITEBYTECODE=1 "${cmd[@]}" >"$out/$w.txt" 2>&1; then
