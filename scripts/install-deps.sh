@@ -14,6 +14,10 @@
 # (TERN_HTTP3, on by default; docs/http3.md); ngtcp2-client: gtlsclient, the HTTP/3 client its
 # tests run.
 #
+# libc++-dev, libc++abi-dev: LLVM's C++ standard library, for the clang + libc++ build of
+# scripts/test.sh --libcxx (macOS's toolchain shape; docs/building.md). googletest: the
+# sources the same build compiles GoogleTest from, since libgtest-dev is built for libstdc++.
+#
 # abigail-tools: abidiff, for scripts/abi-check.sh (the ABI check of .ci/run against the last
 # release, docs/versioning.md).
 #
@@ -43,7 +47,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libbrotli-dev libzstd-dev libasio-dev libfmt-dev
           nlohmann-json3-dev libssl-dev openssl catch2 curl python3 wrk clang clang-format-14 clang-tidy-14
-          libclang-rt-14-dev valgrind
+          libclang-rt-14-dev libc++-dev libc++abi-dev googletest valgrind
           strace abigail-tools
           chromium python3-websockets node-ws testssl.sh
           libnghttp2-dev nghttp2-client python3-h2 python3-prometheus-client

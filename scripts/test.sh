@@ -11,6 +11,9 @@
 #                                 TSan's runtime forbids)
 #   scripts/test.sh --io-uring    g++, -DTERN_IO_URING=ON (asio's io_uring backend), build-uring/:
 #                                 the wire tests
+#   scripts/test.sh --libcxx      clang with LLVM's libc++ (macOS's toolchain shape), warnings as
+#                                 errors, build-libcxx/: builds everything, runs the unit tests
+#                                 and the test kit's tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,12 +26,14 @@ relwithdebinfo_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
 sanitize=0
 tsan=0
 uring=0
+libcxx=0
 slow=0
 for arg in "$@"; do
     case "$arg" in
     --sanitize) sanitize=1 ;;
     --tsan) tsan=1 ;;
     --io-uring) uring=1 ;;
+    --libcxx) libcxx=1 ;;
     --slow) slow=1 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
     esac
@@ -55,6 +60,35 @@ if [ "$uring" -eq 1 ]; then
         "${relwithdebinfo_flags[@]}"
     cmake --build "$build" --target tern_integration_tests
     ctest --test-dir "$build" --output-on-failure --timeout 300 -j3 -R '^wire:'
+    exit 0
+fi
+
+if [ "$libcxx" -eq 1 ]; then
+    build=build-libcxx
+    libcxx_flags=(-DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS=-stdlib=libc++
+                  -DCMAKE_EXE_LINKER_FLAGS=-stdlib=libc++ -DCMAKE_SHARED_LINKER_FLAGS=-stdlib=libc++)
+    # Every C++ library linked into a program must be built against libc++ too. Debian's are
+    # built against libstdc++ (fmt and Catch2 are used header-only, asio and nlohmann_json
+    # are header-only, the rest are C), except GoogleTest, which the kit's GoogleTest test
+    # links: it is compiled here from Debian's own sources (googletest) once per build dir
+    # (10 s; clang for its C checks too, since the linker flags name libc++).
+    gtest="$PWD/$build/googletest"
+    if [ ! -f "$gtest/install/lib/cmake/GTest/GTestConfig.cmake" ]; then
+        cmake -S /usr/src/googletest -B "$gtest/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+            -DCMAKE_CXX_FLAGS_RELEASE="-O2 -g0" -DBUILD_GMOCK=OFF -DINSTALL_GTEST=ON \
+            -DCMAKE_INSTALL_PREFIX="$gtest/install" -DCMAKE_C_COMPILER=clang "${libcxx_flags[@]}"
+        cmake --build "$gtest/build"
+        cmake --install "$gtest/build" >/dev/null
+    fi
+    # libtern and the examples at -O1 without debug information: what this build checks is
+    # that the code compiles cleanly and the cores behave the same on another standard
+    # library, not its speed or its debugging; the tests' own code at -O0 (tests/CMakeLists.txt).
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON \
+        -DTERN_HTTP3=ON "${libcxx_flags[@]}" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g0" \
+        -DCMAKE_PREFIX_PATH="$gtest/install"
+    cmake --build "$build"
+    # The unit tests and the kit's tests (ctest names "unit:..." and "testing:...").
+    ctest --test-dir "$build" --output-on-failure --timeout 300 -j3 -R '^(unit|testing):'
     exit 0
 fi
 

@@ -37,11 +37,11 @@ inline bool equals_ignoring_case(std::string_view text, std::string_view word) n
 /// infinity, nan and nan(chars) in any case). std::nullopt for anything else, for a value
 /// beyond T's range and for one that is not 0 but rounds to 0.
 ///
-/// Not std::from_chars itself: libc++ before LLVM 17 has no floating-point overloads (Apple's
-/// clang ships such a libc++). std::strtod is everywhere and rounds correctly, but its decimal
-/// point is the current C locale's (a ',' after setlocale(LC_ALL, "de_DE")), so it is given
-/// no decimal point: the fraction's digits join the integer's and the exponent moves by their
-/// count ("2.25" is read as "225e-2"). One way on every standard library, no #if.
+/// Not std::from_chars itself: libc++ before LLVM 17 has no floating-point overloads (Debian
+/// 12's libc++ is 14, and macOS's follows LLVM's). std::strtod is everywhere and rounds correctly,
+/// but its decimal point is the current C locale's (a ',' after setlocale(LC_ALL, "de_DE")), so it
+/// is given no decimal point: the fraction's digits join the integer's and the exponent moves by
+/// their count ("2.25" is read as "225e-2"). One way on every standard library, no #if.
 template <class T>
 std::optional<T> convert_floating(std::string_view text) {
     const bool negative = !text.empty() && text.front() == '-';
