@@ -131,16 +131,17 @@ failure check_payload(const frame_header& h, std::span<const std::uint8_t> p) no
                 at = 1;
                 room -= 1;
             }
-            if ((h.flags & flag::priority) != 0) {
-                if ((read_u32(p.data() + at) & max_stream_id) == h.stream_id) {
-                    return stream_failure(error_code::protocol_error,
-                                          "HEADERS depends on its own stream");
-                }
-                room -= priority_size;
-            }
-            // 6.2: padding beyond what the fragment leaves.
+            if ((h.flags & flag::priority) != 0) room -= priority_size;
+            // 6.2: padding beyond what the fragment leaves. Checked before the stream error
+            // below: a frame that comes out as a stream error is still decoded (HPACK's table
+            // must stay in step), so its padding must be whole. Found by fuzz_h2_frames.
             if ((h.flags & flag::padded) != 0 && p[0] > room) {
                 return connection_failure(error_code::protocol_error, "HEADERS padding too long");
+            }
+            if ((h.flags & flag::priority) != 0 &&
+                (read_u32(p.data() + at) & max_stream_id) == h.stream_id) {
+                return stream_failure(error_code::protocol_error,
+                                      "HEADERS depends on its own stream");
             }
             break;
         }
