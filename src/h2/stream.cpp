@@ -101,10 +101,11 @@ void h2_stream::submit() {
         return;
     }
     const bool body = answer_has_body();
-    source_ = take_source(body);
     sending_ = body;
     last_sent_ = clock::now();
+    // The head first: whether the body is streamed (no content-length) is the source's.
     connection_->send_head(*this, res_, !body);
+    source_ = take_source(body);
     if (!body) res_.clear();
     connection_->want_write();
 }
