@@ -153,6 +153,14 @@ void h2_connection::take(const frames::read_result& read, clock::time_point now)
         fail(frame.type() == frame_type::headers ? error_code::protocol_error : verdict.code);
         return;
     }
+    if (read.status == frames::read_status::stream_error && verdict.what == action::ignore &&
+        frame.type() == frame_type::priority) {
+        // A malformed PRIORITY frame on a closed stream: the stream error it is (RFC 9113 6.3)
+        // cannot be sent on a stream that is gone, so it ends the connection, as nghttp2 did
+        // (h2spec http2/6.3/2, whose stream the server has answered by then).
+        fail(read.error.code);
+        return;
+    }
     if (verdict.what == action::stream_error) {
         // The state machine counts the stream as reset already; it leaves the table after.
         if (h2_stream* s = find(frame.header.stream_id)) s->stop_sending();
