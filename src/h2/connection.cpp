@@ -206,8 +206,8 @@ void h2_connection::take(const frames::read_result& read, clock::time_point now)
     }
 }
 
-void h2_connection::on_headers(const frames::frame_view& frame,
-                               const h2::stream_states::verdict& v, clock::time_point now) {
+void h2_connection::on_headers(const frames::frame_view& frame, const h2::stream_states::verdict& v,
+                               clock::time_point now) {
     const auto headers = frames::parse_headers(frame);
     const std::uint32_t id = frame.header.stream_id;
     block_stream_ = id;
@@ -219,8 +219,8 @@ void h2_connection::on_headers(const frames::frame_view& frame,
             block_trailer_ = true;  // a second block: trailers (the state machine checked)
             s->checks().begin(true);
         } else {
-            auto stream = std::make_shared<h2_stream>(*this, id, head_limits_,
-                                                      peer_initial_window_, now);
+            auto stream =
+                std::make_shared<h2_stream>(*this, id, head_limits_, peer_initial_window_, now);
             stream->checks().begin(false);
             streams_.emplace_back(id, std::move(stream));
             last_taken_ = std::max(last_taken_, id);
@@ -608,8 +608,7 @@ void h2_connection::on_reset_sent(std::uint32_t /*id*/, error_code code) {
 }
 
 bool h2_connection::on_closing() noexcept {
-    if (ended_ || broken_ || failed_ || going_away_ ||
-        shutdown_notice_at_ != clock::time_point{}) {
+    if (ended_ || broken_ || failed_ || going_away_ || shutdown_notice_at_ != clock::time_point{}) {
         return false;
     }
     // RFC 9113 6.8: a GOAWAY with the highest stream id first, so that the streams the
@@ -627,9 +626,7 @@ void h2_connection::finish_shutdown() noexcept {
     go_away(error_code::no_error);
 }
 
-void h2_connection::calm_down() {
-    fail(error_code::enhance_your_calm);
-}
+void h2_connection::calm_down() { fail(error_code::enhance_your_calm); }
 
 std::chrono::milliseconds h2_connection::idle_interval() const noexcept {
     const auto now = clock::now();

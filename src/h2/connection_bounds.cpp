@@ -34,9 +34,8 @@ void h2_connection::admit() {
         std::erase_if(waiting_, [](const auto& stream) { return stream->closed(); });
         return;
     }
-    admit_streams(waiting_, streams_, h2_budget(host_.settings()), host_, [&](h2_stream& s) {
-        stream_error(s.id(), error_code::refused_stream);
-    });
+    admit_streams(waiting_, streams_, h2_budget(host_.settings()), host_,
+                  [&](h2_stream& s) { stream_error(s.id(), error_code::refused_stream); });
 }
 
 bool h2_connection::may_open_file() {

@@ -141,16 +141,16 @@ private:
     h2::stream_states states_;
     h2::hpack::decoder decoder_;
     h2::hpack::encoder encoder_;
-    std::string input_;    // bytes received that do not make a whole frame yet
-    std::string pending_;  // frames queued for the next pull: control frames and heads
+    std::string input_;               // bytes received that do not make a whole frame yet
+    std::string pending_;             // frames queued for the next pull: control frames and heads
     std::size_t queued_control_ = 0;  // control frames in pending_ (acks, resets)
 
     // The header block in progress.
-    std::string block_;              // its fragments, when it spans frames
+    std::string block_;  // its fragments, when it spans frames
     std::uint32_t block_stream_ = 0;
     bool block_trailer_ = false;
-    bool block_ends_ = false;        // END_STREAM came with its HEADERS frame
-    bool block_ignored_ = false;     // decoded for HPACK's sake only
+    bool block_ends_ = false;     // END_STREAM came with its HEADERS frame
+    bool block_ignored_ = false;  // decoded for HPACK's sake only
     bool block_spans_ = false;
 
     // A header block whose decoded size passes this (twice the SETTINGS_MAX_HEADER_LIST_SIZE
@@ -168,7 +168,7 @@ private:
     std::uint32_t peer_max_frame_ = h2::frames::default_max_frame_size;
 
     stream_table streams_;
-    std::size_t next_sender_ = 0;  // where the round of DATA begins
+    std::size_t next_sender_ = 0;                    // where the round of DATA begins
     std::vector<std::shared_ptr<h2_stream>> ready_;  // complete requests to run
     // Complete requests whose handlers wait, in order, while the connection holds its
     // bound of unsent bytes or open files (admit).
@@ -178,20 +178,20 @@ private:
     // DATA bytes sent by then (check_send_rate).
     clock::time_point window_stalled_since_{};
     std::uint64_t window_stalled_sent_ = 0;
-    std::uint64_t data_sent_ = 0;  // DATA payload bytes sent on the connection
+    std::uint64_t data_sent_ = 0;   // DATA payload bytes sent on the connection
     clock::time_point idle_since_;  // when the last stream closed (or the connection began)
     // When the shutdown notice (a GOAWAY naming no last stream, and a PING) went out; the
     // epoch when it has not.
     clock::time_point shutdown_notice_at_{};
     std::uint32_t last_taken_ = 0;  // the highest stream whose request tern took
     std::size_t answered_ = 0;
-    body_windows_owed owed_;    // request-body windows held back (http2.max_body_memory)
-    bool busy_ = false;         // inside receive or pull: no wake-up needed
-    bool broken_ = false;       // closed without a word (not an HTTP/2 client)
-    bool failed_ = false;       // a connection error's GOAWAY is queued: the end
-    bool going_away_ = false;   // GOAWAY sent: the connection ends with its streams
-    bool peer_gone_ = false;    // the client sent GOAWAY
-    bool ended_ = false;        // the connection closed
+    body_windows_owed owed_;   // request-body windows held back (http2.max_body_memory)
+    bool busy_ = false;        // inside receive or pull: no wake-up needed
+    bool broken_ = false;      // closed without a word (not an HTTP/2 client)
+    bool failed_ = false;      // a connection error's GOAWAY is queued: the end
+    bool going_away_ = false;  // GOAWAY sent: the connection ends with its streams
+    bool peer_gone_ = false;   // the client sent GOAWAY
+    bool ended_ = false;       // the connection closed
 };
 
 }  // namespace tern::detail

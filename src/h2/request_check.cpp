@@ -13,13 +13,7 @@ using namespace std::string_view_literals;
 bool name_char(unsigned char c) noexcept {
     if (c >= 'a' && c <= 'z') return true;
     if (c >= '0' && c <= '9') return true;
-    switch (c) {
-        case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
-        case '-': case '.': case '^': case '_': case '`': case '|': case '~':
-            return true;
-        default:
-            return false;
-    }
+    return "!#$%&'*+-.^_`|~"sv.find(static_cast<char>(c)) != std::string_view::npos;
 }
 
 bool valid_name(std::string_view name) noexcept {
@@ -44,8 +38,8 @@ bool valid_method(std::string_view method) noexcept {
 // RFC 9113 8.2.1: no NUL, CR or LF, and no white space at either end; other controls are
 // refused too (RFC 9110 5.5, field-vchar), as nghttp2 did.
 bool valid_value(std::string_view value) noexcept {
-    if (!value.empty() && (value.front() == ' ' || value.front() == '\t' ||
-                           value.back() == ' ' || value.back() == '\t')) {
+    if (!value.empty() && (value.front() == ' ' || value.front() == '\t' || value.back() == ' ' ||
+                           value.back() == '\t')) {
         return false;
     }
     for (const char ch : value) {

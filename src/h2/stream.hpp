@@ -1,8 +1,8 @@
 #pragma once
 // One HTTP/2 stream: a request as its frames arrive (head, body, end), the handler run on
-// it, and its response's DATA frames as the connection's writer asks for them (the stream is the exchange port of its
-// request: held and deferred responses and streamed bodies go through it as through an
-// HTTP/1 connection, while the other streams go on). What HTTP/3's streams do the same
+// it, and its response's DATA frames as the connection's writer asks for them (the stream is the
+// exchange port of its request: held and deferred responses and streamed bodies go through it as
+// through an HTTP/1 connection, while the other streams go on). What HTTP/3's streams do the same
 // (the request's head and body, the handler, answers later) is http/stream_exchange's; this
 // adds HTTP/2's framing, flow control and deadlines. Private to src/h2.
 
