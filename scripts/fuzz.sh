@@ -5,8 +5,8 @@
 #   scripts/fuzz.sh [seconds=60]
 #
 # The request parser and HTTP/2 harnesses get 12% of the time each; the router, json,
-# WebSocket, HTTP/3 and TLS ones 10% each; the HPACK one 6%; the response parser, forms,
-# QUIC datagram and PROXY header ones 5% each (at least 8 s in all; each harness gets at
+# WebSocket and HTTP/3 ones 10% each; the HPACK one 6%; the response parser, forms,
+# QUIC datagram, PROXY header, HTTP/2 frame layer and TLS ones 5% each (at least 8 s in all; each harness gets at
 # least a second, since libFuzzer reads 0 as no limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
@@ -30,6 +30,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_CO
     >/dev/null
 cmake --build "$build" --target fuzz_parser fuzz_response fuzz_router fuzz_forms fuzz_json \
     fuzz_ws fuzz_tls fuzz_h2 fuzz_h3 fuzz_quic fuzz_proxy fuzz_hpack
+cmake --build "$build" --target fuzz_h2_frames
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -39,6 +40,8 @@ share() {
     local t=$((seconds * $1 / 100))
     echo $((t < 1 ? 1 : t))
 }
+# The HTTP/2 frame layer's differential harness: 5%, taken from the TLS one's rest.
+h2_frames_time=$(share 5)
 parser_time=$(share 12)
 response_time=$(share 5)
 router_time=$(share 10)
@@ -52,6 +55,7 @@ proxy_time=$(share 5)
 hpack_time=$(share 6)
 tls_time=$((seconds - parser_time - response_time - router_time - forms_time - json_time -
     ws_time - h2_time - h3_time - quic_time - proxy_time - hpack_time))
+tls_time=$((tls_time - h2_frames_time))
 [ "$tls_time" -lt 1 ] && tls_time=1
 failed=0
 summary=()
@@ -93,6 +97,7 @@ run_fuzzer json "$json_time"
 run_fuzzer ws "$ws_time"
 run_fuzzer tls "$tls_time"
 run_fuzzer h2 "$h2_time"
+run_fuzzer h2_frames "$h2_frames_time"
 run_fuzzer h3 "$h3_time"
 run_fuzzer quic "$quic_time"
 run_fuzzer proxy "$proxy_time"
