@@ -665,16 +665,21 @@ void h2_connection::check_deadlines(clock::time_point now) {
         go_away(error_code::no_error);
         return;
     }
-    // A copy: a check may close its stream.
-    std::vector<std::shared_ptr<h2_stream>> streams;
-    streams.reserve(streams_.size());
-    for (auto& [id, stream] : streams_) streams.push_back(stream);
-    for (auto& stream : streams) {
+    // A copy (kept between calls, so a pull allocates nothing): a check may close its stream.
+    checked_.clear();
+    for (auto& [id, stream] : streams_) checked_.push_back(stream);
+    bool late = false;
+    for (auto& stream : checked_) {
         if (!stream->check(now)) {
-            // A header block that did not complete within timeouts.header.
-            fail(error_code::no_error);
-            return;
+            late = true;
+            break;
         }
+    }
+    checked_.clear();
+    if (late) {
+        // A header block that did not complete within timeouts.header.
+        fail(error_code::no_error);
+        return;
     }
     check_send_rate(now);
 }

@@ -174,6 +174,7 @@ private:
     // bound of unsent bytes or open files (admit).
     std::vector<std::shared_ptr<h2_stream>> waiting_;
     std::vector<std::shared_ptr<h2_stream>> graveyard_;  // closed while the table is walked
+    std::vector<std::shared_ptr<h2_stream>> checked_;    // the streams check_deadlines walks
     // The connection's flow-control window holds its streams back: since when, and the
     // DATA bytes sent by then (check_send_rate).
     clock::time_point window_stalled_since_{};
