@@ -433,6 +433,7 @@ void h2_connection::send_head(h2_stream& stream, const response& res, bool ends)
 }
 
 void h2_connection::send_continue(std::uint32_t id) {
+    if (states_.state_of(id) == h2::stream_states::state::closed) return;
     const std::size_t start = frames::begin_headers(pending_);
     encoder_.begin_block(pending_);
     encoder_.status(100, pending_);
