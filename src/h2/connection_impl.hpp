@@ -11,6 +11,7 @@
 #include "http/body_memory.hpp"
 #include "http/field_section.hpp"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -85,7 +86,12 @@ public:
     bool may_take_more(const h2_stream& stream);
 
 private:
-    // ---- reading (connection.cpp) -----------------------------------------------------------
+    // The PING sent with the shutdown notice (RFC 9113 6.8): its acknowledgement means every
+    // stream the client sent before it saw the notice has arrived.
+    static constexpr std::array<std::uint8_t, 8> shutdown_ping = {'t', 'e', 'r', 'n',
+                                                                  '-', 'b', 'y', 'e'};
+
+    // ---- reading (connection_read.cpp) ------------------------------------------------------
     void take(const h2::frames::read_result& read, clock::time_point now);
     void on_headers(const h2::frames::frame_view& frame, const h2::stream_states::verdict& v,
                     clock::time_point now);
