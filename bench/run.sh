@@ -4,22 +4,33 @@
 # workload against tern and its peers in interleaved rounds, and writes
 # bench/results/<date-time>/report.md with PNG charts (bench/results/latest points to it).
 #
-#   bench/run.sh                 the full run (5 rounds x 3 s; about 13 min on 2 cores)
-#   bench/run.sh --quick         a smoke run that finishes in under 3 minutes once built
-#                                (plus about 5 minutes for the real-app workloads)
+# Times measured on the shared 2-core machine (2026-12-07), everything built; the first build
+# takes 3 min 40 s more (2 min 7 s for what --quick needs), a change to tern's sources about
+# 40 s (libtern again):
+#   bench/run.sh --quick         the seeds' hello-world workloads (levtus, pipeline, keepalive,
+#                                post, static-small) for tern, nginx and the ceiling,
+#                                3 rounds x 1 s: about 1 minute (56 s measuring)
+#   bench/run.sh                 the full run, 5 rounds x 3 s, all peers: the hello-world
+#                                workloads (15 min), then the real-app ones (13 min), then the
+#                                protocol ones (8 min): about 37 minutes
 #   bench/run.sh --workloads https,h2,ws
 #                                only the protocol workloads: bench/tls.py (HTTPS beside
 #                                nginx), bench/h2.py (HTTP/2 beside h2o and nginx) and
 #                                bench/ws.py (WebSocket beside Node ws and Python websockets)
-#                                on this run's Release build; about 10 minutes
+#                                on this run's Release build; about 8 minutes
 #   bench/run.sh --workloads jwt,health,db-read,db-write,users1k
 #                                only the real-app workloads (issue 19; bench/lib/apps.py):
 #                                tern's examples/jwt_login, examples/todo (SQLite and a
 #                                PostgreSQL of the run's own) and bench_app beside Go, Node and
-#                                nginx; builds only what they need; about 17 minutes
+#                                nginx; builds only what they need; about 13 minutes
+#
+# A run that is stopped (SIGINT, SIGTERM, SIGHUP, a timeout, an error) leaves no server
+# behind: see "every server ends with the run" below; bench/cleanup-check.py checks it.
 #
 # Options (see bench/README.md):
-#   --quick                3 rounds of 1 s, no warm-up, 5 startup samples, 1,000 idle
+#   --quick                the workloads levtus,pipeline,keepalive,post,static-small and the peers
+#                          tern,ceiling,nginx unless --workloads or --peers say otherwise;
+#                          3 rounds of 1 s, no warm-up, 5 startup samples, 1,000 idle
 #                          connections, short micro-benchmarks
 #   --rounds N             interleaved rounds per peer and workload (default 5)
 #   --duration S           whole seconds per measured wrk run (default 3)
@@ -50,13 +61,13 @@ repo=$(cd "$bench_dir/.." && pwd)
 
 rounds=5 duration=3 warmup=1 starts=20 idle_conns=10000 micro_time=0.5
 server_cpus=1 load_cpus=0 server_threads=1
-peers="" workloads="" extra=() install=1 levels=10,100,500 users1k_requests=60000
+peers="" workloads="" extra=() install=1 levels=10,100,500 users1k_requests=60000 quick=0
 build_dir="$repo/bench/results/build"
 out=""
 argv="$*"
 while [ $# -gt 0 ]; do
     case "$1" in
-    --quick) rounds=3 duration=1 warmup=0 starts=5 idle_conns=1000 micro_time=0.02 ;;
+    --quick) quick=1 rounds=3 duration=1 warmup=0 starts=5 idle_conns=1000 micro_time=0.02 ;;
     --rounds) rounds=$2; shift ;;
     --duration) duration=${2%s}; shift ;;
     --warmup) warmup=${2%s}; shift ;;
@@ -84,6 +95,62 @@ while [ $# -gt 0 ]; do
 done
 [ "$(nproc)" -lt 2 ] && echo "run.sh: warning: one CPU; server and wrk will share it" >&2
 [ -n "$out" ] || out="$repo/bench/results/$(date +%Y-%m-%d-%H%M)"
+if [ "$quick" -eq 1 ] && [ -z "$workloads" ]; then
+    # The seeds' hello-world workloads beside nginx and the ceiling: the quick reproduction.
+    workloads=levtus,pipeline,keepalive,post,static-small
+    [ -n "$peers" ] || peers=tern,ceiling,nginx
+fi
+wants_peer() { [ -z "$peers" ] || [[ ",$peers," == *",$1,"* ]]; }
+
+# ---- every server ends with the run ----------------------------------------------------------
+# Each measuring step (and the build) runs in a process group of its own (setsid), so its load
+# generators go with it; the Python steps start every server in a group of its own too
+# (bench/lib/groups.py) and list it in $TERN_BENCH_GROUPS. Whatever ends the run (its end, an
+# error under set -e, SIGINT, SIGTERM, SIGHUP), end_groups stops the step's group and then
+# every listed server group: SIGTERM first (a Python step stops its servers itself), SIGKILL
+# for what is left after a grace period.
+TERN_BENCH_GROUPS=$(mktemp "${TMPDIR:-/tmp}/tern-bench-groups.XXXXXX")
+export TERN_BENCH_GROUPS
+step_pid=""
+alive() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ "$s" != Z* ]]; }
+group_alive() {  # a member that is not a zombie (reaped by whoever its parent now is)
+    local p
+    for p in $(pgrep -g "$1"); do alive "$p" && return 0; done
+    return 1
+}
+end_groups() {
+    local status=$? g i
+    set +e
+    trap '' INT TERM HUP  # a second signal must not cut the cleanup short
+    if [ -n "$step_pid" ]; then
+        kill -TERM -- "-$step_pid" 2>/dev/null
+        for i in $(seq 50); do alive "$step_pid" || break; sleep 0.2; done
+        kill -KILL -- "-$step_pid" 2>/dev/null
+    fi
+    local listed
+    listed=$(sort -un "$TERN_BENCH_GROUPS" 2>/dev/null)
+    for g in $listed; do kill -TERM -- "-$g" 2>/dev/null; done
+    for g in $listed; do
+        for i in $(seq 25); do group_alive "$g" || break; sleep 0.2; done
+        kill -KILL -- "-$g" 2>/dev/null
+    done
+    rm -f "$TERN_BENCH_GROUPS"
+    exit "$status"
+}
+trap end_groups EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+# step CMD...: runs CMD in a new session (its own process group) and waits for it; a signal
+# to the runner interrupts the wait and end_groups ends the group.
+step() {
+    local status=0
+    setsid "$@" &
+    step_pid=$!
+    wait "$step_pid" || status=$?
+    step_pid=""
+    return "$status"
+}
 
 # The real-app workloads (bench/lib/apps.py) and the hello-world ones (bench/lib/bench.py).
 # The protocol workloads (bench/tls.py, bench/h2.py, bench/ws.py), each a script of its own.
@@ -139,19 +206,26 @@ echo "run.sh: building into $build_dir"
 mkdir -p "$build_dir"
 cmake -S "$bench_dir/superbuild" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$build_dir/configure.log" 2>&1 ||
     { cat "$build_dir/configure.log" >&2; exit 1; }
-targets=()  # all, unless only the real-app or protocol workloads run: then only their programs
-[ "$run_base" -eq 0 ] && targets=(--target bench_app jwt_login todo hello ws_load)
-nice cmake --build "$build_dir" "${targets[@]}" >"$build_dir/build.log" 2>&1 ||
+targets=()  # all, unless only some peers or only the real-app or protocol workloads run
+if [ "$run_base" -eq 0 ]; then
+    targets=(--target bench_app jwt_login todo hello ws_load)
+elif [ -n "$peers" ] && [ -z "$app_workloads$proto_workloads" ]; then
+    # Only the hello-world workloads for the peers named (--quick: tern, ceiling, nginx).
+    targets=(--target bench_app hello ceiling tern_micro)
+    for p in beast httplib; do wants_peer "$p" && targets+=("$p"); done
+fi
+step nice cmake --build "$build_dir" "${targets[@]}" >"$build_dir/build.log" 2>&1 ||
     { tail -40 "$build_dir/build.log" >&2; exit 1; }
-if [ "$run_base" -eq 1 ]; then
+if [ "$run_base" -eq 1 ] && wants_peer tern-uring; then
     # The io_uring variant of bench_app (peer tern-uring): tern alone, -DTERN_IO_URING=ON.
-    (cmake -S "$repo" -B "$build_dir/uring" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTERN_IO_URING=ON \
-        -DTERN_BUILD_TESTS=OFF -DTERN_INSTALL=OFF >"$build_dir/uring-configure.log" 2>&1 &&
-        nice cmake --build "$build_dir/uring" --target bench_app >"$build_dir/uring-build.log" 2>&1) ||
+    if ! { cmake -S "$repo" -B "$build_dir/uring" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTERN_IO_URING=ON \
+            -DTERN_BUILD_TESTS=OFF -DTERN_INSTALL=OFF >"$build_dir/uring-configure.log" 2>&1 &&
+        step nice cmake --build "$build_dir/uring" --target bench_app >"$build_dir/uring-build.log" 2>&1; }; then
         echo "run.sh: the io_uring variant did not build (see $build_dir/uring-*.log)" >&2
+    fi
 fi
 if command -v go >/dev/null; then
-    if [ "$run_base" -eq 1 ]; then
+    if [ "$run_base" -eq 1 ] && wants_peer go; then
         (cd "$build_dir" && GOCACHE="$build_dir/gocache" GOPATH="$build_dir/gopath" GOFLAGS=-trimpath \
             nice go build -o go-peer "$bench_dir/peers/go/main.go") || echo "run.sh: the Go peer did not build" >&2
     fi
@@ -180,7 +254,7 @@ fi
 mkdir -p "$out"
 echo "run.sh: results in $out"
 if [ "$run_base" -eq 1 ]; then
-    PYTHONDONTWRITEBYTECODE=1 taskset -c "$load_cpus" python3 "$bench_dir/lib/bench.py" \
+    step env PYTHONDONTWRITEBYTECODE=1 taskset -c "$load_cpus" python3 "$bench_dir/lib/bench.py" \
         --build-dir "$build_dir" --out "$out" --rounds "$rounds" --duration "$duration" \
         --warmup "$warmup" --server-cpus "$server_cpus" --load-cpus "$load_cpus" \
         --server-threads "$server_threads" --starts "$starts" --idle-conns "$idle_conns" \
@@ -189,7 +263,7 @@ if [ "$run_base" -eq 1 ]; then
 fi
 if [ -n "$app_workloads" ]; then
     # The real-app workloads: bench/results/<date-time>/apps.md and apps.json.
-    PYTHONDONTWRITEBYTECODE=1 taskset -c "$load_cpus" python3 "$bench_dir/lib/apps.py" \
+    step env PYTHONDONTWRITEBYTECODE=1 taskset -c "$load_cpus" python3 "$bench_dir/lib/apps.py" \
         --build-dir "$build_dir" --out "$out" --rounds "$rounds" --duration "$duration" \
         --warmup "$warmup" --server-cpus "$server_cpus" --load-cpus "$load_cpus" \
         --server-threads "$server_threads" --levels "$levels" \
@@ -217,7 +291,7 @@ if [ -n "$proto_workloads" ]; then
                  --out "$out/ws" "${quick_ws[@]}") ;;
         esac
         echo "run.sh: $title"
-        if PYTHONDONTWRITEBYTECODE=1 "${cmd[@]}" >"$out/$w.txt" 2>&1; then
+        if step env PYTHONDONTWRITEBYTECODE=1 "${cmd[@]}" >"$out/$w.txt" 2>&1; then
             { printf '\n## %s\n\n`%s`\n\n' "$title" "${cmd[*]#"$repo/"}"
               if [ "$w" = ws ]; then
                   cat "$out/ws/report.md"  # markdown already

@@ -1,7 +1,7 @@
 """Every server a bench script starts, in a process group of its own that is ended on any exit.
 
-start() runs a command in a new session (so its process group is its own: nginx's workers,
-h2o's helpers and taskset's child go with it) and remembers the group; stop() ends one group
+start() runs a command in a new session (so its process group is its own, and nginx's workers
+and h2o's helpers are in it) and remembers the group; stop() ends one group
 (SIGTERM, then SIGKILL after a grace period). Whatever way the script ends, the groups still
 running are ended too: on a normal exit or an exception (atexit), on SIGINT (KeyboardInterrupt
 unwinds to atexit) and on SIGTERM or SIGHUP (turned into SystemExit here, so `finally` blocks
@@ -106,11 +106,24 @@ def _exit_on(signum, _frame):
 
 
 def _watch_runner(runner: int) -> None:
+    global _runner_gone
     while os.getppid() == runner:
         time.sleep(0.5)
+    _runner_gone = True
     os.kill(os.getpid(), signal.SIGTERM)
 
 
+def _drop_registry() -> None:
+    # The runner that would have removed its list is gone; the groups in it are ended.
+    if _runner_gone:
+        try:
+            os.unlink(os.environ["TERN_BENCH_GROUPS"])
+        except OSError:
+            pass
+
+
+_runner_gone = False
+atexit.register(_drop_registry)  # runs after stop_all (atexit runs last registered first)
 atexit.register(stop_all)
 if threading.current_thread() is threading.main_thread():
     signal.signal(signal.SIGTERM, _exit_on)

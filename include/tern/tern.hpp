@@ -10,6 +10,7 @@
 #include <tern/deferred.hpp>
 #include <tern/http_error.hpp>
 #include <tern/listen_fds.hpp>
+#include <tern/rate_limit.hpp>
 #include <tern/sse.hpp>
 #include <tern/stats.hpp>
 #include <tern/stream.hpp>

@@ -493,4 +493,18 @@ o.max_redirects = 3;                       // off (0) by default
 tern::client upstream(o);
 }
 }  // namespace docs_client
+namespace docs_rate_limits {
+void snippets(tern::app& app) {
+using namespace std::chrono_literals;
+app.before("/limited/*", tern::rate_limit({.requests = 3, .per = 1h}));
+app.before("/by-key", tern::rate_limit({.requests = 1,
+                                        .per = 1h,
+                                        .key = [](tern::context& ctx) {
+                                            return std::string(
+                                                ctx.header("x-api-key").value_or(""));
+                                        },
+                                        .name = "keys"}));
+}
+}  // namespace docs_rate_limits
+
 // clang-format on

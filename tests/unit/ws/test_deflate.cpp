@@ -10,6 +10,7 @@
 #define ZLIB_CONST
 #include <zlib.h>
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
