@@ -11,7 +11,8 @@ find_package(ZLIB REQUIRED)
 # at run time, the first time it needs them (src/openssl/library.cpp). The tests and tools
 # that call OpenSSL themselves link its targets.
 find_package(OpenSSL REQUIRED COMPONENTS SSL Crypto)
-# HTTP/2 framing, HPACK and flow control (private to libtern; Debian libnghttp2-dev).
+# nghttp2 (Debian libnghttp2-dev): not libtern's (HTTP/2 framing and HPACK are tern's own,
+# src/h2), but the test kit's HTTP/2 client codec and the oracle of the unit tests and fuzzers.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(TERN_NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2>=1.52)
 # br and zstd compression of responses beside gzip (private to libtern; Debian

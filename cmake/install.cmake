@@ -9,12 +9,12 @@ set(TERN_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/tern")
 
 # A static libtern leaves its private dependencies to the application's link line. The
 # package names them by the files found when tern was configured, not by their CMake
-# targets, so a consumer needs none of llhttp's, zlib's, brotli's, zstd's or nghttp2's CMake packages
+# targets, so a consumer needs none of llhttp's, zlib's, brotli's or zstd's CMake packages
 # (nor, with TERN_HTTP3, ngtcp2's, nghttp3's or GnuTLS's pkg-config modules) (a
 # shared libtern carries them itself). OpenSSL is on the list only with
 # TERN_OPENSSL_DLOPEN=OFF: by default libtern loads libssl and libcrypto with dlopen when it
-# first needs them (src/openssl/library.cpp); zlib, brotli, zstd and nghttp2 likewise only
-# with TERN_CODECS_DLOPEN=OFF (src/compression/library.cpp, src/h2/library.cpp), the HTTP/3
+# first needs them (src/openssl/library.cpp); zlib, brotli and zstd likewise only with
+# TERN_CODECS_DLOPEN=OFF (src/compression/library.cpp), the HTTP/3
 # libraries only with TERN_HTTP3_DLOPEN=OFF (src/quic/library.cpp). The same list goes into
 # tern.pc.
 set(TERN_STATIC_LINK_FILES "")
@@ -22,11 +22,10 @@ if(TERN_LIBRARY_TYPE STREQUAL "STATIC_LIBRARY")
     set(TERN_STATIC_LINK_FILES "${TERN_LLHTTP_LIBRARY}")
     if(NOT TERN_CODECS_DLOPEN)
         tern_library_beside(ZLIB::ZLIB TERN_ZLIB_LIBRARY z)
-        find_library(TERN_NGHTTP2_LIBRARY NAMES nghttp2 HINTS ${TERN_NGHTTP2_LIBRARY_DIRS} REQUIRED)
         find_library(TERN_BROTLIENC_LIBRARY NAMES brotlienc HINTS ${TERN_BROTLI_LIBRARY_DIRS} REQUIRED)
         find_library(TERN_ZSTD_LIBRARY NAMES zstd HINTS ${TERN_ZSTD_LIBRARY_DIRS} REQUIRED)
         list(APPEND TERN_STATIC_LINK_FILES "${TERN_ZLIB_LIBRARY}" "${TERN_BROTLIENC_LIBRARY}"
-                                           "${TERN_ZSTD_LIBRARY}" "${TERN_NGHTTP2_LIBRARY}")
+                                           "${TERN_ZSTD_LIBRARY}")
     endif()
     if(NOT TERN_OPENSSL_DLOPEN)
         tern_library_beside(OpenSSL::SSL TERN_SSL_LIBRARY ssl)

@@ -1,5 +1,5 @@
-// libFuzzer harness of the HTTP/2 connection (src/h2): nghttp2's callbacks into tern's
-// streams, the field mapping and limits, the flood buckets, bodies, refusals and responses.
+// libFuzzer harness of the HTTP/2 connection (src/h2): tern's frame reader, stream states and
+// HPACK decoder into its streams, the field mapping and limits, the flood buckets, bodies, refusals and responses.
 // The input is a client's bytes after the preface (the harness sends the preface, so the
 // fuzzer works on frames): byte 0 sets the size of each read (1..256), the rest is read in
 // pieces of that size; after each piece the connection's output is pulled, and a handler that

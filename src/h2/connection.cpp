@@ -1,273 +1,70 @@
+// The HTTP/2 connection (h2/connection_impl.hpp): its SETTINGS first, the writing half (each
+// pull writes the control frames and response heads queued, then DATA from the streams with
+// window, round-robin, into the one output buffer), the GOAWAYs, deadlines and the stop. The
+// reading half is connection_read.cpp, the bounds across streams connection_bounds.cpp.
+
 #include "h2/connection_impl.hpp"
 
 #include "h2/stream.hpp"
 
-#include <nghttp2/nghttp2.h>
-
 #include <algorithm>
-#include <array>
 #include <limits>
-#include <new>
 #include <utility>
-
-// Last: nghttp2's functions through the table that loads it on first use.
-#include "h2/calls.hpp"
 
 namespace tern::detail {
 
 namespace {
 
-// The HPACK table of the encoder (tern's responses) and the decoder (requests): the
-// protocol's default. A client cannot make either larger.
+namespace frames = h2::frames;
+using frames::error_code;
+using frames::frame_type;
+using action = h2::stream_states::action;
+
+// The HPACK table of the decoder (requests): the protocol's default. A client cannot make
+// it larger. The encoder's is hpack::encoder_table_size (1 KiB) or the client's, if smaller.
 constexpr std::uint32_t hpack_table_size = 4096;
 
-// Header blocks cut short (an HPACK bomb) a connection may send before it is closed.
-constexpr std::size_t max_cut_blocks = 3;
+// The windows come back in pieces of at least this many bytes (half the initial window).
+constexpr std::uint64_t window_batch = 32768;
 
-// The two-step shutdown (RFC 9113 6.8): the PING sent with the shutdown notice, and how long
-// its acknowledgement is waited for before the final GOAWAY goes out anyway.
-constexpr std::array<std::uint8_t, 8> shutdown_ping = {'t', 'e', 'r', 'n', '-', 'b', 'y', 'e'};
+// The two-step shutdown (RFC 9113 6.8): how long the shutdown PING's acknowledgement is
+// waited for before the final GOAWAY goes out anyway.
 constexpr std::chrono::milliseconds shutdown_notice_wait{1000};
-
-h2_connection& self(void* user_data) noexcept { return *static_cast<h2_connection*>(user_data); }
-
-h2_stream* stream_of(nghttp2_session* s, std::int32_t id) noexcept {
-    return static_cast<h2_stream*>(nghttp2_session_get_stream_user_data(s, id));
-}
-
-std::string_view text(const std::uint8_t* p, std::size_t n) noexcept {
-    return {reinterpret_cast<const char*>(p), n};
-}
-
-}  // namespace
-
-struct h2_connection::callbacks {
-    // Every frame's header, before its payload: a HEADERS frame's stream id is checked
-    // against the ids the client opened before (RFC 9113 5.1.1; h2/stream_order.hpp).
-    // Ids nghttp2 refuses itself (0, even) are left to it.
-    static int on_begin_frame(nghttp2_session* s, const nghttp2_frame_hd* hd, void* ud) {
-        if (hd->type != NGHTTP2_HEADERS || hd->stream_id <= 0 || hd->stream_id % 2 == 0) {
-            return 0;
-        }
-        auto& me = self(ud);
-        nghttp2_stream* stream = nghttp2_session_find_stream(s, hd->stream_id);
-        const auto state =
-            stream != nullptr ? nghttp2_stream_get_state(stream) : NGHTTP2_STREAM_STATE_CLOSED;
-        const bool open =
-            state != NGHTTP2_STREAM_STATE_CLOSED && state != NGHTTP2_STREAM_STATE_IDLE;
-        // After a GOAWAY nghttp2 ignores streams above the last one it took, trailers on them
-        // included: those are no error, and the streams in flight finish.
-        if (me.order_.on_headers(hd->stream_id, open) == stream_order::verdict::out_of_order &&
-            !me.going_away_ && !me.broken_) {
-            // nghttp2 ignores the block (it keeps its HPACK state); the GOAWAY names the last
-            // stream it took.
-            me.going_away_ = true;
-            nghttp2_session_terminate_session(s, NGHTTP2_PROTOCOL_ERROR);
-        }
-        return 0;
-    }
-
-    static int on_begin_headers(nghttp2_session* s, const nghttp2_frame* frame, void* ud) {
-        if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
-            return 0;
-        }
-        auto& me = self(ud);
-        auto stream =
-            std::make_shared<h2_stream>(me, frame->hd.stream_id, me.head_limits_, clock::now());
-        nghttp2_session_set_stream_user_data(s, frame->hd.stream_id, stream.get());
-        me.streams_.emplace(frame->hd.stream_id, std::move(stream));
-        return 0;
-    }
-
-    static int on_header(nghttp2_session* s, const nghttp2_frame* frame, const std::uint8_t* name,
-                         std::size_t name_length, const std::uint8_t* value,
-                         std::size_t value_length, std::uint8_t /*flags*/, void* ud) {
-        if (frame->hd.type != NGHTTP2_HEADERS) return 0;
-        h2_stream* stream = stream_of(s, frame->hd.stream_id);
-        if (stream == nullptr) return 0;
-        auto& me = self(ud);
-        if (stream->on_field(text(name, name_length), text(value, value_length),
-                             frame->headers.cat != NGHTTP2_HCAT_REQUEST, me.header_block_cut_)) {
-            return 0;
-        }
-        // An HPACK bomb: a block decoded to twice the SETTINGS_MAX_HEADER_LIST_SIZE tern
-        // announced is refused whatever follows, so its decoding stops here (each field would
-        // cost a check of its bytes by nghttp2 and a call into tern, for fields a one-byte
-        // index can repeat from the table). nghttp2 resets the stream (INTERNAL_ERROR) and
-        // passes over the rest of the block without calling back; a client that does it
-        // again and again is an attacker.
-        if (++me.cut_blocks_ >= max_cut_blocks) {
-            me.calm_down();
-            return NGHTTP2_ERR_CALLBACK_FAILURE;  // not one more field of this block
-        }
-        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-    }
-
-    static int on_frame_recv(nghttp2_session* s, const nghttp2_frame* frame, void* ud) {
-        auto& me = self(ud);
-        const auto now = clock::now();
-        const bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
-        h2_stream* stream = stream_of(s, frame->hd.stream_id);
-        switch (frame->hd.type) {
-            case NGHTTP2_HEADERS:
-                if (stream == nullptr) return 0;
-                if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
-                    stream->on_head(end, now);
-                } else if (end) {
-                    stream->on_end();  // after trailers
-                }
-                break;
-            case NGHTTP2_DATA:
-                if (frame->hd.length == 0 && !end &&
-                    !me.guard_.allow(flood_guard::kind::empty_data, now)) {
-                    me.calm_down();
-                    return 0;
-                }
-                if (stream != nullptr && end) stream->on_end();
-                break;
-            case NGHTTP2_RST_STREAM:
-                if (!me.guard_.allow(flood_guard::kind::reset, now)) me.calm_down();
-                break;
-            case NGHTTP2_PING:
-                if ((frame->hd.flags & NGHTTP2_FLAG_ACK) == 0) {
-                    if (!me.guard_.allow(flood_guard::kind::ping, now)) me.calm_down();
-                } else if (std::equal(shutdown_ping.begin(), shutdown_ping.end(),
-                                      frame->ping.opaque_data)) {
-                    // A round trip since the shutdown notice: every stream the client sent
-                    // before it saw the notice has arrived.
-                    me.finish_shutdown();
-                }
-                break;
-            case NGHTTP2_SETTINGS:
-                if ((frame->hd.flags & NGHTTP2_FLAG_ACK) == 0 &&
-                    !me.guard_.allow(flood_guard::kind::settings, now)) {
-                    me.calm_down();
-                }
-                break;
-            case NGHTTP2_PRIORITY:
-                if (!me.guard_.allow(flood_guard::kind::priority, now)) me.calm_down();
-                break;
-            default:
-                break;
-        }
-        if (stream != nullptr && stream->take_ready()) {
-            me.ready_.push_back(stream->self());
-        }
-        return 0;
-    }
-
-    static int on_data_chunk(nghttp2_session* s, std::uint8_t /*flags*/, std::int32_t id,
-                             const std::uint8_t* data, std::size_t length, void* /*ud*/) {
-        // Windows are given back by hand (nghttp2_option_set_no_auto_window_update): the
-        // connection's at once, a stream's when its bytes are let go or the connection's
-        // bodies in memory allow (http2.max_body_memory, http/body_memory.hpp). nghttp2
-        // gives back padding and the DATA it ignores itself.
-        nghttp2_session_consume_connection(s, length);
-        if (h2_stream* stream = stream_of(s, id)) {
-            stream->on_body(text(data, length), clock::now());
-        } else {
-            nghttp2_session_consume_stream(s, id, length);
-        }
-        return 0;
-    }
-
-    static int on_frame_send(nghttp2_session* s, const nghttp2_frame* frame, void* ud) {
-        auto& me = self(ud);
-        if (frame->hd.type == NGHTTP2_DATA) me.data_sent_ += frame->hd.length;
-        if (frame->hd.type == NGHTTP2_RST_STREAM) {
-            me.on_reset_sent(frame->hd.stream_id, frame->rst_stream.error_code);
-            return 0;
-        }
-        if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
-        if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
-        h2_stream* stream = stream_of(s, frame->hd.stream_id);
-        if (stream == nullptr) return 0;
-        stream->on_response_sent();
-        // RFC 9113 8.1: a response sent before the request ended (a refusal, a handler that
-        // did not read the body) ends the client's side too, without an error.
-        if (!stream->request_ended()) {
-            nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_NO_ERROR);
-        }
-        return 0;
-    }
-
-    static int on_stream_close(nghttp2_session* /*s*/, std::int32_t id, std::uint32_t /*error*/,
-                               void* ud) {
-        self(ud).bury(id);
-        return 0;
-    }
-};
-
-namespace {
-
-// One table of callbacks for every connection (nghttp2 copies it into each session).
-struct callback_table {
-    nghttp2_session_callbacks* table = nullptr;
-    callback_table() {
-        if (nghttp2_session_callbacks_new(&table) != 0) throw std::bad_alloc();
-        using c = h2_connection::callbacks;
-        nghttp2_session_callbacks_set_on_begin_frame_callback(table, c::on_begin_frame);
-        nghttp2_session_callbacks_set_on_begin_headers_callback(table, c::on_begin_headers);
-        nghttp2_session_callbacks_set_on_header_callback(table, c::on_header);
-        nghttp2_session_callbacks_set_on_frame_recv_callback(table, c::on_frame_recv);
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(table, c::on_data_chunk);
-        nghttp2_session_callbacks_set_on_frame_send_callback(table, c::on_frame_send);
-        nghttp2_session_callbacks_set_on_stream_close_callback(table, c::on_stream_close);
-    }
-    ~callback_table() { nghttp2_session_callbacks_del(table); }
-    callback_table(const callback_table&) = delete;
-    callback_table& operator=(const callback_table&) = delete;
-};
 
 }  // namespace
 
 h2_connection::h2_connection(protocol_host& host, h2_peer peer)
     : host_(host),
       peer_(std::move(peer)),
-      memory_(host.blocks()),
+      states_(host.settings().http2.max_concurrent_streams,
+              2 * std::size_t{host.settings().http2.max_concurrent_streams}),
+      decoder_(hpack_table_size),
       guard_(host.settings().http2.max_concurrent_streams),
-      order_(2 * std::size_t{host.settings().http2.max_concurrent_streams}),
       idle_since_(clock::now()) {
     const auto& cfg = host.settings();
     head_limits_.max_header_count = cfg.limits.max_header_count;
     head_limits_.max_header_size = cfg.limits.max_header_size;
     head_limits_.max_line_size = cfg.limits.max_line_size;
-
-    static const callback_table table;
-    nghttp2_option* options = nullptr;
-    if (nghttp2_option_new(&options) != 0) throw std::bad_alloc();
-    nghttp2_option_set_max_deflate_dynamic_table_size(options, hpack_table_size);
-    // Request bodies' windows come back as tern lets their bytes go, not as they arrive
-    // (on_data_chunk): what one connection holds of bodies in memory is bounded.
-    nghttp2_option_set_no_auto_window_update(options, 1);
-    // nghttp2 keeps closed streams (its default, not nghttp2_option_set_no_closed_streams):
-    // DATA on a stream that closed must be a STREAM_CLOSED error (RFC 9113 5.1, h2spec
-    // http2/5.1/5, 5.1/8, 5.1/11, 6.1/2), which needs the stream's closed state.
-    const int made =
-        nghttp2_session_server_new3(&session_, table.table, this, options, memory_.mem());
-    nghttp2_option_del(options);
-    if (made != 0) throw std::bad_alloc();
+    streams_.reserve(std::min<std::size_t>(cfg.http2.max_concurrent_streams, 128));
 
     // The server's SETTINGS, the first frame it sends (RFC 9113 3.4).
     const auto header_list = static_cast<std::uint32_t>(
         std::min<std::size_t>(cfg.limits.max_header_size + cfg.limits.max_line_size,
                               std::numeric_limits<std::uint32_t>::max()));
     header_block_cut_ = 2 * std::size_t{header_list};
-    const std::array<nghttp2_settings_entry, 3> settings = {{
-        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, cfg.http2.max_concurrent_streams},
-        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, header_list},
-        {NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, hpack_table_size},
+    const std::array<frames::setting_entry, 3> settings = {{
+        {frames::setting_id::max_concurrent_streams, cfg.http2.max_concurrent_streams},
+        {frames::setting_id::max_header_list_size, header_list},
+        {frames::setting_id::header_table_size, hpack_table_size},
     }};
-    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
+    frames::write_settings(pending_, settings);
 }
 
 h2_connection::~h2_connection() {
     for (auto& [id, stream] : streams_) stream->detach();
-    nghttp2_session_del(session_);
 }
 
 std::shared_ptr<upgraded_protocol> make_h2_connection(protocol_host& host, h2_peer peer) {
-    if (!nghttp2_available()) return nullptr;  // loaded at the first HTTP/2 connection
     return std::make_shared<h2_connection>(host, std::move(peer));
 }
 
@@ -276,56 +73,156 @@ void h2_connection::attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchan
     port_ = std::move(port);
 }
 
-bool h2_connection::receive(std::string_view bytes) {
-    if (broken_ || ended_) return false;
-    busy_ = true;
-    const auto used = nghttp2_session_mem_recv(
-        session_, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
-    if (used == NGHTTP2_ERR_BAD_CLIENT_MAGIC) {
-        broken_ = true;  // not an HTTP/2 client: closed without a word
-    } else if (used < 0) {
-        // A flood nghttp2 caught itself (more than its limit of CONTINUATION frames in one
-        // header block, the 2024 CONTINUATION flood; too many answers to PINGs and SETTINGS
-        // left unread) or a callback's failure: the client is told before the close.
-        const bool flood =
-            used == NGHTTP2_ERR_FLOODED || used == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS;
-        nghttp2_session_terminate_session(
-            session_, flood ? NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_INTERNAL_ERROR);
-        going_away_ = true;
+h2_stream* h2_connection::find(std::uint32_t id) const noexcept {
+    // From the newest: most frames are on the streams opened last.
+    for (auto it = streams_.rbegin(); it != streams_.rend(); ++it) {
+        if (it->first == id) return it->second.get();
     }
-    // The handlers run after nghttp2 has returned: what they submit is sent by the pull that
-    // follows every receive.
-    waiting_.insert(waiting_.end(), ready_.begin(), ready_.end());
-    ready_.clear();
-    admit();
-    graveyard_.clear();
-    settle_bodies();  // what closed streams and spooled bodies let go
-    busy_ = false;
-    return !broken_ && nghttp2_session_want_read(session_) != 0;
+    return nullptr;
+}
+
+// ---- writing -------------------------------------------------------------------------------
+
+void h2_connection::send_head(h2_stream& stream, const response& res, bool ends) {
+    // A stream reset meanwhile (not yet swept from the table) gets no head after its reset.
+    if (states_.state_of(stream.id()) == h2::stream_states::state::closed) return;
+    response_fields_.build(res);
+    const std::size_t start = frames::begin_headers(pending_);
+    encoder_.begin_block(pending_);
+    encoder_.status(res.status, pending_);
+    for (const auto& f : response_fields_.fields()) {
+        const std::string_view name(reinterpret_cast<const char*>(f.name), f.namelen);
+        if (name == ":status") continue;
+        encoder_.field(name, {reinterpret_cast<const char*>(f.value), f.valuelen}, pending_);
+    }
+    frames::end_headers(pending_, start, stream.id(), ends, peer_max_frame_);
+    if (ends) on_end_sent(stream);
+}
+
+void h2_connection::send_continue(std::uint32_t id) {
+    if (states_.state_of(id) == h2::stream_states::state::closed) return;
+    const std::size_t start = frames::begin_headers(pending_);
+    encoder_.begin_block(pending_);
+    encoder_.status(100, pending_);
+    frames::end_headers(pending_, start, id, false, peer_max_frame_);
+}
+
+void h2_connection::reset(h2_stream& stream, error_code code) noexcept {
+    if (stream.closed()) return;
+    stream_error(stream.id(), code);
+}
+
+void h2_connection::give_window(std::uint32_t id, std::uint64_t n) noexcept {
+    if (failed_ || ended_ || n == 0) return;
+    h2_stream* stream = find(id);
+    if (stream == nullptr) return;
+    if (const auto give = stream->give_back(n); give != 0) {
+        frames::write_window_update(pending_, id, give);
+    }
+}
+
+void h2_connection::on_end_sent(h2_stream& stream) {
+    stream.on_response_sent();
+    states_.on_end_stream_sent(stream.id());
+    // RFC 9113 8.1: a response sent before the request ended (a refusal, a handler that did
+    // not read the body) ends the client's side too, without an error.
+    if (!stream.request_ended() && !stream.closed()) {
+        states_.on_reset_sent(stream.id());
+        frames::write_rst_stream(pending_, stream.id(), error_code::no_error);
+        on_reset_sent(stream.id(), error_code::no_error);
+    }
+}
+
+void h2_connection::write_data(std::string& out, std::size_t max) {
+    // Round-robin: each stream with window writes one frame per turn, from where the last
+    // pull left off, until the buffer is full or no stream can write.
+    bool progress = true;
+    while (progress && out.size() < max && !failed_) {
+        progress = false;
+        const std::size_t n = streams_.size();
+        for (std::size_t k = 0; k < n && out.size() < max; ++k) {
+            const std::size_t at = (next_sender_ + k) % n;
+            h2_stream& s = *streams_[at].second;
+            if (!s.wants_send()) continue;
+            const std::int64_t window = std::min(send_window_, s.send_window());
+            const auto allowed = static_cast<std::size_t>(
+                std::clamp<std::int64_t>(window, 0, std::int64_t{peer_max_frame_}));
+            std::size_t flow = 0;
+            const auto wrote = s.write_data(out, allowed, flow);
+            if (wrote == h2_stream::wrote::nothing) continue;
+            if (wrote == h2_stream::wrote::failed) {
+                // Frames written by then are in `out`; the reset follows them.
+                stream_error(s.id(), error_code::internal_error);
+                out += pending_;
+                pending_.clear();
+                continue;
+            }
+            progress = true;
+            send_window_ -= static_cast<std::int64_t>(flow);
+            s.sent(flow);
+            data_sent_ += flow;
+            if (wrote == h2_stream::wrote::last) {
+                on_end_sent(s);
+                out += pending_;  // the RST_STREAM NO_ERROR of an early answer, right after
+                pending_.clear();
+            }
+        }
+        if (n != 0) next_sender_ = (next_sender_ + 1) % n;
+    }
 }
 
 pull_status h2_connection::pull(std::string& out, std::size_t max) {
     if (ended_) return pull_status::aborted;
+    if (broken_) return pull_status::aborted;
     busy_ = true;
     check_deadlines(clock::now());
-    // Frames, then the handlers of streams that waited for what those frames freed, and the
-    // windows of request bodies that waited for it (streams closed as their answers went).
-    while (pull_frames(out, max)) {
+    // Control frames and heads first, then DATA; then the handlers of streams that waited
+    // for what those frames freed, and the windows of request bodies that waited for it.
+    for (int round = 0; round < 64; ++round) {
+        if (recv_consumed_ >= window_batch || (recv_consumed_ != 0 && recv_window_ < 32768)) {
+            frames::write_window_update(pending_, 0, static_cast<std::uint32_t>(recv_consumed_));
+            recv_window_ += static_cast<std::int64_t>(recv_consumed_);
+            recv_consumed_ = 0;
+        }
+        out += pending_;
+        pending_.clear();
+        queued_control_ = 0;
+        if (failed_) break;
+        write_data(out, max);
+        bury_closed();
         const auto before = waiting_.size();
         if (before != 0) admit();
         const bool given = settle_bodies();
-        if (!given && waiting_.size() == before) break;
+        if (pending_.empty() && !given && waiting_.size() == before) break;
+        if (out.size() >= max) break;
     }
     graveyard_.clear();
     busy_ = false;
-    if (broken_) return out.empty() ? pull_status::aborted : pull_status::ended;
-    const bool reads = nghttp2_session_want_read(session_) != 0;
-    const bool writes = nghttp2_session_want_write(session_) != 0;
-    // Done: GOAWAY sent and every stream over (or nghttp2 wants nothing more either way).
-    if ((!reads && !writes) || (going_away_ && streams_.empty() && !writes)) {
+    if (failed_) return pending_.empty() ? pull_status::ended : pull_status::more;
+    // Done: GOAWAY sent (or received) and every stream over.
+    if ((going_away_ || peer_gone_) && streams_.empty() && pending_.empty()) {
         return pull_status::ended;
     }
     return pull_status::more;
+}
+
+void h2_connection::bury_closed() noexcept {
+    // Streams whose both sides ended, or that were reset, leave the table (the state machine
+    // keeps what 5.1 needs of them).
+    for (auto& entry : streams_) {
+        h2_stream& s = *entry.second;
+        if (!s.closed() && states_.state_of(entry.first) == h2::stream_states::state::closed) {
+            s.on_close();
+        }
+    }
+    const auto before = streams_.size();
+    std::erase_if(streams_, [this](auto& entry) {
+        if (!entry.second->closed()) return false;
+        graveyard_.push_back(std::move(entry.second));  // not destroyed while walked
+        return true;
+    });
+    if (before != 0 && streams_.empty()) idle_since_ = clock::now();
+    if (next_sender_ >= streams_.size()) next_sender_ = 0;
 }
 
 void h2_connection::closed() noexcept {
@@ -350,66 +247,54 @@ void h2_connection::want_write() noexcept {
 void h2_connection::count_answer() {
     ++answered_;
     const auto limit = host_.settings().limits.max_requests_per_connection;
-    if (limit != 0 && answered_ >= limit && !going_away_) go_away(NGHTTP2_NO_ERROR);
+    if (limit != 0 && answered_ >= limit && !going_away_) go_away(error_code::no_error);
 }
 
-void h2_connection::go_away(std::uint32_t error_code) noexcept {
+void h2_connection::go_away(error_code code) noexcept {
     going_away_ = true;
-    nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE,
-                          nghttp2_session_get_last_proc_stream_id(session_), error_code, nullptr,
-                          0);
+    frames::write_goaway(pending_, last_taken_, code);
+    states_.on_goaway_sent(last_taken_);
 }
 
-void h2_connection::on_reset_sent(std::int32_t id, std::uint32_t error_code) {
-    // Trailers the client sent before it saw this reset are still to be taken.
-    order_.on_reset(id);
+void h2_connection::fail(error_code code) noexcept {
+    if (failed_ || broken_) return;
+    go_away(code);
+    failed_ = true;
+}
+
+void h2_connection::on_reset_sent(std::uint32_t /*id*/, error_code code) {
     // Every stream the server resets cost it a stream's work, whoever broke it: a malformed
-    // request (nghttp2's PROTOCOL_ERROR), one over the concurrency limit (REFUSED_STREAM), a
-    // header block cut short (INTERNAL_ERROR), a stalled window (CANCEL). So they count
-    // against the client's reset budget like its own RST_STREAM frames: a client cannot
-    // make the server reset streams at the rate of a rapid reset either. Not the NO_ERROR
-    // reset after an early answer (RFC 9113 8.1): the server chose to answer early.
-    if (error_code == NGHTTP2_NO_ERROR) return;
+    // request (PROTOCOL_ERROR), one over the concurrency limit (REFUSED_STREAM), a header
+    // block cut short (INTERNAL_ERROR), a stalled window (CANCEL). So they count against the
+    // client's reset budget like its own RST_STREAM frames: a client cannot make the server
+    // reset streams at the rate of a rapid reset either. Not the NO_ERROR reset after an
+    // early answer (RFC 9113 8.1): the server chose to answer early. The state machine
+    // remembers the stream, so that frames the client sent before it saw the reset are
+    // ignored.
+    if (code == error_code::no_error) return;
     if (!guard_.allow(flood_guard::kind::reset, clock::now())) calm_down();
 }
 
 bool h2_connection::on_closing() noexcept {
-    if (ended_ || broken_ || going_away_ || shutdown_notice_at_ != clock::time_point{}) {
+    if (ended_ || broken_ || failed_ || going_away_ || shutdown_notice_at_ != clock::time_point{}) {
         return false;
     }
     // RFC 9113 6.8: a GOAWAY with the highest stream id first, so that the streams the
     // client has on the way are still taken, and a PING; the final GOAWAY, naming the last
     // stream taken, follows the PING's acknowledgement (or shutdown_notice_wait). The
     // streams up to it finish; the client opens new ones elsewhere.
-    if (nghttp2_submit_shutdown_notice(session_) != 0 ||
-        nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, shutdown_ping.data()) != 0) {
-        go_away(NGHTTP2_NO_ERROR);
-        return true;
-    }
+    frames::write_goaway(pending_, frames::max_stream_id, error_code::no_error);
+    frames::write_ping(pending_, shutdown_ping, false);
     shutdown_notice_at_ = clock::now();
     return true;
 }
 
 void h2_connection::finish_shutdown() noexcept {
     if (shutdown_notice_at_ == clock::time_point{} || going_away_ || broken_ || ended_) return;
-    go_away(NGHTTP2_NO_ERROR);
+    go_away(error_code::no_error);
 }
 
-void h2_connection::calm_down() {
-    if (broken_) return;
-    going_away_ = true;
-    nghttp2_session_terminate_session(session_, NGHTTP2_ENHANCE_YOUR_CALM);
-}
-
-void h2_connection::bury(std::int32_t id) noexcept {
-    const auto it = streams_.find(id);
-    if (it == streams_.end()) return;
-    it->second->on_close();
-    // Not destroyed inside nghttp2's call: receive and pull drop it afterwards.
-    graveyard_.push_back(std::move(it->second));
-    streams_.erase(it);
-    if (streams_.empty()) idle_since_ = clock::now();
-}
+void h2_connection::calm_down() { fail(error_code::enhance_your_calm); }
 
 std::chrono::milliseconds h2_connection::idle_interval() const noexcept {
     const auto now = clock::now();
@@ -426,16 +311,17 @@ std::chrono::milliseconds h2_connection::idle_interval() const noexcept {
 }
 
 void h2_connection::on_idle() {
-    // What the checks submit (a 408, a reset) is sent by the pull the connection makes right
+    // What the checks queue (a 408, a reset) is sent by the pull the connection makes right
     // after: no wake-up from inside this call.
     busy_ = true;
     check_deadlines(clock::now());
+    bury_closed();
     graveyard_.clear();
     busy_ = false;
 }
 
 void h2_connection::check_deadlines(clock::time_point now) {
-    if (broken_ || ended_) return;
+    if (broken_ || ended_ || failed_) return;
     // The shutdown notice's PING was not acknowledged in time: the final GOAWAY goes anyway.
     if (shutdown_notice_at_ != clock::time_point{} && !going_away_ &&
         now >= shutdown_notice_at_ + shutdown_notice_wait) {
@@ -444,26 +330,30 @@ void h2_connection::check_deadlines(clock::time_point now) {
     // No stream for timeouts.keep_alive: the client is told and the connection ends.
     if (streams_.empty() && !going_away_ &&
         now >= idle_since_ + host_.settings().timeouts.keep_alive) {
-        go_away(NGHTTP2_NO_ERROR);
+        go_away(error_code::no_error);
         return;
     }
-    // A copy: a check may close its stream.
-    std::vector<std::shared_ptr<h2_stream>> streams;
-    streams.reserve(streams_.size());
-    for (auto& [id, stream] : streams_) streams.push_back(stream);
-    for (auto& stream : streams) {
+    // A copy (kept between calls, so a pull allocates nothing): a check may close its stream.
+    checked_.clear();
+    for (auto& [id, stream] : streams_) checked_.push_back(stream);
+    bool late = false;
+    for (auto& stream : checked_) {
         if (!stream->check(now)) {
-            // A header block that did not complete within timeouts.header.
-            nghttp2_session_terminate_session(session_, NGHTTP2_NO_ERROR);
-            going_away_ = true;
-            return;
+            late = true;
+            break;
         }
+    }
+    checked_.clear();
+    if (late) {
+        // A header block that did not complete within timeouts.header.
+        fail(error_code::no_error);
+        return;
     }
     check_send_rate(now);
 }
 
 bool h2_connection::end_on_stop() noexcept {
-    if (ended_ || broken_) return false;
+    if (ended_ || broken_ || failed_) return false;
     on_closing();  // the two-step GOAWAY, unless the grace period has begun it
     std::vector<std::shared_ptr<h2_stream>> streams;
     for (auto& [id, stream] : streams_) streams.push_back(stream);

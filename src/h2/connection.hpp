@@ -1,10 +1,11 @@
 #pragma once
-// One HTTP/2 connection's protocol (RFC 9113), over nghttp2: framing, HPACK and flow
-// control are nghttp2's; streams, limits, deadlines and the mapping onto tern's request
-// handler are here. Transport-free: the connection hands it what it reads and pulls what it
-// sends, exactly as for a WebSocket (an upgraded_protocol, carried by src/http1/upgraded.cpp),
-// so the transport's reads, writes, TLS and deadline serve HTTP/2 unchanged
-// (docs/architecture.md, "The byte transport and the protocols over it"; docs/http2.md).
+// One HTTP/2 connection's protocol (RFC 9113), on tern's own frame layer (h2/frames.hpp),
+// stream state machine (h2/stream_states.hpp) and HPACK (h2/hpack.hpp): streams, flow
+// control, limits, deadlines and the mapping onto tern's request handler are here. Transport-free:
+// the connection hands it what it reads and pulls what it sends, exactly as for a WebSocket (an
+// upgraded_protocol, carried by src/http1/upgraded.cpp), so the transport's reads, writes, TLS and
+// deadline serve HTTP/2 unchanged (docs/architecture.md, "The byte transport and the protocols over
+// it"; docs/http2.md).
 
 #include "http/exchange_port.hpp"
 #include "http/protocol_host.hpp"
@@ -28,8 +29,7 @@ struct h2_peer {
 
 /// The server side of one HTTP/2 connection, which sends its SETTINGS first. Bytes
 /// read go to `receive` (the client preface first); bytes to send are pulled. Loop thread
-/// only, except the posted resumes of deferred streams. nullptr when libnghttp2 cannot be
-/// loaded (h2/library.hpp; said once on stderr): the caller closes the connection.
+/// only, except the posted resumes of deferred streams. Never null.
 std::shared_ptr<upgraded_protocol> make_h2_connection(protocol_host& host, h2_peer peer);
 
 /// The first bytes of an HTTP/2 connection with prior knowledge (RFC 9113 3.4).

@@ -16,13 +16,8 @@
 
 #include <tern/config.hpp>
 
-#include <nghttp2/nghttp2.h>
-
 #include <cstdint>
 #include <vector>
-
-// Last: nghttp2's functions through the table that loads it on first use.
-#include "h2/calls.hpp"
 
 namespace tern::detail {
 
@@ -35,13 +30,12 @@ stream_budget h2_budget(const config& cfg) {
 }  // namespace
 
 void h2_connection::admit() {
-    if (broken_ || ended_) {
+    if (broken_ || ended_ || failed_) {
         std::erase_if(waiting_, [](const auto& stream) { return stream->closed(); });
         return;
     }
-    admit_streams(waiting_, streams_, h2_budget(host_.settings()), host_, [&](h2_stream& s) {
-        nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, s.id(), NGHTTP2_REFUSED_STREAM);
-    });
+    admit_streams(waiting_, streams_, h2_budget(host_.settings()), host_,
+                  [&](h2_stream& s) { stream_error(s.id(), error_code::refused_stream); });
 }
 
 bool h2_connection::may_open_file() {
@@ -58,26 +52,12 @@ bool h2_connection::may_take_more(const h2_stream& stream) {
 }
 
 bool h2_connection::settle_bodies() {
-    if (broken_ || ended_) return false;
+    if (broken_ || ended_ || failed_) return false;
     return owed_.settle(streams_, host_.settings().http2.max_body_memory);
 }
 
-bool h2_connection::pull_frames(std::string& out, std::size_t max) {
-    while (out.size() < max) {
-        const std::uint8_t* data = nullptr;
-        const auto n = nghttp2_session_mem_send(session_, &data);
-        if (n < 0) {
-            broken_ = true;
-            return false;
-        }
-        if (n == 0) return true;
-        out.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
-    }
-    return false;  // full: the next pull goes on
-}
-
 void h2_connection::check_send_rate(clock::time_point now) {
-    if (broken_ || ended_) return;
+    if (broken_ || ended_ || failed_) return;
     // Some stream has bytes to send and only the connection's window holds it back: the
     // connection must send http2.min_send_progress bytes of DATA within timeouts.write (or be
     // granted that much window), else it ends. A stream whose own window is shut is reset
@@ -85,7 +65,7 @@ void h2_connection::check_send_rate(clock::time_point now) {
     const auto& cfg = host_.settings();
     bool waits = false;
     for (const auto& [id, stream] : streams_) waits = waits || stream->wants_window();
-    const auto window = nghttp2_session_get_remote_window_size(session_);
+    const auto window = send_window_;
     if (!waits || window >= static_cast<std::int64_t>(cfg.http2.min_send_progress)) {
         window_stalled_since_ = clock::time_point{};
     } else if (window_stalled_since_ == clock::time_point{} ||
@@ -93,8 +73,7 @@ void h2_connection::check_send_rate(clock::time_point now) {
         window_stalled_since_ = now;
         window_stalled_sent_ = data_sent_;
     } else if (now >= window_stalled_since_ + cfg.timeouts.write && !going_away_) {
-        nghttp2_session_terminate_session(session_, NGHTTP2_ENHANCE_YOUR_CALM);
-        going_away_ = true;
+        calm_down();
     }
 }
 

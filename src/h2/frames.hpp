@@ -3,8 +3,8 @@
 // place on a connection's read buffer (frame_reader.cpp) and the writer that appends frames
 // to its write buffer (frame_writer.cpp). Neither allocates per frame nor throws: the reader
 // yields views into the bytes it was given, the writer appends to a string whose capacity
-// the connection keeps. What a frame means for its stream is stream_states.hpp's. Not yet
-// used by h2_connection, which still frames through nghttp2 (docs/http2.md).
+// the connection keeps. What a frame means for its stream is stream_states.hpp's; the
+// connection (h2/connection.cpp) drives both.
 
 #include <cstddef>
 #include <cstdint>

@@ -5,34 +5,20 @@
 
 #include <tern/config.hpp>
 
-#include <nghttp2/nghttp2.h>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
-// Last: nghttp2's functions through the table that loads it on first use.
-#include "h2/calls.hpp"
-
 namespace tern::detail {
 
-namespace {
-
-long read_callback(nghttp2_session* /*s*/, std::int32_t /*id*/, std::uint8_t* buf,
-                   std::size_t length, std::uint32_t* flags, nghttp2_data_source* source,
-                   void* /*ud*/) {
-    return static_cast<h2_stream*>(source->ptr)->read_body(buf, length, flags);
-}
-
-}  // namespace
-
-h2_stream::h2_stream(h2_connection& connection, std::int32_t id, const head_limits& limits,
-                     clock::time_point now)
+h2_stream::h2_stream(h2_connection& connection, std::uint32_t id, const head_limits& limits,
+                     std::int64_t send_window, clock::time_point now)
     : stream_exchange(connection.host(), connection.loop(), limits),
       connection_(&connection),
       id_(id),
+      send_window_(send_window),
       begun_(now),
       last_read_(now),
       last_sent_(now) {}
@@ -41,29 +27,12 @@ h2_stream::~h2_stream() = default;
 
 // ---- the request ---------------------------------------------------------------------------
 
-bool h2_stream::on_field(std::string_view name, std::string_view value, bool trailer,
-                         std::size_t cut) {
-    constexpr std::size_t hpack_entry_overhead = 32;  // RFC 9113 6.5.2, as HPACK counts an entry
-    block_size_ += name.size() + value.size() + hpack_entry_overhead;
-    if (block_size_ > cut) return false;
-    add_field(name, value, trailer);
-    return true;
-}
-
 void h2_stream::on_head(bool ended, clock::time_point now) {
-    block_size_ = 0;  // trailers are a block of their own
     last_read_ = now;
     take_head(ended, 2, connection_->peer().secure, connection_->peer().client_subject);
 }
 
-void h2_stream::send_continue() {
-    static constexpr char status_name[] = ":status";
-    static constexpr char continue_code[] = "100";
-    const nghttp2_nv nv = {reinterpret_cast<std::uint8_t*>(const_cast<char*>(status_name)),
-                           reinterpret_cast<std::uint8_t*>(const_cast<char*>(continue_code)),
-                           sizeof status_name - 1, sizeof continue_code - 1, NGHTTP2_NV_FLAG_NONE};
-    nghttp2_submit_headers(connection_->raw(), NGHTTP2_FLAG_NONE, id_, nullptr, &nv, 1, nullptr);
-}
+void h2_stream::send_continue() { connection_->send_continue(id_); }
 
 void h2_stream::on_body(std::string_view data, clock::time_point now) {
     if (head_done_ && !refused_ && !answered_) last_read_ = now;
@@ -76,14 +45,29 @@ void h2_stream::on_body(std::string_view data, clock::time_point now) {
         return;
     }
     const auto n = data.size() + std::exchange(window_owed_, 0);
-    nghttp2_session_consume_stream(connection_->raw(), id_, n);
+    connection_->give_window(id_, n);
+}
+
+std::uint32_t h2_stream::give_back(std::uint64_t n) noexcept {
+    // A body that has ended takes no more window; a stream's window comes back in pieces of
+    // at least half the initial window (or what is left of it), as the connection's does.
+    if (request_ended_ || closed_) {
+        to_give_ = 0;
+        return 0;
+    }
+    to_give_ += n;
+    if (to_give_ < 32768 && recv_window_ >= 32768) return 0;
+    const auto give = static_cast<std::uint32_t>(std::min<std::uint64_t>(to_give_, 0x7fffffff));
+    to_give_ -= give;
+    recv_window_ += give;
+    return give;
 }
 
 void h2_stream::give_window() noexcept {
     const auto n = std::exchange(window_owed_, 0);
     if (n == 0 || !live()) return;
     last_read_ = clock::now();
-    nghttp2_session_consume_stream(connection_->raw(), id_, n);
+    connection_->give_window(id_, n);
     connection_->want_write();
 }
 
@@ -92,7 +76,7 @@ bool h2_stream::admit_spool() {
     // and the process is not short of them. Otherwise the stream is refused, unprocessed
     // (RFC 9113 8.7: the client may retry it).
     if (connection_->may_open_file()) return true;
-    reset(NGHTTP2_REFUSED_STREAM);
+    reset(h2::frames::error_code::refused_stream);
     return false;
 }
 
@@ -111,86 +95,75 @@ void h2_stream::submit() {
     if (answered_ || !live()) return;
     answered_ = true;
     connection_->count_answer();
-    const bool body = answer_has_body();
-    // The connection's fields are used at once: nghttp2 copies them.
-    response_fields<nghttp2_nv>& head = connection_->response_scratch();
-    head.build(res_);
-    nghttp2_data_provider provider{};
-    provider.source.ptr = this;
-    provider.read_callback = read_callback;
-    const int submitted = nghttp2_submit_response(connection_->raw(), id_, head.fields().data(),
-                                                  head.fields().size(), body ? &provider : nullptr);
-    // nghttp2 pulls the body only when it sends, after this.
-    source_ = take_source(body && submitted == 0);
-    if (submitted != 0) {
-        reset(NGHTTP2_INTERNAL_ERROR);  // e.g. a status nghttp2 refuses as final (1xx)
+    if (res_.status < 200 || res_.status > 999) {
+        take_source(false);
+        reset(h2::frames::error_code::internal_error);  // not a final status
         return;
     }
+    const bool body = answer_has_body();
     sending_ = body;
     last_sent_ = clock::now();
+    // The head first: whether the body is streamed (no content-length) is the source's.
+    connection_->send_head(*this, res_, !body);
+    source_ = take_source(body);
     if (!body) res_.clear();
     connection_->want_write();
 }
 
-long h2_stream::read_body(std::uint8_t* buf, std::size_t length, std::uint32_t* flags) {
-    const long n = read_body_bytes(buf, length, flags);
-    if (n > 0) progress_ += static_cast<std::uint64_t>(n);
-    return n;
-}
-
-long h2_stream::read_body_bytes(std::uint8_t* buf, std::size_t length, std::uint32_t* flags) {
+h2_stream::wrote h2_stream::write_data(std::string& out, std::size_t allowed, std::size_t& flow) {
+    flow = 0;
     last_sent_ = clock::now();
     if (source_) {
-        if (pulled_at_ == pulled_.size()) {
+        if (pulled_at_ == pulled_.size() && !source_ended_) {
+            if (allowed == 0) return wrote::nothing;
             pulled_.clear();
             pulled_at_ = 0;
-            if (!source_ended_) {
-                switch (source_->pull(pulled_, length)) {
-                    case pull_status::more:
-                        break;
-                    case pull_status::ended:
-                        source_ended_ = true;
-                        break;
-                    case pull_status::aborted:
-                        sending_ = false;
-                        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // RST_STREAM
-                }
+            switch (source_->pull(pulled_, allowed)) {
+                case pull_status::more:
+                    break;
+                case pull_status::ended:
+                    source_ended_ = true;
+                    break;
+                case pull_status::aborted:
+                    sending_ = false;
+                    return wrote::failed;
             }
         }
-        const std::size_t n = std::min(length, pulled_.size() - pulled_at_);
-        if (n == 0 && !source_ended_) {
-            source_waits_ = true;
-            return NGHTTP2_ERR_DEFERRED;  // resumed by wake()
+        const std::size_t n = std::min(allowed, pulled_.size() - pulled_at_);
+        const bool last = source_ended_ && pulled_at_ + n == pulled_.size();
+        if (n == 0 && !last) {
+            if (!source_ended_ && pulled_at_ == pulled_.size()) source_waits_ = true;  // wake()
+            return wrote::nothing;
         }
-        if (n != 0) std::memcpy(buf, pulled_.data() + pulled_at_, n);
+        h2::frames::write_data(out, id_, std::string_view(pulled_).substr(pulled_at_, n), last);
         pulled_at_ += n;
-        if (source_ended_ && pulled_at_ == pulled_.size()) {
-            *flags |= NGHTTP2_DATA_FLAG_EOF;
-            sending_ = false;
-        }
-        return static_cast<long>(n);
+        progress_ += n;
+        flow = n;
+        return last ? wrote::last : wrote::frame;
     }
-    std::size_t n = 0;
+    const std::uint64_t total = res_.file.file ? res_.file.length : res_.body.size();
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(allowed, total - sent_));
+    if (n == 0 && sent_ != total) return wrote::nothing;
+    const bool last = sent_ + n == total;
     if (res_.file.file) {
-        n = static_cast<std::size_t>(std::min<std::uint64_t>(length, res_.file.length - sent_));
-        const ssize_t got =
-            ::pread(res_.file.file.get(), buf, n, static_cast<off_t>(res_.file.offset + sent_));
-        if (got <= 0) {
+        // Straight from the file into the write buffer, after the frame's header.
+        const std::size_t at = out.size();
+        h2::frames::write_data_header(out, id_, static_cast<std::uint32_t>(n), last);
+        out.resize(at + h2::frames::header_size + n);
+        const ssize_t got = ::pread(res_.file.file.get(), out.data() + at + h2::frames::header_size,
+                                    n, static_cast<off_t>(res_.file.offset + sent_));
+        if (got < 0 || static_cast<std::size_t>(got) != n) {
+            out.resize(at);  // the file shrank or failed
             sending_ = false;
-            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // the file shrank or failed
+            return wrote::failed;
         }
-        n = static_cast<std::size_t>(got);
     } else {
-        n = static_cast<std::size_t>(std::min<std::uint64_t>(length, res_.body.size() - sent_));
-        if (n != 0) std::memcpy(buf, res_.body.data() + sent_, n);
+        h2::frames::write_data(out, id_, std::string_view(res_.body).substr(sent_, n), last);
     }
     sent_ += n;
-    const std::uint64_t total = res_.file.file ? res_.file.length : res_.body.size();
-    if (sent_ == total) {
-        *flags |= NGHTTP2_DATA_FLAG_EOF;
-        sending_ = false;
-    }
-    return static_cast<long>(n);
+    progress_ += n;
+    flow = n;
+    return last ? wrote::last : wrote::frame;
 }
 
 std::uint64_t h2_stream::held_bytes() const noexcept {
@@ -201,10 +174,10 @@ std::uint64_t h2_stream::held_bytes() const noexcept {
     return res_.body.size() - sent_;
 }
 
-void h2_stream::reset(std::uint32_t error_code) noexcept {
+void h2_stream::reset(h2::frames::error_code code) noexcept {
     sending_ = false;
     if (!live()) return;
-    nghttp2_submit_rst_stream(connection_->raw(), NGHTTP2_FLAG_NONE, id_, error_code);
+    connection_->reset(*this, code);
     connection_->want_write();
 }
 
@@ -225,12 +198,11 @@ void h2_stream::detach() noexcept { connection_ = nullptr; }
 void h2_stream::wake() {
     if (!live() || !source_) return;
     if (source_->cut_off()) {
-        reset(NGHTTP2_INTERNAL_ERROR);  // the producer overflowed its buffer
+        reset(h2::frames::error_code::internal_error);  // the producer overflowed its buffer
         return;
     }
     if (!source_waits_) return;  // the next read finds the bytes
     source_waits_ = false;
-    nghttp2_session_resume_data(connection_->raw(), id_);
     connection_->want_write();
 }
 
@@ -269,7 +241,7 @@ bool h2_stream::check(clock::time_point now) {
         // stream must send http2.min_send_progress bytes within timeouts.write, or be granted
         // that much window, else it is reset. So a window opened a byte at a time (each byte
         // progress) ends within 2 x timeouts.write of the trickle's start.
-        const auto window = nghttp2_session_get_stream_remote_window_size(connection_->raw(), id_);
+        const auto window = send_window_;
         const auto need = static_cast<std::int64_t>(cfg.http2.min_send_progress);
         if (window >= need) {
             stalled_since_ = clock::time_point{};
@@ -278,7 +250,7 @@ bool h2_stream::check(clock::time_point now) {
             stalled_since_ = now;
             stalled_progress_ = progress_;
         } else if (now >= stalled_since_ + cfg.timeouts.write) {
-            reset(NGHTTP2_CANCEL);
+            reset(h2::frames::error_code::cancel);
         }
         return true;
     }
@@ -289,7 +261,6 @@ bool h2_stream::check(clock::time_point now) {
             last_sent_ = now;
             source_->on_idle();  // e.g. an SSE keep-alive comment: the pull finds it
             source_waits_ = false;
-            nghttp2_session_resume_data(connection_->raw(), id_);
         }
     }
     return true;
@@ -299,10 +270,7 @@ void h2_stream::stop() {
     // Blocking work that has not started is answered now (503).
     stop_deferred();
     // An endless stream (SSE) ends; its client reconnects elsewhere.
-    if (source_ && source_->end_on_stop() && source_waits_) {
-        source_waits_ = false;
-        nghttp2_session_resume_data(connection_->raw(), id_);
-    }
+    if (source_ && source_->end_on_stop() && source_waits_) source_waits_ = false;
 }
 
 }  // namespace tern::detail

@@ -1,12 +1,14 @@
 #pragma once
 // One HTTP/2 stream: a request as its frames arrive (head, body, end), the handler run on
-// it, and its response as nghttp2 asks for the DATA (the stream is the exchange port of its
-// request: held and deferred responses and streamed bodies go through it as through an
-// HTTP/1 connection, while the other streams go on). What HTTP/3's streams do the same
+// it, and its response's DATA frames as the connection's writer asks for them (the stream is the
+// exchange port of its request: held and deferred responses and streamed bodies go through it as
+// through an HTTP/1 connection, while the other streams go on). What HTTP/3's streams do the same
 // (the request's head and body, the handler, answers later) is http/stream_exchange's; this
 // adds HTTP/2's framing, flow control and deadlines. Private to src/h2.
 
 #include "h2/connection.hpp"
+#include "h2/frames.hpp"
+#include "h2/request_check.hpp"
 #include "http/stream_exchange.hpp"
 
 #include <chrono>
@@ -23,19 +25,21 @@ class h2_stream final : public stream_exchange {
 public:
     using clock = std::chrono::steady_clock;
 
-    h2_stream(h2_connection& connection, std::int32_t id, const head_limits& limits,
-              clock::time_point now);
+    h2_stream(h2_connection& connection, std::uint32_t id, const head_limits& limits,
+              std::int64_t send_window, clock::time_point now);
     h2_stream(const h2_stream&) = delete;
     h2_stream& operator=(const h2_stream&) = delete;
     ~h2_stream();
 
-    std::int32_t id() const noexcept { return id_; }
+    std::uint32_t id() const noexcept { return id_; }
 
-    // ---- the request, as nghttp2 reports it -------------------------------------------
-    /// A field of the request's header block (trailers when `trailer`). False once the
-    /// block's decoded size (RFC 9113 6.5.2: name + value + 32 per field) passes `cut`: the
-    /// block is refused whatever follows, and not worth decoding further.
-    bool on_field(std::string_view name, std::string_view value, bool trailer, std::size_t cut);
+    // ---- the request, as the connection decodes it ----------------------------------------
+    /// The rules of a well-formed request (RFC 9113 8.3), fed by the connection.
+    h2::request_check& checks() noexcept { return checks_; }
+    /// A field of the request's header block (trailers when `trailer`), already checked.
+    void on_field(std::string_view name, std::string_view value, bool trailer) {
+        add_field(name, value, trailer);
+    }
     /// The header block is complete; `ended`: it carried END_STREAM (no body).
     void on_head(bool ended, clock::time_point now);
     /// Body bytes. Their window is given back now, or owed while the connection holds its
@@ -52,10 +56,45 @@ public:
     }
 
     // ---- the response ---------------------------------------------------------------------
-    /// nghttp2's data provider: up to `length` bytes of body into `buf`.
-    long read_body(std::uint8_t* buf, std::size_t length, std::uint32_t* flags);
+    /// What write_data did.
+    enum class wrote : std::uint8_t {
+        nothing,  ///< no frame: no window, or the source has nothing yet
+        frame,    ///< a DATA frame, more to come
+        last,     ///< the DATA frame with END_STREAM
+        failed,   ///< the body failed (a file that shrank, a source aborted): reset it
+    };
+    /// Appends one DATA frame of at most `allowed` payload bytes (the windows and the
+    /// client's frame size allow it) to `out`; `flow` is set to its payload's length.
+    wrote write_data(std::string& out, std::size_t allowed, std::size_t& flow);
     /// The response's last frame (END_STREAM) went out.
-    void on_response_sent() noexcept { response_done_ = true; }
+    void on_response_sent() noexcept {
+        response_done_ = true;
+        sending_ = false;
+    }
+    /// The stream was reset: nothing more of its response goes out.
+    void stop_sending() noexcept { sending_ = false; }
+    /// Has body bytes to send now (window permitting).
+    bool wants_send() const noexcept { return sending_ && !source_waits_ && !closed_; }
+
+    // ---- flow control (RFC 9113 6.9) ---------------------------------------------------------
+    /// What the client lets the stream send.
+    std::int64_t send_window() const noexcept { return send_window_; }
+    /// Grows (WINDOW_UPDATE, a new SETTINGS_INITIAL_WINDOW_SIZE) or shrinks the send window:
+    /// false when it would pass 2^31 - 1.
+    bool grow_send_window(std::int64_t by) noexcept {
+        send_window_ += by;
+        return send_window_ <= std::int64_t{0x7fffffff};
+    }
+    void sent(std::size_t n) noexcept { send_window_ -= static_cast<std::int64_t>(n); }
+    /// DATA arrived costing `n` bytes of the stream's receive window: false when the client
+    /// sent more than it was given.
+    bool take_window(std::uint32_t n) noexcept {
+        recv_window_ -= n;
+        return recv_window_ >= 0;
+    }
+    /// `n` bytes given back: the WINDOW_UPDATE to send now, or 0 while the bytes to give are
+    /// few (they are batched, as the connection's are).
+    std::uint32_t give_back(std::uint64_t n) noexcept;
 
     /// What the stream holds for its response (docs/http2.md, "What one connection may
     /// hold"): body bytes in memory not yet framed, and whether a file body's descriptor
@@ -68,7 +107,7 @@ public:
     bool wants_window() const noexcept { return sending_ && !source_waits_ && !closed_; }
     bool closed() const noexcept { return closed_; }
 
-    /// nghttp2 closed the stream (both ends done, or a reset either way).
+    /// The stream closed (both ends done, or a reset either way).
     void on_close() noexcept;
     /// The connection is gone: nothing of it may be touched any more.
     void detach() noexcept;
@@ -95,11 +134,14 @@ private:
     // exchange_port
     void wake() override;
 
-    long read_body_bytes(std::uint8_t* buf, std::size_t length, std::uint32_t* flags);
-    void reset(std::uint32_t error_code) noexcept;
+    void reset(h2::frames::error_code code) noexcept;
 
     h2_connection* connection_;  // null once the connection is gone
-    std::int32_t id_;
+    std::uint32_t id_;
+    h2::request_check checks_;
+    std::int64_t send_window_;
+    std::int64_t recv_window_ = 65535;
+    std::uint64_t to_give_ = 0;  // window given back, not yet sent
     clock::time_point begun_;
     clock::time_point last_read_;
     clock::time_point last_sent_;
@@ -107,9 +149,8 @@ private:
     // (the stream must send http2.min_send_progress within timeouts.write to restart the clock).
     clock::time_point stalled_since_{};
     std::uint64_t stalled_progress_ = 0;
-    std::uint64_t progress_ = 0;  // body bytes handed to nghttp2 so far
+    std::uint64_t progress_ = 0;  // body bytes framed so far
 
-    std::size_t block_size_ = 0;  // the decoded size of the header block in progress
     bool response_done_ = false;
     bool closed_ = false;
 
@@ -120,7 +161,7 @@ private:
     std::string pulled_;  // bytes pulled from the source, not yet framed
     std::size_t pulled_at_ = 0;
     bool source_ended_ = false;
-    bool source_waits_ = false;  // deferred in nghttp2 until the source wakes us
+    bool source_waits_ = false;  // the source had nothing: left until it wakes us
 };
 
 }  // namespace tern::detail

@@ -2,7 +2,7 @@
 // The stream state machine of RFC 9113 section 5.1, server side, transport-free: for each
 // frame the reader (h2/frames.hpp) yields, what the connection does with it — take it,
 // ignore it, reset its stream, or end the connection — and the state it leaves the stream
-// in. Not yet used by h2_connection (docs/http2.md, "The frame layer").
+// in. h2_connection (h2/connection.cpp) asks it about every frame (docs/http2.md).
 //
 // Memory is bounded whatever the client does. Active streams (open and half-closed) are at
 // most `max_concurrent` (a HEADERS over it is refused, REFUSED_STREAM). Closed streams need

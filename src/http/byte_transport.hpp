@@ -137,12 +137,12 @@ struct opening {
 
 /// Makes the protocol that serves a connection (the app gives the server src/http1's
 /// `open_protocol`). The transport `start`s it, or closes the connection when it is null
-/// (the protocol could not start, and said why: libnghttp2 missing for HTTP/2).
+/// (the protocol could not start, and said why).
 using protocol_opener = std::shared_ptr<transport_user> (*)(std::shared_ptr<byte_transport> io,
                                                             protocol_host& host,
                                                             const opening& how);
 
-/// Whether HTTP/2 can be served now (its library loads; src/http1's `h2_ready`, given by the
+/// Whether HTTP/2 can be served now (src/http1's `h2_ready`, given by the
 /// app). Asked when a TLS client offers h2 in ALPN: when it says no, the connection is
 /// agreed in http/1.1 instead of being opened in h2 and closed. Any thread.
 using h2_ready_check = bool (*)() noexcept;

@@ -3,7 +3,6 @@
 // event loop they run on. Implemented by the worker (src/net/worker.hpp), which outlives its
 // connections, their protocols and their posted resumes; loop thread only unless it says.
 
-#include "http/block_pool.hpp"
 #include "http/exchange_port.hpp"
 #include "http/parser.hpp"
 #include "http/request_handler.hpp"
@@ -53,13 +52,6 @@ public:
     /// A QUIC connection completed its handshake and speaks HTTP/3.
     void count_h3_connection() noexcept { bump(*loop_.h3_connections); }
 
-    /// The loop's pool of small blocks for protocol libraries (nghttp2's memory), made on
-    /// first use: a loop that serves no HTTP/2 holds none.
-    std::shared_ptr<block_pool> blocks() {
-        if (!blocks_) blocks_ = std::make_shared<block_pool>();
-        return blocks_;
-    }
-
     /// The door into this loop, for work that may outlive the worker (held responses,
     /// streamed bodies): posts through it are not waited for at stop.
     virtual std::shared_ptr<loop_door> door() = 0;
@@ -93,9 +85,6 @@ protected:
         std::atomic<std::uint64_t>* h3_connections = nullptr;
     };
     loop_view loop_{};
-
-private:
-    std::shared_ptr<block_pool> blocks_;
 };
 
 }  // namespace tern::detail

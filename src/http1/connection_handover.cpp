@@ -43,10 +43,6 @@ bool http1_connection::h2_preface_arrived() const noexcept {
 void http1_connection::start_h2() {
     auto h2 =
         make_h2_connection(host_, h2_peer{io_->remote_ip(), io_->secure(), io_->client_subject()});
-    if (!h2) {  // libnghttp2 is missing (make_h2_connection said so on stderr)
-        close();
-        return;
-    }
     host_.count_h2_connection();
     parser_.release();  // no HTTP/1 request follows
     phase_ = phase::handed_over;

@@ -1,7 +1,6 @@
 #include "http1/open.hpp"
 
 #include "h2/connection.hpp"
-#include "h2/library.hpp"
 #include "http1/connection.hpp"
 #include "http1/upgraded.hpp"
 
@@ -12,9 +11,6 @@ std::shared_ptr<transport_user> open_protocol(std::shared_ptr<byte_transport> io
     if (how.what == opening::mode::serve && how.alpn == "h2") {
         auto h2 =
             make_h2_connection(host, h2_peer{io->remote_ip(), io->secure(), io->client_subject()});
-        // Null when libnghttp2 cannot be loaded, which ALPN already asked (h2_ready) before
-        // agreeing on h2, so not expected here; the transport would close.
-        if (!h2) return nullptr;
         host.count_h2_connection();
         return std::make_shared<upgraded_connection>(std::move(io), host, std::move(h2),
                                                      std::string_view{});
@@ -22,6 +18,6 @@ std::shared_ptr<transport_user> open_protocol(std::shared_ptr<byte_transport> io
     return std::make_shared<http1_connection>(std::move(io), host, how.what, how.redirect_port);
 }
 
-bool h2_ready() noexcept { return nghttp2_available(); }
+bool h2_ready() noexcept { return true; }  // HTTP/2 needs no library: tern's own codec
 
 }  // namespace tern::detail

@@ -13,8 +13,8 @@ namespace tern::detail {
 std::shared_ptr<transport_user> open_protocol(std::shared_ptr<byte_transport> io,
                                               protocol_host& host, const opening& how);
 
-/// An h2_ready_check (http/byte_transport.hpp): whether libnghttp2 loads (h2/library.hpp),
-/// loading it the first time.
+/// An h2_ready_check (http/byte_transport.hpp): always true, since HTTP/2 is tern's own
+/// codec and loads no library.
 bool h2_ready() noexcept;
 
 }  // namespace tern::detail

@@ -1,7 +1,7 @@
 #pragma once
 // Loading a shared library on first use, for the tables through which libtern reaches the
-// libraries an application may never need (OpenSSL in src/openssl; nghttp2 in src/h2; zlib,
-// brotli and zstd in src/compression; GnuTLS, ngtcp2 and nghttp3 in src/quic and src/h3):
+// libraries an application may never need (OpenSSL in src/openssl; zlib, brotli and zstd in
+// src/compression; GnuTLS, ngtcp2 and nghttp3 in src/quic and src/h3):
 // a program that does not use them neither loads nor maps them (docs/performance.md, round 3).
 
 #include <atomic>
@@ -14,7 +14,7 @@ namespace tern::detail {
 /// `soname` loaded now (RTLD_NOW: every function resolved here, once; RTLD_LOCAL; never
 /// closed, since libraries such as OpenSSL and GnuTLS keep global state until the process
 /// ends). Throws std::runtime_error naming `soname`, what it is needed for (`needed_for`,
-/// e.g. "HTTP/2 (Debian: libnghttp2-14)") and the loader's reason.
+/// e.g. "gzip (Debian: zlib1g)") and the loader's reason.
 void* load_shared_library(const char* soname, std::string_view needed_for);
 
 /// `name` in `library` or in a library it depends on (dlsym on a handle covers the libraries
