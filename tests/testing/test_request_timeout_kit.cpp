@@ -135,7 +135,7 @@ TEST_CASE("request_timeout answers 503 at the deadline and cancels the handler, 
     CHECK(server.app().stats().h2_connections == 1);
 }
 
-TEST_CASE("request_timeout's status goes through app.error; the earliest limit wins",
+TEST_CASE("request_timeout's status goes through app.error, and the earliest limit wins",
           "[kit][request_timeout]") {
     tern::app app;
     app.before(tern::request_timeout(10s));
