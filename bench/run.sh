@@ -12,14 +12,14 @@
 #                                3 rounds x 1 s: about 1 minute (56 s measuring)
 #   bench/run.sh                 the full run, 5 rounds x 3 s, all peers: the hello-world
 #                                workloads (15 min), then the real-app ones (13 min), then the
-#                                protocol ones (8 min): about 37 minutes
+#                                protocol ones (11 min): about 40 minutes
 #   bench/run.sh --workloads https,h2,ws,h3
 #                                only the protocol workloads: bench/tls.py (HTTPS beside
 #                                nginx), bench/h2.py (HTTP/2 beside h2o and nginx),
 #                                bench/ws.py (WebSocket beside Node ws and Python websockets)
 #                                and bench/h3.py (HTTP/3 beside nginx 1.26 and Caddy; nginx 1.26
 #                                is Debian 13's, unpacked by bench/lib/nginx126.sh) on this
-#                                run's Release build; about 8 minutes without h3
+#                                run's Release build; about 11 minutes (h3: 2.5 of them)
 #   bench/run.sh --workloads jwt,health,db-read,db-write,users1k
 #                                only the real-app workloads (issue 19; bench/lib/apps.py):
 #                                tern's examples/jwt_login, examples/todo (SQLite and a
