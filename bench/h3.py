@@ -159,8 +159,14 @@ def main():
     nginx_env = None
     if "nginx" in servers_wanted:
         if not args.nginx:
-            args.nginx = subprocess.run([str(REPO / "bench/lib/nginx126.sh")], check=True,
-                                        stdout=subprocess.PIPE, text=True).stdout.strip()
+            fetched = subprocess.run([str(REPO / "bench/lib/nginx126.sh")],
+                                     stdout=subprocess.PIPE, text=True)
+            if fetched.returncode != 0:
+                raise SystemExit("h3.py: nginx 1.26 could not be fetched (bench/lib/nginx126.sh "
+                                 "said why); --peers tern,caddy runs without it")
+            args.nginx = fetched.stdout.strip()
+        if not os.access(args.nginx, os.X_OK):
+            raise SystemExit(f"h3.py: {args.nginx} is not an executable nginx")
         # A trixie library Debian 12 lacked would be unpacked beside the binary
         # (bench/lib/nginx126.sh); today it needs none.
         root = Path(args.nginx).resolve().parent.parent.parent
