@@ -1,7 +1,7 @@
 // libFuzzer harness of the HTTP/2 connection (src/h2): tern's frame reader, stream states and
-// HPACK decoder into its streams, the field mapping and limits, the flood buckets, bodies, refusals and responses.
-// The input is a client's bytes after the preface (the harness sends the preface, so the
-// fuzzer works on frames): byte 0 sets the size of each read (1..256), the rest is read in
+// HPACK decoder into its streams, the field mapping and limits, the flood buckets, bodies, refusals
+// and responses. The input is a client's bytes after the preface (the harness sends the preface, so
+// the fuzzer works on frames): byte 0 sets the size of each read (1..256), the rest is read in
 // pieces of that size; after each piece the connection's output is pulled, and a handler that
 // holds its answer is answered on the next turn, as the event loop would. At the end the
 // server stops (GOAWAY), the deadlines are checked and the connection closes.

@@ -92,7 +92,7 @@ void check_timeouts(tern::testing::client& http, observed& seen) {
     CHECK(seen.wait_end == static_cast<int>(tern::io_ready::cancelled));
 
     const auto sync = http.get("/slow/sync");
-    CHECK(sync.status == 503);                // its "late" was replaced
+    CHECK(sync.status == 503);  // its "late" was replaced
     CHECK(sync.body == "the handler did not answer within its time limit");
     CHECK(http.get("/free").body == "free");  // no limit there, though slower than 300 ms
 }
