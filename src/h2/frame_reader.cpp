@@ -233,7 +233,8 @@ read_result reader::next(std::span<const std::uint8_t> bytes) noexcept {
         // RFC 9113 3.4: refused as soon as a byte differs, so a client speaking something
         // else is not kept waiting for 24 bytes.
         const std::size_t have = std::min(bytes.size(), client_preface.size());
-        if (std::memcmp(bytes.data(), client_preface.data(), have) != 0) {
+        // (memcmp is not given the null pointer of an empty span, even for 0 bytes.)
+        if (have != 0 && std::memcmp(bytes.data(), client_preface.data(), have) != 0) {
             return fail(error_code::protocol_error, "not the HTTP/2 client preface");
         }
         if (have < client_preface.size()) return {};

@@ -32,10 +32,13 @@ std::vector<f::read_result> read_all(f::reader& reader, const bytes& input) {
     }
 }
 
-// The verdict on the frames after the preface: the last result that is not need_more.
+// The verdict on the frames after the preface: the last result that is not need_more. Its
+// frame views the bytes kept here, valid until the next call.
 f::read_result after_preface(const bytes& frames, f::reader_limits limits = {}) {
+    static bytes kept;
+    kept = join({preface(), frames});
     f::reader reader(limits);
-    const auto all = read_all(reader, join({preface(), frames}));
+    const auto all = read_all(reader, kept);
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
         if (it->status != read_status::need_more) return *it;
     }
@@ -243,8 +246,9 @@ TEST_CASE("h2 frames: a header block is HEADERS then CONTINUATION on one stream,
     check_connection_error(join({headers, frame(0x16, 0, 0, bytes(8))}), E::protocol_error);
     // 6.10/1: the fragments arrive one by one, the last with END_HEADERS.
     f::reader reader;
-    const auto all = read_all(reader, join({preface(), headers, frame(9, 0, 1, text("ab")),
-                                            frame(9, f::flag::end_headers, 1, text("c"))}));
+    const auto input = join({preface(), headers, frame(9, 0, 1, text("ab")),
+                             frame(9, f::flag::end_headers, 1, text("c"))});
+    const auto all = read_all(reader, input);  // the frames view `input`
     REQUIRE(all.size() == 5);
     CHECK(f::parse_headers(all[1].frame).fragment.size() == block.size());
     CHECK_FALSE(f::parse_headers(all[1].frame).end_headers);
