@@ -107,25 +107,7 @@ if apt-cache policy libllhttp-dev 2>/dev/null | awk '/Candidate:/ {print $2}' |
 fi
 
 cache="${TERN_DEPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tern-deps}"
-apt_dir="$cache/apt"
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts" "$cache/debs"
-# The Debian archive this machine's apt already uses (its own mirror), for the trixie suite.
-mirror=$("$(dirname "$0")/lib/debian-mirror.sh" main)
-cat >"$apt_dir/sources.list" <<SOURCES
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main
-SOURCES
-: >"$apt_dir/status"
-apt_private=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
-             -o "Dir::Etc::SourceParts=$apt_dir/parts"
-             -o "Dir::State::Lists=$apt_dir/lists"
-             -o "Dir::State::status=$apt_dir/status"
-             -o "Dir::Cache=$apt_dir"
-             -o "Dir::Cache::archives=$apt_dir/archives"
-             -o "APT::Sandbox::User=root"
-             -o "Debug::NoLocking=1")
 echo "install-deps.sh: fetching llhttp >= 9.2 from the Debian 13 (trixie) suite"
-apt-get "${apt_private[@]}" update -qq
-(cd "$cache/debs" && rm -f ./*.deb &&
-    apt-get "${apt_private[@]}" download libllhttp-dev libllhttp9.2)
+"$(dirname "$0")/lib/trixie-download.sh" "$cache" libllhttp-dev libllhttp9.2
 "${sudo_cmd[@]}" dpkg -i "$cache"/debs/*.deb
 llhttp_ok || { echo "install-deps.sh: llhttp >= 9.2 could not be installed" >&2; exit 1; }

@@ -32,24 +32,8 @@ if works; then
     exit 0
 fi
 
-apt_dir="$dir/apt"
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts" "$dir/debs"
-mirror=$("$repo/scripts/lib/debian-mirror.sh" main)
-cat >"$apt_dir/sources.list" <<SOURCES
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main
-SOURCES
-: >"$apt_dir/status"
-apt_private=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
-             -o "Dir::Etc::SourceParts=$apt_dir/parts"
-             -o "Dir::State::Lists=$apt_dir/lists"
-             -o "Dir::State::status=$apt_dir/status"
-             -o "Dir::Cache=$apt_dir"
-             -o "Dir::Cache::archives=$apt_dir/archives"
-             -o "APT::Sandbox::User=root"
-             -o "Debug::NoLocking=1")
 echo "nginx126.sh: fetching nginx 1.26 from the Debian 13 (trixie) suite into $dir" >&2
-apt-get "${apt_private[@]}" update -qq >&2
-(cd "$dir/debs" && rm -f ./*.deb && apt-get "${apt_private[@]}" download nginx >&2)
+"$repo/scripts/lib/trixie-download.sh" "$dir" nginx
 rm -rf "$root"
 for deb in "$dir"/debs/*.deb; do dpkg-deb -x "$deb" "$root"; done
 
