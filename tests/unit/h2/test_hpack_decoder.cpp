@@ -5,6 +5,7 @@
 
 #include "h2/hpack.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/hex.hpp"
 #include "support/hpack_oracle.hpp"
 
 #include <catch2/catch.hpp>
@@ -22,23 +23,7 @@ using hpack::decode_status;
 using tern_test::hpack_field;
 using tern_test::hpack_fields;
 
-std::string from_hex(std::string_view hex) {
-    std::string out;
-    int high = -1;
-    for (const char c : hex) {
-        int v = -1;
-        if (c >= '0' && c <= '9') v = c - '0';
-        if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-        if (v < 0) continue;
-        if (high < 0) {
-            high = v;
-        } else {
-            out.push_back(static_cast<char>(high * 16 + v));
-            high = -1;
-        }
-    }
-    return out;
-}
+using tern_test::from_hex;
 
 using table_entries = std::vector<std::pair<std::string, std::string>>;
 

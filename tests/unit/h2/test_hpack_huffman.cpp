@@ -3,6 +3,7 @@
 // three ways a coded string is refused.
 
 #include "h2/hpack.hpp"
+#include "support/hex.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -16,23 +17,7 @@ namespace unit_test_h2_hpack_huffman {
 
 namespace hpack = tern::h2::hpack;
 
-std::string from_hex(std::string_view hex) {
-    std::string out;
-    int high = -1;
-    for (const char c : hex) {
-        int v = -1;
-        if (c >= '0' && c <= '9') v = c - '0';
-        if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-        if (v < 0) continue;
-        if (high < 0) {
-            high = v;
-        } else {
-            out.push_back(static_cast<char>(high * 16 + v));
-            high = -1;
-        }
-    }
-    return out;
-}
+using tern_test::from_hex;
 
 std::string encoded(std::string_view s) {
     std::string out;
