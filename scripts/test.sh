@@ -41,6 +41,17 @@ done
 
 scripts/install-deps.sh
 
+# run_ctest BUILD ARGS...: ctest in BUILD; when a test fails, what the failed tests printed is
+# shown once more at the end, where a log's tail (CI keeps only that) has it.
+run_ctest() {
+    local build=$1
+    shift
+    if ! ctest --test-dir "$build" "$@"; then
+        scripts/lib/failed-output.py "$build"
+        exit 1
+    fi
+}
+
 if [ "$tsan" -eq 1 ]; then
     build=build-tsan
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
@@ -49,7 +60,7 @@ if [ "$tsan" -eq 1 ]; then
     cmake --build "$build" --target tern_integration_tests tern_h2_app
     # Not the HTTP/2 bounds test ("... stay bounded"): it measures resident memory, which
     # TSan's shadow memory multiplies; it runs in the other builds.
-    ctest --test-dir "$build" --output-on-failure --timeout 300 -j2 \
+    run_ctest "$build" --output-on-failure --timeout 300 -j2 \
         -R '^wire:|^clients: Python h2 frames' -E 'stay bounded$'
     exit 0
 fi
@@ -59,7 +70,7 @@ if [ "$uring" -eq 1 ]; then
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON -DTERN_IO_URING=ON \
         "${relwithdebinfo_flags[@]}"
     cmake --build "$build" --target tern_integration_tests
-    ctest --test-dir "$build" --output-on-failure --timeout 300 -j3 -R '^wire:'
+    run_ctest "$build" --output-on-failure --timeout 300 -j3 -R '^wire:'
     exit 0
 fi
 
@@ -88,7 +99,7 @@ if [ "$libcxx" -eq 1 ]; then
         -DCMAKE_PREFIX_PATH="$gtest/install"
     cmake --build "$build"
     # The unit tests and the kit's tests (ctest names "unit:..." and "testing:...").
-    ctest --test-dir "$build" --output-on-failure --timeout 300 -j3 -R '^(unit|testing):'
+    run_ctest "$build" --output-on-failure --timeout 300 -j3 -R '^(unit|testing):'
     exit 0
 fi
 
@@ -120,4 +131,4 @@ fi
 # the sanitizers, whose code runs several times slower.
 jobs=3
 [ "$sanitize" -eq 1 ] && jobs=2
-ctest --test-dir "$build" --output-on-failure --timeout 300 -j"$jobs" "${tier[@]}"
+run_ctest "$build" --output-on-failure --timeout 300 -j"$jobs" "${tier[@]}"

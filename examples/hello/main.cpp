@@ -14,7 +14,7 @@
 
 #include <charconv>
 #include <cstdio>
-#include <stdexcept>
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -81,8 +81,9 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     try {
         app.listen(port);
-    } catch (const std::invalid_argument& e) {
-        fmt::print(stderr, "hello: {}\n", e.what());  // e.g. a certificate that cannot be read
+    } catch (const std::exception& e) {
+        // e.g. a certificate that cannot be read, or a port in use
+        fmt::print(stderr, "hello: {}\n", e.what());
         return 1;
     }
     return 0;

@@ -27,6 +27,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <exception>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -77,6 +78,15 @@ int main(int argc, char** argv) {
     std::printf("live: %s://127.0.0.1:%u/%s\n", cert_file.empty() ? "http" : "https",
                 static_cast<unsigned>(port), http3 ? " (and HTTP/3 over UDP)" : "");
     std::fflush(stdout);
-    app.listen(port);
+    int status = 0;
+    try {
+        app.listen(port);
+    } catch (const std::exception& e) {
+        // e.g. a port in use ("tern: http3: bind UDP 8443: Address already in use") or a
+        // certificate that cannot be read
+        std::fprintf(stderr, "live: %s\n", e.what());
+        status = 1;
+    }
     services.stop();  // ends the timer thread while the app still exists
+    return status;
 }

@@ -24,10 +24,20 @@ from typing import Callable, Optional
 
 
 def free_port() -> int:
-    """A port of 127.0.0.1 that was free a moment ago (bound to 0, read and closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port of 127.0.0.1 that was free a moment ago (bound to 0, read and closed), for TCP
+    and for UDP alike: a server that also serves HTTP/3 binds the same number over UDP, where
+    a QUIC or DNS client of a test running beside it may hold it as its own ephemeral port."""
+    for _ in range(100):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+                try:
+                    u.bind(("0.0.0.0", port))
+                except OSError:
+                    continue
+            return port
+    raise RuntimeError("no port free for both TCP and UDP in 100 tries")
 
 
 def accepts(port: int, host: str = "127.0.0.1") -> bool:
