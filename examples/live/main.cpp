@@ -27,8 +27,8 @@
 
 #include <charconv>
 #include <cstdint>
-#include <exception>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <string_view>
 
