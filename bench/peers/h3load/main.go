@@ -2,10 +2,12 @@
 // golang-github-lucas-clemente-quic-go-dev), built offline in GOPATH mode. Debian 12's h2load
 // and curl speak no HTTP/3 (docs/http3.md).
 //
-//	h3load -c CONNECTIONS -m STREAMS -d SECONDS URL
+//	h3load -c CONNECTIONS -m STREAMS [-d SECONDS | -n REQUESTS] URL
 //
 // Opens CONNECTIONS QUIC connections (one http3.RoundTripper each) and keeps STREAMS GETs of
-// URL in flight on each for SECONDS, reading every body whole. Prints one line:
+// URL in flight on each for SECONDS, or until REQUESTS have been sent (-n, for
+// bench/h3-instructions.py's fixed counts; then -d is not a bound), reading every body whole.
+// Prints one line:
 //
 //	h3load: N requests, E errors, R req/s, B body bytes
 //
@@ -32,13 +34,14 @@ func main() {
 	connections := flag.Int("c", 1, "QUIC connections")
 	streams := flag.Int("m", 1, "requests in flight on each connection")
 	seconds := flag.Float64("d", 5, "seconds")
+	total := flag.Int64("n", 0, "requests in all (0: as many as -d allows)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: h3load -c N -m N -d SECONDS URL")
+		fmt.Fprintln(os.Stderr, "usage: h3load -c N -m N [-d SECONDS | -n REQUESTS] URL")
 		os.Exit(2)
 	}
 	url := flag.Arg(0)
-	var requests, errors, bytes int64
+	var requests, errors, bytes, started int64
 	var reported int32
 	deadline := time.Now().Add(time.Duration(*seconds * float64(time.Second)))
 	start := time.Now()
@@ -53,7 +56,14 @@ func main() {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for time.Now().Before(deadline) {
+				for {
+					if *total > 0 {
+						if atomic.AddInt64(&started, 1) > *total {
+							return
+						}
+					} else if !time.Now().Before(deadline) {
+						return
+					}
 					resp, err := client.Get(url)
 					if err != nil {
 						if atomic.AddInt64(&errors, 1) == 1 && atomic.CompareAndSwapInt32(&reported, 0, 1) {
