@@ -18,11 +18,17 @@ enum class policy {
     never,    // credentials (RFC 7541 7.1.3)
 };
 
-// Response fields whose values repeat across responses. Anything else (date,
-// content-length, etag, last-modified, set-cookie, location, content-range, expires, age,
-// custom fields, ...) is a literal.
-constexpr std::array<std::string_view, 20> indexed_names = {
+// Response fields whose values repeat across responses. `date` changes once a second, so on a
+// busy connection it is sent whole once a second and as one byte otherwise; `etag` and
+// `last-modified` repeat whenever a file is served again on the connection (a page's assets
+// fetched again, a polled resource), where Huffman-coding them each time was a tenth of an
+// HTTP/2 static-file response's instructions. Anything else (content-length, set-cookie,
+// location, content-range, expires, age, custom fields, ...) is a literal.
+constexpr std::array<std::string_view, 23> indexed_names = {
     "server",
+    "date",
+    "etag",
+    "last-modified",
     "content-type",
     "cache-control",
     "vary",
