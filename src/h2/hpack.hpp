@@ -7,6 +7,7 @@
 
 #include "h2/hpack_table.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -148,6 +149,9 @@ inline constexpr std::uint32_t encoder_table_size = 1024;
 /// ...) are literals not indexed, and authorization fields are never indexed. A string is
 /// Huffman-coded only when that is shorter. Allocates nothing after construction beyond
 /// what appending to `out` takes.
+/// How many response field names the encoder indexes (hpack_encoder.cpp).
+inline constexpr std::size_t indexed_name_count = 23;
+
 class encoder {
 public:
     /// `max_table_size`: tern's own cap on the dynamic table (default encoder_table_size);
@@ -180,6 +184,11 @@ private:
                  std::string_view name, std::string_view value, std::string& out);
 
     dynamic_table table_;
+    // For each name the encoder indexes (hpack_encoder.cpp's indexed_names), the number
+    // (dynamic_table::inserted()) of the newest entry it added or found under that name, 0
+    // for none: a response's fields are mostly the previous response's values again, found
+    // with one comparison instead of a search of the static and dynamic tables.
+    std::array<std::uint64_t, indexed_name_count> recent_{};
     std::uint32_t own_max_;
     std::uint32_t signalled_ = 4096;  // the size the peer's decoder has (the default until told)
     std::uint32_t smallest_ = 4096;   // the smallest size used since the last block

@@ -24,7 +24,7 @@ enum class policy {
 // fetched again, a polled resource), where Huffman-coding them each time was a tenth of an
 // HTTP/2 static-file response's instructions. Anything else (content-length, set-cookie,
 // location, content-range, expires, age, custom fields, ...) is a literal.
-constexpr std::array<std::string_view, 23> indexed_names = {
+constexpr std::array<std::string_view, indexed_name_count> indexed_names = {
     "server",
     "date",
     "etag",
@@ -50,11 +50,20 @@ constexpr std::array<std::string_view, 23> indexed_names = {
     "alt-svc",
 };
 
-policy policy_of(std::string_view name) noexcept {
-    if (name == "authorization" || name == "proxy-authorization") return policy::never;
-    for (const auto indexed : indexed_names) {
-        if (indexed == name) return policy::index;
+// `name`'s place in indexed_names, or -1.
+int indexed_slot(std::string_view name) noexcept {
+    for (std::size_t k = 0; k < indexed_names.size(); ++k) {
+        if (indexed_names[k].size() == name.size() && indexed_names[k] == name) {
+            return static_cast<int>(k);
+        }
     }
+    return -1;
+}
+
+// What `name` (at `slot` of indexed_names, or -1) says about indexing its value.
+policy policy_of(std::string_view name, int slot) noexcept {
+    if (slot >= 0) return policy::index;
+    if (name == "authorization" || name == "proxy-authorization") return policy::never;
     return policy::literal;
 }
 
@@ -151,7 +160,18 @@ void encoder::status(int code, std::string& out) {
 
 void encoder::field(std::string_view name, std::string_view value, std::string& out,
                     bool never_index) {
-    const policy p = never_index ? policy::never : policy_of(name);
+    const int slot = never_index ? -1 : indexed_slot(name);
+    if (slot >= 0) {
+        // The entry last added or found under this name, if it is still in the table and
+        // holds this value: its index, without a search.
+        const std::uint64_t number = recent_[static_cast<std::size_t>(slot)];
+        const std::uint64_t i = table_.inserted() - number;
+        if (number != 0 && i < table_.count() && table_.value_equals(i, value)) {
+            append_integer(out, 0x80, 7, static_cast<std::uint32_t>(static_table_length + 1 + i));
+            return;
+        }
+    }
+    const policy p = never_index ? policy::never : policy_of(name, slot);
     const static_match in_static = find_static(name, value);
     if (in_static.full && p != policy::never) {
         out.push_back(static_cast<char>(0x80U | in_static.index));  // 6.1
@@ -161,6 +181,7 @@ void encoder::field(std::string_view name, std::string_view value, std::string& 
     if (p == policy::index) {
         for (std::size_t i = 0; i < table_.count(); ++i) {
             if (table_.equals(i, name, value)) {
+                if (slot >= 0) recent_[static_cast<std::size_t>(slot)] = table_.inserted() - i;
                 append_integer(out, 0x80, 7,
                                static_cast<std::uint32_t>(static_table_length + 1 + i));
                 return;
@@ -179,7 +200,9 @@ void encoder::field(std::string_view name, std::string_view value, std::string& 
     const std::size_t entry_size = name.size() + value.size() + entry_overhead;
     if (p == policy::index && entry_size <= table_.capacity() / largest_share) {
         literal(0x40, 6, name_index, name, value, out);  // 6.2.1, with incremental indexing
-        table_.insert(name, value);
+        if (table_.insert(name, value) && slot >= 0) {
+            recent_[static_cast<std::size_t>(slot)] = table_.inserted();
+        }
     } else if (p == policy::never) {
         literal(0x10, 4, name_index, name, value, out);  // 6.2.3, never indexed
     } else {

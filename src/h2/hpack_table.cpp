@@ -151,6 +151,7 @@ void dynamic_table::set_max_capacity(std::uint32_t max_capacity) {
         append_value(i, value);
         grown.insert(name, value);
     }
+    grown.inserted_ = inserted_;  // the same entries, under the same numbers
     *this = std::move(grown);
 }
 
@@ -175,6 +176,7 @@ bool dynamic_table::insert(std::string_view name, std::string_view value) noexce
     entries_[(oldest_ + count_) % entries_.size()] = {
         offset, static_cast<std::uint32_t>(name.size()), static_cast<std::uint32_t>(value.size())};
     ++count_;
+    ++inserted_;
     size_ += static_cast<std::uint32_t>(needed);
     return true;
 }
@@ -226,6 +228,12 @@ bool dynamic_table::equals(std::size_t i, std::string_view name,
     const entry& e = at(i);
     return e.name_size == name.size() && e.value_size == value.size() &&
            bytes_equal(e.offset, name) &&
+           bytes_equal(static_cast<std::uint32_t>((e.offset + e.name_size) % bytes_.size()), value);
+}
+
+bool dynamic_table::value_equals(std::size_t i, std::string_view value) const noexcept {
+    const entry& e = at(i);
+    return e.value_size == value.size() &&
            bytes_equal(static_cast<std::uint32_t>((e.offset + e.name_size) % bytes_.size()), value);
 }
 

@@ -72,9 +72,15 @@ public:
     void append_value(std::size_t i, std::string& out) const;
     std::size_t name_size(std::size_t i) const noexcept { return at(i).name_size; }
     std::size_t value_size(std::size_t i) const noexcept { return at(i).value_size; }
-    /// Whether entry `i` holds this name (and value).
+    /// Whether entry `i` holds this name (and value), or this value.
     bool name_equals(std::size_t i, std::string_view name) const noexcept;
     bool equals(std::size_t i, std::string_view name, std::string_view value) const noexcept;
+    bool value_equals(std::size_t i, std::string_view value) const noexcept;
+    /// How many entries were ever added (evicted ones too): the entry added as the n-th
+    /// (from 1) is entry `inserted() - n` while that is below count(). The numbering goes on
+    /// across evictions and capacity changes, so an encoder can find an entry it added
+    /// without searching.
+    std::uint64_t inserted() const noexcept { return inserted_; }
 
 private:
     struct entry {
@@ -98,6 +104,7 @@ private:
     std::uint32_t size_ = 0;
     std::uint32_t capacity_ = 0;
     std::uint32_t max_capacity_ = 0;
+    std::uint64_t inserted_ = 0;
 };
 
 }  // namespace tern::h2::hpack
