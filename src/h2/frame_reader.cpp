@@ -178,6 +178,19 @@ failure check_payload(const frame_header& h, std::span<const std::uint8_t> p) no
                                                       "SETTINGS_MAX_FRAME_SIZE out of range");
                         }
                         break;
+                    case setting_id::enable_connect_protocol:  // RFC 8441 3
+                        if (value > 1) {
+                            return connection_failure(
+                                error_code::protocol_error,
+                                "SETTINGS_ENABLE_CONNECT_PROTOCOL not 0 or 1");
+                        }
+                        break;
+                    case setting_id::no_rfc7540_priorities:  // RFC 9218 2.1
+                        if (value > 1) {
+                            return connection_failure(error_code::protocol_error,
+                                                      "SETTINGS_NO_RFC7540_PRIORITIES not 0 or 1");
+                        }
+                        break;
                     default:
                         break;  // unknown ids are ignored (6.5.2)
                 }

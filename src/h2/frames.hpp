@@ -56,7 +56,8 @@ enum class error_code : std::uint32_t {
     http_1_1_required = 0xd,
 };
 
-/// The settings of RFC 9113 section 6.5.2; other ids are ignored on receipt (6.5.2).
+/// The settings of RFC 9113 section 6.5.2, and two registered since whose values are
+/// checked (RFC 8441 3, RFC 9218 2.1); other ids are ignored on receipt (6.5.2).
 enum class setting_id : std::uint16_t {
     header_table_size = 0x1,
     enable_push = 0x2,
@@ -64,6 +65,8 @@ enum class setting_id : std::uint16_t {
     initial_window_size = 0x4,
     max_frame_size = 0x5,
     max_header_list_size = 0x6,
+    enable_connect_protocol = 0x8,
+    no_rfc7540_priorities = 0x9,
 };
 
 /// The size of every frame's header (RFC 9113 4.1).

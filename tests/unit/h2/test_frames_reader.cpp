@@ -197,6 +197,17 @@ TEST_CASE("h2 frames: SETTINGS' shape and values", "[frames]") {
     check_connection_error(frame(4, 0, 0, setting(4, 0x80000000)), E::flow_control_error);
     check_connection_error(frame(4, 0, 0, setting(5, 16383)), E::protocol_error);  // 6.5.2/3
     check_connection_error(frame(4, 0, 0, setting(5, 16777216)), E::protocol_error);
+    // RFC 8441 3 and RFC 9218 2.1: SETTINGS_ENABLE_CONNECT_PROTOCOL (8) and
+    // SETTINGS_NO_RFC7540_PRIORITIES (9) are 0 or 1 (nghttp2 refuses other values too).
+    check_connection_error(frame(4, 0, 0, setting(8, 2)), E::protocol_error);
+    check_connection_error(frame(4, 0, 0, setting(9, 0x04000005)), E::protocol_error);
+    // Values are judged in order (6.5.3): a bad one is not excused by a later good one of
+    // the same id (nghttp2 keeps only the last, and would take this).
+    check_connection_error(frame(4, 0, 0, join({setting(4, 0x910000ff), setting(4, 0)})),
+                           E::flow_control_error);
+    CHECK(
+        after_preface(frame(4, 0, 0, join({setting(8, 1), setting(9, 1), setting(9, 0)}))).status ==
+        read_status::frame);
     // In range, unknown ids ignored (h2spec 6.5.2/5).
     const auto r = after_preface(frame(
         4, 0, 0,
