@@ -49,6 +49,7 @@ struct seen_request {
     std::string method, target, path, query, body;
     field_list headers;
     bool secure = false;
+    field_list trailers;
     std::optional<std::string> header(std::string_view name) const {
         for (const auto& [n, v] : headers) {
             if (iequals(n, name)) return v;
@@ -74,8 +75,10 @@ public:
                        std::string(req.query),
                        std::string(req.body_view()),
                        {},
-                       req.secure};
+                       req.secure,
+                       {}};
         for (const auto& h : req.headers) s.headers.emplace_back(h.name, h.value);
+        for (const auto& t : req.trailers) s.trailers.emplace_back(t.name, t.value);
         seen.push_back(std::move(s));
         if (req.path == "/empty") {
             res.status = 204;
@@ -667,18 +670,18 @@ TEST_CASE("te: trailers is the one te a request may carry", "[h2map]") {
     CHECK_FALSE(c.answers[1].reset.has_value());
 }
 
-TEST_CASE("request trailers end the request and are dropped: the handler sees the body alone",
-          "[h2map]") {
+TEST_CASE("request trailers end the request and reach the handler apart from the head", "[h2map]") {
     rig c;
     c.post(1, "/upload", {{"x-before", "1"}}, false);
     c.data(1, "abc", false);
     c.data(1, "def", false);
     CHECK(c.seen().empty());
-    c.trailers(1, {{"x-checksum", "42"}});
+    c.trailers(1, {{"x-checksum", "42"}, {"x-second", "b"}});
     REQUIRE(c.seen().size() == 1);
     CHECK(c.seen()[0].body == "abcdef");
     CHECK(c.seen()[0].header("x-before") == "1");
     CHECK_FALSE(c.seen()[0].header("x-checksum").has_value());
+    CHECK(c.seen()[0].trailers == field_list{{"x-checksum", "42"}, {"x-second", "b"}});
     CHECK(c.answers[1].status() == 200);
     CHECK_FALSE(c.answers[1].reset.has_value());
 }
@@ -870,6 +873,8 @@ TEST_CASE("trailers within the limits beside a head near them are taken", "[h2ma
     c.trailers(1, {{"x-sum", std::string(900, 't')}});
     REQUIRE(c.seen().size() == 1);
     CHECK(c.seen()[0].body == "abc");
+    REQUIRE(c.seen()[0].trailers.size() == 1);
+    CHECK(c.seen()[0].trailers[0].second == std::string(900, 't'));
     CHECK(c.answers[1].status() == 200);
 }
 
