@@ -222,9 +222,8 @@ TEST_CASE("fields a trailer must not carry are refused with std::invalid_argumen
 TEST_CASE("a compressed body keeps its trailers, streamed or whole", "[wire][trailers]") {
     test_server server([](tern::app& app) {
         app.compression();
-        app.get("/whole", [](tern::context& ctx) {
-            ctx.trailer("x-sum", "w").text(std::string(4000, 'a'));
-        });
+        app.get("/whole",
+                [](tern::context& ctx) { ctx.trailer("x-sum", "w").text(std::string(4000, 'a')); });
         app.get("/stream", [](tern::context& ctx) {
             ctx.content_type("text/plain");
             auto out = ctx.stream();
@@ -235,8 +234,7 @@ TEST_CASE("a compressed body keeps its trailers, streamed or whole", "[wire][tra
     });
     for (const char* path : {"/whole", "/stream"}) {
         INFO(path);
-        const std::string raw =
-            raw_answer(server, get_request(path, "Accept-Encoding: gzip\r\n"));
+        const std::string raw = raw_answer(server, get_request(path, "Accept-Encoding: gzip\r\n"));
         CHECK(raw.find("Content-Encoding: gzip\r\n") != std::string::npos);
         const std::string tail = std::string("\r\n0\r\nx-sum: ") + path[1] + "\r\n\r\n";
         REQUIRE(raw.size() > tail.size());
