@@ -84,6 +84,12 @@ public:
             res.status = 204;
             return;
         }
+        if (req.path.starts_with("/trailers")) {
+            // Trailers after the body ("/trailers"), after the head alone ("/trailers/none").
+            res.trailers = {{"grpc-status", "0"}, {"x-sum", "7"}};
+            if (req.path == "/trailers") res.body = "payload";
+            return;
+        }
         if (req.path.starts_with("/status/")) {
             // A bodyless status whose handler set a body and a type anyway.
             res.status = std::stoi(std::string(req.path.substr(8)));
@@ -178,6 +184,8 @@ struct answer {
     std::vector<int> interim;  // 1xx statuses, in order
     field_list fields;         // the final head's, :status first
     std::string body;
+    field_list trailers;                 // a HEADERS block after the final head's
+    bool body_ended = false;             // a DATA frame carried END_STREAM
     bool ended = false;                  // END_STREAM arrived
     std::optional<std::uint32_t> reset;  // the server's RST_STREAM code
     int status() const {
@@ -315,6 +323,13 @@ private:
                 field_list block;
                 inflate(block, payload);
                 REQUIRE(!block.empty());
+                if (a.status() >= 200) {
+                    // After the final head: trailers, which must end the stream.
+                    REQUIRE((flags & end_stream) != 0);
+                    a.trailers = block;
+                    a.ended = true;
+                    continue;
+                }
                 REQUIRE(block.front().first == ":status");
                 const int code = std::stoi(block.front().second);
                 if (code < 200) {
@@ -325,7 +340,8 @@ private:
                 if ((flags & end_stream) != 0) a.ended = true;
             } else if (type == data_frame) {
                 answers[stream].body += payload;
-                if ((flags & end_stream) != 0) answers[stream].ended = true;
+                if ((flags & end_stream) != 0)
+                    answers[stream].ended = answers[stream].body_ended = true;
             } else if (type == rst_stream_frame) {
                 answers[stream].reset = be32(payload, 0);
             } else if (type == goaway_frame) {
@@ -876,6 +892,34 @@ TEST_CASE("trailers within the limits beside a head near them are taken", "[h2ma
     REQUIRE(c.seen()[0].trailers.size() == 1);
     CHECK(c.seen()[0].trailers[0].second == std::string(900, 't'));
     CHECK(c.answers[1].status() == 200);
+}
+
+TEST_CASE("response trailers follow the last DATA frame in a HEADERS frame that ends the stream",
+          "[h2map][trailers]") {
+    rig c;
+    c.get(1, "/trailers");
+    CHECK(c.answers[1].status() == 200);
+    CHECK(c.answers[1].body == "payload");
+    CHECK_FALSE(c.answers[1].body_ended);  // END_STREAM is the trailers'
+    CHECK(c.answers[1].trailers == field_list{{"grpc-status", "0"}, {"x-sum", "7"}});
+    CHECK(c.answers[1].ended);
+    // An answer without a body: its head, then its trailers.
+    c.get(3, "/trailers/none");
+    CHECK(c.answers[3].status() == 200);
+    CHECK(c.answers[3].body.empty());
+    CHECK(c.answers[3].trailers == field_list{{"grpc-status", "0"}, {"x-sum", "7"}});
+    CHECK(c.answers[3].ended);
+    // HEAD ends with its head: no trailers.
+    c.request(
+        5,
+        {{":method", "HEAD"}, {":scheme", "https"}, {":authority", "a"}, {":path", "/trailers"}});
+    CHECK(c.answers[5].status() == 200);
+    CHECK(c.answers[5].trailers.empty());
+    CHECK(c.answers[5].ended);
+    // A response without trailers ends on its DATA frame, as before.
+    c.get(7, "/plain");
+    CHECK(c.answers[7].body_ended);
+    CHECK(c.answers[7].trailers.empty());
 }
 
 }  // namespace unit_test_h2_mapping
