@@ -18,6 +18,10 @@
 # scripts/test.sh --libcxx (macOS's toolchain shape; docs/building.md). googletest: the
 # sources the same build compiles GoogleTest from, since libgtest-dev is built for libstdc++.
 #
+# python3-grpcio, python3-grpc-tools: the gRPC client of tests/grpc/ (a unary and a
+# server-streaming call to a gRPC service on tern's routes, trailers both ways) and the protoc
+# that generates its stubs at test time (docs/grpc.md); the test skips (exit 77) without them.
+#
 # abigail-tools: abidiff, for scripts/abi-check.sh (the ABI check of .ci/run against the last
 # release, docs/versioning.md).
 #
@@ -51,6 +55,7 @@ packages=(build-essential cmake ninja-build pkg-config zlib1g-dev libbrotli-dev 
           strace abigail-tools
           chromium python3-websockets node-ws testssl.sh
           libnghttp2-dev nghttp2-client python3-h2 python3-prometheus-client
+          python3-grpcio python3-grpc-tools
           libsqlite3-dev libpq-dev postgresql
           nginx libgtest-dev liburing-dev
           libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev ngtcp2-client)

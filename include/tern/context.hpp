@@ -187,6 +187,12 @@ public:
     }
     /// Every request header field, in the order received.
     std::span<const header_field> headers() const noexcept;
+    /// The value of the first request trailer field named `name` (case-insensitive);
+    /// std::nullopt when absent. Trailers arrive after the body: complete when a handler runs
+    /// (the body is read whole before it).
+    std::optional<std::string_view> trailer(std::string_view name) const noexcept;
+    /// Every request trailer field, in the order received.
+    std::span<const header_field> trailers() const noexcept;
     /// The request body (de-chunked); empty when there is none. A body over
     /// `spool_config::body_above` is kept in a temporary file, and this views it mapped
     /// read-only (docs/uploads.md).
@@ -239,6 +245,13 @@ public:
     /// only. For headers a before filter sets on every response (a request id, say).
     /// Content-Type and Connection cannot be kept (std::invalid_argument).
     context& header(std::string_view name, std::string_view value, keep_on_error_t);
+    /// Sets response trailer `name` to `value` (replacing an earlier one of that name), sent
+    /// after the body; refuses what header(name, value) refuses, and fields a trailer must not
+    /// carry (RFC 9110 §6.5.1: framing, routing, authentication, Content-*, Host, ...) with
+    /// std::invalid_argument. HTTP/1.1 then sends the body chunked, the trailers in its last
+    /// chunk; HTTP/2 and HTTP/3 send them in a HEADERS frame after the body; HTTP/1.0 (and a
+    /// HEAD, 204, 304 or file body) gets none. None by default (docs/trailers.md).
+    context& trailer(std::string_view name, std::string_view value);
     /// The response body set so far.
     std::string_view result() const noexcept;
     /// Sets the response body; the Content-Type stays as set (none by default).

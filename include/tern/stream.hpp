@@ -43,6 +43,13 @@ public:
     /// True once nothing more will be sent: the body ended or was cut off, the client left,
     /// the write deadline passed, or the request was a HEAD (head only).
     bool closed() const noexcept;
+    /// Sets a trailer field sent when the stream ends (`end()`); same rules as
+    /// `context::trailer` (it replaces an earlier one of that name; what that refuses throws
+    /// std::invalid_argument). It goes in the last chunk over HTTP/1.1, a trailing HEADERS
+    /// frame over HTTP/2 and HTTP/3; HTTP/1.0 gets none. It joins those set with
+    /// `context::trailer` and wins over one of the same name. Set after `end()`, or on a
+    /// stream cut off, it is not sent.
+    void trailer(std::string_view name, std::string_view value) const;
     /// Runs `fn` on the connection's thread each time the queue drains below
     /// `streams_config::buffer_size` after a `write` returned false.
     void on_writable(std::function<void()> fn) const;

@@ -99,6 +99,15 @@ void h2_connection::send_head(h2_stream& stream, const response& res, bool ends)
     if (ends) on_end_sent(stream);
 }
 
+void h2_connection::send_trailers(h2_stream& stream, bool done) {
+    if (states_.state_of(stream.id()) == h2::stream_states::state::closed) return;
+    const std::size_t start = frames::begin_headers(pending_);
+    encoder_.begin_block(pending_);
+    for (const auto& [name, value] : stream.trailers()) encoder_.field(name, value, pending_);
+    frames::end_headers(pending_, start, stream.id(), true, peer_max_frame_);
+    if (done) on_end_sent(stream);
+}
+
 void h2_connection::send_continue(std::uint32_t id) {
     if (states_.state_of(id) == h2::stream_states::state::closed) return;
     const std::size_t start = frames::begin_headers(pending_);
@@ -162,6 +171,9 @@ void h2_connection::write_data(std::string& out, std::size_t max) {
             s.sent(flow);
             data_sent_ += flow;
             if (wrote == h2_stream::wrote::last) {
+                // Trailers after the last DATA: queued behind the header blocks pending_ holds
+                // (HPACK's order), which go out with them now.
+                if (s.trails()) send_trailers(s, false);
                 on_end_sent(s);
                 out += pending_;  // the RST_STREAM NO_ERROR of an early answer, right after
                 pending_.clear();

@@ -64,6 +64,9 @@ public:
     /// Queues the response head of `stream` (HEADERS, CONTINUATION when it is longer than
     /// the client's SETTINGS_MAX_FRAME_SIZE); `ends`: it has no body.
     void send_head(h2_stream& stream, const response& res, bool ends);
+    /// Queues the trailers of `stream` (a HEADERS frame with END_STREAM, RFC 9113 8.1) after
+    /// its body; `done`: it is the response's last frame now (no body), counted as sent.
+    void send_trailers(h2_stream& stream, bool done);
     /// Queues an interim 100 (Continue) head.
     void send_continue(std::uint32_t id);
     /// Resets `stream` (RST_STREAM with `code`); it closes.

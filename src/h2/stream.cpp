@@ -2,6 +2,7 @@
 
 #include "h2/connection_impl.hpp"
 #include "http/protocol_host.hpp"
+#include "http/status.hpp"
 
 #include <tern/config.hpp>
 
@@ -103,9 +104,14 @@ void h2_stream::submit() {
     const bool body = answer_has_body();
     sending_ = body;
     last_sent_ = clock::now();
+    // Trailers (RFC 9113 8.1) after the body, or after the head alone when it has none; not
+    // for a HEAD, a 204 or a 304, which end with their head. A streamed body's are known
+    // when it ends (write_data).
+    trails_ = !res_.trailers.empty() && !req_.is_head && !status_forbids_body(res_.status);
     // The head first: whether the body is streamed (no content-length) is the source's.
-    connection_->send_head(*this, res_, !body);
+    connection_->send_head(*this, res_, !body && !trails_);
     source_ = take_source(body);
+    if (!body && trails_) connection_->send_trailers(*this, true);
     if (!body) res_.clear();
     connection_->want_write();
 }
@@ -123,6 +129,8 @@ h2_stream::wrote h2_stream::write_data(std::string& out, std::size_t allowed, st
                     break;
                 case pull_status::ended:
                     source_ended_ = true;
+                    source_->take_trailers(res_.trailers);
+                    trails_ = !res_.trailers.empty();
                     break;
                 case pull_status::aborted:
                     sending_ = false;
@@ -135,7 +143,9 @@ h2_stream::wrote h2_stream::write_data(std::string& out, std::size_t allowed, st
             if (!source_ended_ && pulled_at_ == pulled_.size()) source_waits_ = true;  // wake()
             return wrote::nothing;
         }
-        h2::frames::write_data(out, id_, std::string_view(pulled_).substr(pulled_at_, n), last);
+        if (n == 0 && trails_) return wrote::last;  // the trailers end the stream
+        h2::frames::write_data(out, id_, std::string_view(pulled_).substr(pulled_at_, n),
+                               last && !trails_);
         pulled_at_ += n;
         progress_ += n;
         flow = n;
@@ -148,7 +158,7 @@ h2_stream::wrote h2_stream::write_data(std::string& out, std::size_t allowed, st
     if (res_.file.file) {
         // Straight from the file into the write buffer, after the frame's header.
         const std::size_t at = out.size();
-        h2::frames::write_data_header(out, id_, static_cast<std::uint32_t>(n), last);
+        h2::frames::write_data_header(out, id_, static_cast<std::uint32_t>(n), last && !trails_);
         out.resize(at + h2::frames::header_size + n);
         const ssize_t got = ::pread(res_.file.file.get(), out.data() + at + h2::frames::header_size,
                                     n, static_cast<off_t>(res_.file.offset + sent_));
@@ -158,7 +168,8 @@ h2_stream::wrote h2_stream::write_data(std::string& out, std::size_t allowed, st
             return wrote::failed;
         }
     } else {
-        h2::frames::write_data(out, id_, std::string_view(res_.body).substr(sent_, n), last);
+        h2::frames::write_data(out, id_, std::string_view(res_.body).substr(sent_, n),
+                               last && !trails_);
     }
     sent_ += n;
     progress_ += n;

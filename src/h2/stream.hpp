@@ -71,6 +71,11 @@ public:
         response_done_ = true;
         sending_ = false;
     }
+    /// The response's body (or its head, when it has none) is followed by trailers
+    /// (res_.trailers): its last DATA frame does not carry END_STREAM, their HEADERS does.
+    bool trails() const noexcept { return trails_; }
+    /// The trailer fields to send (after `trails()` said so).
+    const trailer_list& trailers() const noexcept { return res_.trailers; }
     /// The stream was reset: nothing more of its response goes out.
     void stop_sending() noexcept { sending_ = false; }
     /// Has body bytes to send now (window permitting).
@@ -161,6 +166,7 @@ private:
     std::string pulled_;  // bytes pulled from the source, not yet framed
     std::size_t pulled_at_ = 0;
     bool source_ended_ = false;
+    bool trails_ = false;        // trailers follow the body: END_STREAM goes on their HEADERS
     bool source_waits_ = false;  // the source had nothing: left until it wakes us
 };
 

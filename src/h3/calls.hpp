@@ -33,6 +33,8 @@
     (::tern::detail::nghttp3_library().nghttp3_conn_submit_response)
 #define nghttp3_conn_submit_shutdown_notice \
     (::tern::detail::nghttp3_library().nghttp3_conn_submit_shutdown_notice)
+#define nghttp3_conn_submit_trailers \
+    (::tern::detail::nghttp3_library().nghttp3_conn_submit_trailers)
 #define nghttp3_conn_unblock_stream (::tern::detail::nghttp3_library().nghttp3_conn_unblock_stream)
 #define nghttp3_conn_writev_stream (::tern::detail::nghttp3_library().nghttp3_conn_writev_stream)
 #define nghttp3_err_infer_quic_app_error_code \

@@ -191,6 +191,7 @@ h3_connection::~h3_connection() {
     for (auto& s : ready_) s->detach();
     for (auto& s : waiting_) s->detach();
     for (auto& s : continues_) s->detach();
+    for (auto& s : trailers_) s->detach();
     nghttp3_conn_del(conn_);
 }
 
@@ -199,6 +200,8 @@ void h3_connection::queue_if_ready(h3_stream& s) {
 }
 
 void h3_connection::queue_continue(h3_stream& s) { continues_.push_back(s.self()); }
+
+void h3_connection::queue_trailers(h3_stream& s) { trailers_.push_back(s.self()); }
 
 namespace {
 
@@ -323,6 +326,11 @@ long h3_connection::next_write(std::int64_t& id, bool& fin, std::span<quic::stre
     const auto n = nghttp3_conn_writev_stream(
         conn_, &id, &end, reinterpret_cast<nghttp3_vec*>(vecs.data()), vecs.size());
     fin = end != 0;
+    // Trailers a streamed body's end found inside the read callback, now that nghttp3 has
+    // returned: the stream is scheduled again for them.
+    if (!trailers_.empty()) {
+        for (auto& s : std::exchange(trailers_, {})) s->submit_trailers();
+    }
     return static_cast<long>(n);
 }
 

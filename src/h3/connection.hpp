@@ -75,6 +75,9 @@ public:
     response_fields<nghttp3_nv>& response_scratch() noexcept { return response_fields_; }
     /// `s` asked for 100 Continue: sent once nghttp3 has returned.
     void queue_continue(h3_stream& s);
+    /// `s`'s streamed body ended with trailers (found inside nghttp3's read callback):
+    /// submitted once nghttp3 has returned.
+    void queue_trailers(h3_stream& s);
     /// A stream may open one more descriptor (a spooled body): the connection holds fewer
     /// than http3.max_open_files and the process is not short of descriptors.
     bool may_open_file();
@@ -112,6 +115,7 @@ private:
     std::vector<std::shared_ptr<h3_stream>> ready_;
     std::vector<std::shared_ptr<h3_stream>> waiting_;    // complete, over the budget
     std::vector<std::shared_ptr<h3_stream>> continues_;  // 100 Continue to send
+    std::vector<std::shared_ptr<h3_stream>> trailers_;   // streamed bodies' trailers to send
     response_fields<nghttp3_nv> response_fields_;
     bool closing_ = false;
     body_windows_owed owed_;     // request-body windows held back (http3.max_body_memory)

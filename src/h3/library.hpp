@@ -30,6 +30,7 @@
     X(nghttp3_conn_submit_info)                 \
     X(nghttp3_conn_submit_response)             \
     X(nghttp3_conn_submit_shutdown_notice)      \
+    X(nghttp3_conn_submit_trailers)             \
     X(nghttp3_conn_unblock_stream)              \
     X(nghttp3_conn_writev_stream)               \
     X(nghttp3_err_infer_quic_app_error_code)    \

@@ -4,6 +4,7 @@
 
 #include "h3/connection.hpp"
 #include "http/protocol_host.hpp"
+#include "http/status.hpp"
 
 #include <tern/config.hpp>
 
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 // Last: nghttp3's functions through the table that loads it on first use.
 #include "h3/calls.hpp"
@@ -117,30 +119,55 @@ void h3_stream::submit() {
     if (answered_ || !live()) return;
     answered_ = true;
     const bool body = answer_has_body();
+    // Trailers (RFC 9114 4.1) after the body, or after the head alone when it has none; not
+    // for a HEAD, a 204 or a 304. A streamed body's are known when it ends (read_body).
+    trails_ = !res_.trailers.empty() && !req_.is_head && !status_forbids_body(res_.status);
     // The connection's fields are used at once: nghttp3 copies them.
     auto& head = connection_->response_scratch();
     head.build(res_);
     const nghttp3_data_reader reader{read_callback};
     const int submitted =
         nghttp3_conn_submit_response(connection_->raw(), id_, head.fields().data(),
-                                     head.fields().size(), body ? &reader : nullptr);
+                                     head.fields().size(), body || trails_ ? &reader : nullptr);
     source_ = take_source(body && submitted == 0);
     if (submitted != 0) {
         reset();  // e.g. a status nghttp3 refuses as final (1xx)
         return;
     }
-    if (!body) res_.clear();
+    // Known now: submitted at once, sent after the body's last DATA frame.
+    if (trails_ && !source_) submit_trailers();
+    if (!body && !trails_) res_.clear();
     last_sent_ = window_start_ = clock::now();
     window_acked_ = acked_;
+    connection_->control().want_write();
+}
+
+void h3_stream::submit_trailers() {
+    if (!live() || reset_) return;
+    std::vector<nghttp3_nv> fields;
+    fields.reserve(res_.trailers.size());
+    for (const auto& [name, value] : res_.trailers) {
+        // nghttp3 copies them (flags none) and only reads through the pointers.
+        fields.push_back({reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+                          reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())),
+                          name.size(), value.size(), NGHTTP3_NV_FLAG_NONE});
+    }
+    if (nghttp3_conn_submit_trailers(connection_->raw(), id_, fields.data(), fields.size()) != 0) {
+        reset();
+        return;
+    }
     connection_->control().want_write();
 }
 
 long h3_stream::read_body(void* vecs, std::size_t count, std::uint32_t* flags) {
     auto* vec = static_cast<nghttp3_vec*>(vecs);
     if (count == 0) return 0;
+    // The end of the body is not the end of the stream when trailers follow.
+    const std::uint32_t end =
+        trails_ ? NGHTTP3_DATA_FLAG_EOF | NGHTTP3_DATA_FLAG_NO_END_STREAM : NGHTTP3_DATA_FLAG_EOF;
     if (!res_.file.file && !source_) {
         // The body in memory, whole: it stays in res_ until the stream closes.
-        *flags |= NGHTTP3_DATA_FLAG_EOF;
+        *flags |= end;
         if (body_given_ || res_.body.empty()) return 0;
         body_given_ = true;
         vec[0] = {reinterpret_cast<std::uint8_t*>(res_.body.data()), res_.body.size()};
@@ -165,7 +192,7 @@ long h3_stream::read_body(void* vecs, std::size_t count, std::uint32_t* flags) {
         }
         piece.resize(static_cast<std::size_t>(std::max<ssize_t>(got, 0)));
         sent_ += piece.size();
-        if (sent_ == res_.file.length) *flags |= NGHTTP3_DATA_FLAG_EOF;
+        if (sent_ == res_.file.length) *flags |= end;
     } else {
         if (!source_ended_) {
             switch (source_->pull(piece, piece_size)) {
@@ -173,6 +200,12 @@ long h3_stream::read_body(void* vecs, std::size_t count, std::uint32_t* flags) {
                     break;
                 case pull_status::ended:
                     source_ended_ = true;
+                    source_->take_trailers(res_.trailers);
+                    if (!res_.trailers.empty()) {
+                        // Inside nghttp3's callback: submitted once it has returned.
+                        trails_ = true;
+                        connection_->queue_trailers(*this);
+                    }
                     break;
                 case pull_status::aborted:
                     reset();
@@ -185,7 +218,10 @@ long h3_stream::read_body(void* vecs, std::size_t count, std::uint32_t* flags) {
             return NGHTTP3_ERR_WOULDBLOCK;
         }
         last_sent_ = clock::now();
-        if (source_ended_) *flags |= NGHTTP3_DATA_FLAG_EOF;
+        if (source_ended_) {
+            *flags |= trails_ ? NGHTTP3_DATA_FLAG_EOF | NGHTTP3_DATA_FLAG_NO_END_STREAM
+                              : NGHTTP3_DATA_FLAG_EOF;
+        }
     }
     if (piece.empty()) return 0;
     unacked_ += piece.size();

@@ -93,6 +93,8 @@ public:
     /// Sends the interim 100 Continue its request asked for (after nghttp3 has returned),
     /// unless it is answered or closed meanwhile.
     void submit_continue();
+    /// Submits res_.trailers (a HEADERS frame after the body, which ends the stream).
+    void submit_trailers();
     /// Rejects the stream unprocessed (H3_REQUEST_REJECTED both ways: the client may retry).
     void reject() noexcept;
 
@@ -142,6 +144,7 @@ private:
     std::uint64_t window_acked_ = 0;
     std::shared_ptr<body_source> source_;
     bool source_ended_ = false;
+    bool trails_ = false;  // trailers follow the body: its end does not end the stream
 };
 
 }  // namespace tern::detail

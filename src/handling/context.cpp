@@ -6,6 +6,7 @@
 #include "handling/streamed_body.hpp"
 #include "http/spooled_body.hpp"
 #include "http/token.hpp"
+#include "http/trailer_fields.hpp"
 #include "routing/url_decode.hpp"
 
 #include <stdexcept>
@@ -62,6 +63,12 @@ std::optional<std::string_view> context::header(std::string_view name) const noe
 }
 
 std::span<const header_field> context::headers() const noexcept { return ex_->req.headers; }
+
+std::optional<std::string_view> context::trailer(std::string_view name) const noexcept {
+    return ex_->req.trailer(name);
+}
+
+std::span<const header_field> context::trailers() const noexcept { return ex_->req.trailers; }
 
 std::string_view context::body() const noexcept { return ex_->req.body_view(); }
 
@@ -148,6 +155,14 @@ context& context::set_header(std::string_view name, std::string_view value, bool
         }
     }
     ex_->res.fields.emplace_back(std::string(name), std::string(value));
+    return *this;
+}
+
+context& context::trailer(std::string_view name, std::string_view value) {
+    if (const char* why = detail::trailer_refusal(name, value)) {
+        throw std::invalid_argument("tern: trailer '" + std::string(name) + "' " + why);
+    }
+    detail::set_trailer(ex_->res.trailers, name, value);
     return *this;
 }
 

@@ -46,6 +46,7 @@ public:
     }
     void on_idle() override { source_->on_idle(); }
     bool end_on_stop() noexcept override { return source_->end_on_stop(); }
+    void take_trailers(trailer_list& into) override { source_->take_trailers(into); }
     bool cut_off() const noexcept override { return source_->cut_off(); }
 
 private:
@@ -164,6 +165,21 @@ void streamed_body::on_close(std::function<void()> fn) {
         }
     }
     run_callback(fn, "on_close");  // over already: now, on this thread
+}
+
+void streamed_body::trailer(std::string_view name, std::string_view value) {
+    std::lock_guard lock(mutex_);
+    if (ended_ || aborted_) return;
+    set_trailer(trailers_, name, value);
+}
+
+void streamed_body::take_trailers(trailer_list& into) {
+    trailer_list mine;
+    {
+        std::lock_guard lock(mutex_);
+        mine.swap(trailers_);
+    }
+    merge_trailers(into, mine);
 }
 
 void streamed_body::make_event_stream(std::chrono::milliseconds idle, std::string ping) {

@@ -30,6 +30,9 @@ public:
     bool cut_off() const noexcept { return cut_off_.load(std::memory_order_acquire); }
     void on_writable(std::function<void()> fn);
     void on_close(std::function<void()> fn);
+    /// Sets a trailer field sent after the body (checked by the caller); ignored once the
+    /// body has ended or been cut off.
+    void trailer(std::string_view name, std::string_view value);
     /// The last producer handle is gone: an SSE stream ends, another is aborted.
     void handles_gone();
 
@@ -42,6 +45,7 @@ public:
     void attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchange_port> port);
     pull_status pull(std::string& out, std::size_t max);
     void closed() noexcept;
+    void take_trailers(trailer_list& into);
     std::chrono::milliseconds idle_interval() const noexcept { return idle_; }
     void on_idle();
     bool end_on_stop() noexcept;
@@ -75,6 +79,7 @@ private:
     bool blocked_ = false;       // a write said false; on_writable runs when it drains
     std::atomic<bool> closed_{false};
     std::atomic<bool> cut_off_{false};  // aborted_, readable without the lock
+    trailer_list trailers_;             // response_stream::trailer, sent after the last byte
     std::function<void()> on_writable_;
     std::function<void()> on_close_;
     std::shared_ptr<loop_door> door_;

@@ -2,12 +2,14 @@
 // streamed_body (handling/streamed_body.hpp).
 
 #include "handling/streamed_body.hpp"
+#include "http/trailer_fields.hpp"
 #include "web/sse_format.hpp"
 
 #include <tern/sse.hpp>
 #include <tern/stream.hpp>
 
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,6 +38,13 @@ bool response_stream::write(std::string_view bytes) const {
 
 void response_stream::end() const {
     if (token_) token_->source->end();
+}
+
+void response_stream::trailer(std::string_view name, std::string_view value) const {
+    if (const char* why = detail::trailer_refusal(name, value)) {
+        throw std::invalid_argument("tern: trailer '" + std::string(name) + "' " + why);
+    }
+    if (token_) token_->source->trailer(name, value);
 }
 
 void response_stream::abort() const {

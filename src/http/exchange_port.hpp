@@ -7,6 +7,7 @@
 // port, src/handling the link and the source; neither sees the other.
 
 #include "http/response.hpp"
+#include "http/trailer_fields.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -83,6 +84,10 @@ public:
     /// Loop: the transport pulls no more: the body ended or was cut off, the client left, a
     /// deadline passed, or it was a HEAD. Called once.
     virtual void closed() noexcept = 0;
+    /// Loop, once `pull` said `ended`, before `closed`: the trailer fields the producer set
+    /// (`response_stream::trailer`) are set in `into`, which holds the response's own
+    /// (`ctx.trailer`). Asked only by a transport that can send them.
+    virtual void take_trailers(trailer_list& /*into*/) {}
     /// How long the stream may be silent before `on_idle` (zero: no idle calls).
     virtual std::chrono::milliseconds idle_interval() const noexcept { return {}; }
     /// Loop: the stream has been silent for `idle_interval` (an SSE keep-alive comment).

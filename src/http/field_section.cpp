@@ -65,7 +65,29 @@ void request_head::add_trailer(std::string_view name, std::string_view value) {
         return;
     }
     trailer_bytes_ += name.size() + value.size() + http1_line_overhead;
-    if (trailer_bytes_ > limits_.max_header_size) verdict_ = verdict::too_large;
+    if (trailer_bytes_ > limits_.max_header_size) {
+        verdict_ = verdict::too_large;
+        return;
+    }
+    const auto at = static_cast<std::uint32_t>(trailer_text_.size());
+    trailer_text_.append(name).append(value);
+    trailers_.push_back(
+        {{at, static_cast<std::uint32_t>(name.size())},
+         {static_cast<std::uint32_t>(at + name.size()), static_cast<std::uint32_t>(value.size())}});
+}
+
+void request_head::fill_trailers(request& req) {
+    if (trailers_.empty()) return;
+    req.trailer_storage = std::move(trailer_text_);
+    trailer_text_ = std::string();
+    const std::string_view all(req.trailer_storage);
+    req.trailers.clear();
+    req.trailers.reserve(trailers_.size());
+    for (const auto& f : trailers_) {
+        req.trailers.push_back(
+            {all.substr(f.name.at, f.name.size), all.substr(f.value.at, f.value.size)});
+    }
+    trailers_.clear();
 }
 
 int request_head::refusal_status() const noexcept {

@@ -41,9 +41,12 @@ public:
 
     /// A field of the header block.
     void add(std::string_view name, std::string_view value);
-    /// A trailer field (after the body): counted against the same limits, on their own
-    /// budget, and dropped, as over HTTP/1.
+    /// A trailer field (after the body): counted against the same limits (the field count
+    /// with the head's, the bytes on their own budget), as over HTTP/1, and kept.
     void add_trailer(std::string_view name, std::string_view value);
+    /// Moves the trailer fields kept into `req.trailers` (their text into
+    /// `req.trailer_storage`): once, after the trailers, when the head was filled.
+    void fill_trailers(request& req);
     verdict state() const noexcept { return verdict_; }
     /// The status a refused head is answered with (431 or 414), 0 when none.
     int refusal_status() const noexcept;
@@ -80,6 +83,9 @@ private:
     std::vector<field> fields_;
     std::size_t trailer_count_ = 0;
     std::size_t trailer_bytes_ = 0;
+    // The trailer fields' text, one after another, and where each is in it.
+    std::string trailer_text_;
+    std::vector<field> trailers_;
 };
 
 /// A response field that HTTP/2 and HTTP/3 forbid (RFC 9113 8.2.2, RFC 9114 4.2:

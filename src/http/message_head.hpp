@@ -103,12 +103,13 @@ public:
     std::size_t line_end() const noexcept { return line_end_; }
 
     /// A piece of a header field's name. `trailer`: the field follows a chunked body; it is
-    /// counted against the header limits and dropped, since the views built when the head
-    /// completed must not move.
+    /// counted against the header limits and kept apart (`keep_trailers`) or dropped, never
+    /// in `storage`, since the views built when the head completed must not move.
     head_limit field_name(std::string& storage, const char* at, std::size_t len, bool trailer) {
         if (trailer) {
             const bool new_field = in_value_ || trailer_count_ == 0;
             in_value_ = false;
+            if (trailer_store_ != nullptr) keep_trailer_name(at, len, new_field);
             // ": " and CRLF are not handed to callbacks; count them once per field.
             return count_trailer(len + (new_field ? 4 : 0), new_field);
         }
@@ -125,6 +126,7 @@ public:
     /// A piece of a header field's value (see `field_name` for `trailer`).
     head_limit field_value(std::string& storage, const char* at, std::size_t len, bool trailer) {
         if (trailer) {
+            if (trailer_store_ != nullptr) keep_trailer_value(at, len);
             in_value_ = true;
             return count_trailer(len, false);
         }
@@ -147,8 +149,19 @@ public:
         fields_done_ = fields_.size();
         return {storage.data() + f.name_at, f.name_len};
     }
-    /// The same for a trailer field, which is not kept.
-    void trailer_complete() noexcept { in_value_ = true; }
+    /// The same for a trailer field.
+    void trailer_complete() noexcept {
+        if (trailer_store_ != nullptr && !in_value_) keep_trailer_value(nullptr, 0);
+        in_value_ = true;
+    }
+
+    /// Trailer fields are appended to `store` (the request's trailer storage, which outlives
+    /// this head's message) instead of dropped; `build_trailers` makes their views.
+    void keep_trailers(std::string* store) noexcept { trailer_store_ = store; }
+    /// Whether the message had trailer fields kept.
+    bool has_trailers() const noexcept { return !trailers_.empty(); }
+    /// Replaces `out` with views of the trailer fields kept, values without surrounding OWS.
+    void build_trailers(std::vector<header_field>& out) const;
 
     /// A piece of a chunk extension's name or value.
     head_limit chunk_extension(std::size_t len) noexcept {
@@ -191,6 +204,7 @@ public:
         fields_.clear();
         fields_done_ = 0;
         trailer_bytes_ = trailer_count_ = 0;
+        trailers_.clear();
         extension_bytes_ = 0;
     }
     /// Gives back the memory kept for the next head's fields.
@@ -203,6 +217,8 @@ private:
     };
 
     head_limit count_trailer(std::size_t len, bool new_field) noexcept;
+    void keep_trailer_name(const char* at, std::size_t len, bool new_field);
+    void keep_trailer_value(const char* at, std::size_t len);
 
     head_limits limits_;
     const char* chunk_begin_ = nullptr;  // where the current llhttp_execute started
@@ -212,9 +228,12 @@ private:
     bool in_value_ = false;
     std::vector<field_span> fields_;
     std::size_t fields_done_ = 0;  // fields whose value is complete (a refusal keeps these)
-    // Trailer fields (after a chunked body) are counted against the header limits and
-    // dropped: the views built at the end of the head must not move.
+    // Trailer fields (after a chunked body) are counted against the header limits, on their
+    // own byte budget, and kept in *trailer_store_ when there is one (never in the head's
+    // storage: the views built at the end of the head must not move).
     std::size_t trailer_bytes_ = 0, trailer_count_ = 0;
+    std::string* trailer_store_ = nullptr;
+    std::vector<field_span> trailers_;
     std::size_t extension_bytes_ = 0;
 };
 

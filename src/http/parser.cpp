@@ -51,6 +51,7 @@ struct request_parser::state {
     explicit state(const parser_limits& l) : limits(l) {
         llhttp_init(&parser, HTTP_REQUEST, &settings());
         parser.data = this;
+        head.keep_trailers(&req.trailer_storage);
     }
 
     static state& of(llhttp_t* p) { return *static_cast<state*>(p->data); }
@@ -130,7 +131,7 @@ struct request_parser::state {
         return 0;
     }
 
-    // Fields after a chunked body are trailers: counted, not kept.
+    // Fields after a chunked body are trailers: counted, and kept apart from the head.
     static int on_header_field(llhttp_t* p, const char* at, std::size_t len) {
         auto& s = of(p);
         return s.check(s.head.field_name(s.req.storage, at, len, s.stage == phase::body));
@@ -272,6 +273,7 @@ struct request_parser::state {
             return s.fail(detail::error::body_spool_failed);
         }
         s.stage = phase::complete;
+        if (s.head.has_trailers()) s.head.build_trailers(s.req.trailers);
         s.req.keep_alive = llhttp_should_keep_alive(p) != 0;
         // Stop here so the caller answers this request before the next one is parsed.
         return HPE_PAUSED;

@@ -15,16 +15,32 @@ std::optional<std::string_view> request::header(std::string_view name) const noe
     return std::nullopt;
 }
 
-std::string_view rebase(std::string_view v, const request& from, const request& to) noexcept {
+std::optional<std::string_view> request::trailer(std::string_view name) const noexcept {
+    for (const auto& h : trailers) {
+        if (iequals(h.name, name)) return h.value;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+// A view into `from` moved to the same place in `to`; a view elsewhere is returned as it is.
+std::string_view moved(std::string_view v, const std::string& from,
+                       const std::string& to) noexcept {
     if (v.empty()) return {};
-    const char* base = from.storage.data();
     // Compared as addresses: a view elsewhere is not within [base, base + size).
     const auto at = reinterpret_cast<std::uintptr_t>(v.data());
-    const auto begin = reinterpret_cast<std::uintptr_t>(base);
-    if (at >= begin && at + v.size() <= begin + from.storage.size()) {
-        return {to.storage.data() + (at - begin), v.size()};
+    const auto begin = reinterpret_cast<std::uintptr_t>(from.data());
+    if (at >= begin && at + v.size() <= begin + from.size()) {
+        return {to.data() + (at - begin), v.size()};
     }
     return v;
+}
+
+}  // namespace
+
+std::string_view rebase(std::string_view v, const request& from, const request& to) noexcept {
+    return moved(v, from.storage, to.storage);
 }
 
 void copy_request(const request& from, request& to) {
@@ -42,6 +58,13 @@ void copy_request(const request& from, request& to) {
     for (const auto& h : from.headers) {
         to.headers.push_back({rebase(h.name, from, to), rebase(h.value, from, to)});
     }
+    to.trailer_storage = from.trailer_storage;
+    to.trailers.clear();
+    to.trailers.reserve(from.trailers.size());
+    for (const auto& t : from.trailers) {
+        to.trailers.push_back({moved(t.name, from.trailer_storage, to.trailer_storage),
+                               moved(t.value, from.trailer_storage, to.trailer_storage)});
+    }
     to.keep_alive = from.keep_alive;
     to.is_head = from.is_head;
     to.secure = from.secure;
@@ -57,6 +80,8 @@ void request::clear() noexcept {
     version_major = 1;
     version_minor = 1;
     headers.clear();
+    trailers.clear();
+    clear_buffer(trailer_storage);
     clear_buffer(body);
     spooled.reset();
     keep_alive = true;

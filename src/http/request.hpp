@@ -24,7 +24,10 @@ struct request {
     std::uint8_t version_major = 1;
     std::uint8_t version_minor = 1;
     std::vector<header_field> headers;  ///< in order received
-    std::string body;                   ///< de-chunked body (empty when spooled)
+    /// Fields after the body (a chunked HTTP/1.1 body's trailer section, HTTP/2's and
+    /// HTTP/3's trailing HEADERS), in order received; they view `trailer_storage`.
+    std::vector<header_field> trailers;
+    std::string body;  ///< de-chunked body (empty when spooled)
     /// A large body kept in a temporary file instead of `body` (config::spool_body_above).
     std::shared_ptr<spooled_body> spooled;
     bool keep_alive = true;  ///< the client allows another request after this one
@@ -35,11 +38,16 @@ struct request {
 
     /// Bytes the views above point into: method, target, header names and values.
     std::string storage;
+    /// Bytes the trailer views point into (apart from `storage`, whose views are built
+    /// before the trailers arrive and must not move).
+    std::string trailer_storage;
 
     /// The body, wherever it is kept (memory, or the spooled file's mapping).
     std::string_view body_view() const noexcept;
     /// The first header named `name` (ASCII case-insensitive), or nullopt.
     std::optional<std::string_view> header(std::string_view name) const noexcept;
+    /// The first trailer field named `name` (ASCII case-insensitive), or nullopt.
+    std::optional<std::string_view> trailer(std::string_view name) const noexcept;
     /// Empties the request, keeping buffer capacity for the next one up to
     /// `retained_buffer_capacity` (http/buffers.hpp).
     void clear() noexcept;

@@ -29,6 +29,10 @@ struct response {
     int status = 200;
     std::string content_type;                                 ///< empty: no Content-Type
     std::vector<std::pair<std::string, std::string>> fields;  ///< user-set header fields
+    /// Fields sent after the body (`ctx.trailer`), names lower-case: HTTP/1.1 sends the body
+    /// chunked with them in its last chunk, HTTP/2 and HTTP/3 a trailing HEADERS. A
+    /// streamed body's own (`response_stream::trailer`) join them when it ends.
+    std::vector<std::pair<std::string, std::string>> trailers;
     std::string body;
     file_body file;      ///< when `file.file` is set, the body comes from it, not `body`
     bool close = false;  ///< the handler layer asks for the connection to close after this
@@ -42,6 +46,7 @@ struct response {
         status = 200;
         content_type.clear();
         fields.clear();
+        trailers.clear();
         clear_buffer(body);
         file = file_body{};
         close = false;

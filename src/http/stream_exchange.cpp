@@ -118,6 +118,7 @@ void stream_exchange::take_end() {
     if (std::exchange(request_ended_, true)) return;
     if (refused_ || answered_ || !head_done_) return;
     if (const int status = head_.refusal_status(); status != 0) return refuse(status);  // trailers
+    head_.fill_trailers(req_);
     if (spool_) {
         if (!spool_->finish()) {
             refuse(500, failure_message(error::body_spool_failed));

@@ -103,16 +103,19 @@ void write_response(std::string& out, const response& res, const framing& how) {
                                                              : ""sv;
     // A file body is sent by the connection after these bytes.
     const bool with_body = !bodyless && !how.omit_body && !res.file.file && !streamed;
+    // A body with trailers goes chunked, the trailers in its last chunk (how.trailers is
+    // never set for a file body, a HEAD or HTTP/1.0).
+    const bool trailed = how.trailers && !bodyless && !streamed;
     // A streamed body's length is not known: chunks, or the close (HTTP/1.0).
-    const bool sized = !bodyless && !streamed;
-    const bool chunk_field = !bodyless && streamed && how.chunked;
+    const bool sized = !bodyless && !streamed && !trailed;
+    const bool chunk_field = !bodyless && ((streamed && how.chunked) || trailed);
 
     std::size_t size = head.size() + connection.size() + crlf.size();
     if (typed) size += content_type.size() + res.content_type.size() + crlf.size();
     if (sized) size += content_length.size() + length_digits + crlf.size();
     if (chunk_field) size += chunked.size();
     for (const auto& [name, value] : res.fields) size += name.size() + value.size() + 4;
-    if (with_body) size += res.body.size();
+    if (with_body && !trailed) size += res.body.size();
 
     filler f = grow(out, size);
     head.put(f);
@@ -126,7 +129,17 @@ void write_response(std::string& out, const response& res, const framing& how) {
     f << connection;
     for (const auto& [name, value] : res.fields) f << name << ": "sv << value << crlf;
     f << crlf;
-    if (with_body) f << res.body;
+    if (!with_body) return;
+    if (!trailed) {
+        f << res.body;
+        return;
+    }
+    if (!res.body.empty()) {
+        const std::size_t at = begin_chunk(out);
+        out.append(res.body);
+        end_chunk(out, at);
+    }
+    write_last_chunk(out, res.trailers);
 }
 
 void write_continue(std::string& out) { out.append("HTTP/1.1 100 Continue\r\n\r\n"); }
@@ -160,6 +173,15 @@ void end_chunk(std::string& out, std::size_t at) {
 }
 
 void write_last_chunk(std::string& out) { out.append("0\r\n\r\n"); }
+
+void write_last_chunk(std::string& out,
+                      const std::vector<std::pair<std::string, std::string>>& trailers) {
+    out.append("0\r\n");
+    for (const auto& [name, value] : trailers) {
+        out.append(name).append(": ").append(value).append("\r\n");
+    }
+    out.append("\r\n");
+}
 
 void write_error_response(std::string& out, int status, std::string_view extra) {
     constexpr auto fields = "Content-Type: text/plain; charset=utf-8\r\nContent-Length: "sv;

@@ -6,6 +6,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tern::detail {
 
@@ -17,6 +19,11 @@ struct framing {
     /// A streamed body (`res.source`) is sent in chunks: `Transfer-Encoding: chunked`. When
     /// false, a streamed body is delimited by the close (HTTP/1.0; `close` must be set).
     bool chunked = false;
+    /// Send `res.trailers` (HTTP/1.1, not for a HEAD; the caller sets it only when there are
+    /// some): a body in memory goes out chunked, with them in its last chunk (RFC 9112
+    /// 7.1.2), instead of with a Content-Length. A streamed body's come with its last chunk
+    /// (`write_last_chunk`).
+    bool trailers = false;
 };
 
 /// Appends `res` to `out` as an HTTP/1.1 response with Date, Content-Length (except where
@@ -39,6 +46,9 @@ std::size_t begin_chunk(std::string& out);
 void end_chunk(std::string& out, std::size_t at);
 /// Appends the last chunk (`0`) and the empty trailer section that end a chunked body.
 void write_last_chunk(std::string& out);
+/// Appends the last chunk and a trailer section of `trailers` (RFC 9112 7.1.2).
+void write_last_chunk(std::string& out,
+                      const std::vector<std::pair<std::string, std::string>>& trailers);
 
 /// Appends a complete plain-text error response with `Connection: close`, for requests that
 /// could not be parsed (no handler ran). `extra` is inserted verbatim as header lines, each

@@ -265,6 +265,7 @@ void http1_connection::finish_answer(request& req) {
         }
         write_response(out_, response_, how);
         stream_ = std::move(response_.source);
+        if (body && how.chunked) stream_trailers_ = std::move(response_.trailers);
         response_.clear();
         if (how.close) close_after_write_ = true;
         if (body) {
@@ -274,6 +275,11 @@ void http1_connection::finish_answer(request& req) {
         }
         return;
     }
+    // RFC 9112 7.1.2: trailers ride in a chunked body's last chunk; HTTP/1.0 has none (a
+    // recipient that did not send "TE: trailers" may discard them, RFC 9110 6.5.1). A file
+    // body is sent as it is, without them.
+    how.trailers = !response_.trailers.empty() && req.version_minor != 0 && !req.is_head &&
+                   !response_.file.file;
     const std::size_t head_at = out_.size();
     write_response(out_, response_, how);
     if (response_.file.file && !req.is_head && response_.file.length != 0) {

@@ -142,6 +142,9 @@ private:
     // The streamed body being sent, and how: chunks (HTTP/1.1) or up to the close.
     std::shared_ptr<body_source> stream_;
     bool stream_chunked_ = false;
+    // The streamed response's trailers (ctx.trailer), sent in its last chunk with the
+    // source's own; HTTP/1.1 only.
+    trailer_list stream_trailers_;
     std::size_t served_ = 0;
     std::chrono::steady_clock::time_point head_started_{};
 };

@@ -51,7 +51,15 @@ void http1_connection::pull_stream() {
             }
             return;
         case pull_status::ended:
-            if (stream_chunked_) write_last_chunk(out_);
+            if (stream_chunked_) {
+                stream_->take_trailers(stream_trailers_);
+                if (stream_trailers_.empty()) {
+                    write_last_chunk(out_);
+                } else {
+                    write_last_chunk(out_, stream_trailers_);
+                    stream_trailers_.clear();
+                }
+            }
             end_stream();
             write();  // then after_write: the next request, or the close (HTTP/1.0)
             return;
@@ -88,6 +96,7 @@ void http1_connection::wake() {
 void http1_connection::end_stream() noexcept {
     auto source = std::exchange(stream_, nullptr);
     if (!source) return;
+    stream_trailers_.clear();
     // The departure watch belongs to the stream: a stale wake-up of it is ignored.
     watching_ = false;
     source->closed();

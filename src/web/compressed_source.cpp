@@ -52,6 +52,7 @@ public:
     void on_idle() override { inner_->on_idle(); }
     bool end_on_stop() noexcept override { return inner_->end_on_stop(); }
     bool cut_off() const noexcept override { return inner_->cut_off(); }
+    void take_trailers(trailer_list& into) override { inner_->take_trailers(into); }
 
 private:
     std::shared_ptr<body_source> inner_;

@@ -43,6 +43,71 @@ def start(*args):
     return srv.proc, srv.port
 
 
+# ---- trailers both ways (RFC 9113 8.1) -------------------------------------------------------
+
+def trailer_checks(port):
+    c = client(port)
+    sid = c.request("/trailers", method="POST", body=b"abc", end=False)
+    c.conn.send_headers(sid, [("x-checksum", "42"), ("x-other", "b")], end_stream=True)
+    c.flush()
+    r = c.wait(sid)
+    check("request trailers reach the handler, in order",
+          r["status"] == 200 and r["body"] == b"abc|x-checksum=42;x-other=b;", r)
+    check("response trailers follow the body in a HEADERS frame that ends the stream",
+          r["ended"] and r["trailers"] == [("x-count", "2")], r)
+    sid = c.request("/trailers?stream=1", method="POST", body=b"s")
+    r = c.wait(sid)
+    check("a streamed body ends with the context's and the stream's trailers",
+          r["body"] == b"s|;more" and r["ended"] and
+          r["trailers"] == [("x-count", "0"), ("x-last", "stream")], r)
+    sid = c.request("/trailers?empty=1", method="POST", body=b"")
+    r = c.wait(sid)
+    check("an answer without a body sends its head, then its trailers",
+          r["status"] == 200 and r["body"] == b"" and r["ended"] and
+          r["trailers"] == [("x-count", "0")], r)
+    c.close()
+
+    # A second header block without END_STREAM, or with a pseudo-field, is malformed: a
+    # stream error, and the connection goes on.
+    for name, fields, end in (("trailers without END_STREAM", [("x-t", "1")], False),
+                              ("trailers with a pseudo-field", [(":path", "/x")], True)):
+        c = raw(port)
+        c.send(c.headers(1, request_fields("/echo", "POST"), end_stream=False),
+               DataFrame(1, data=b"x"), c.headers(1, fields, end_stream=end))
+        got = c.frames(2)
+        codes = [f.error_code for f in got if isinstance(f, RstStreamFrame)]
+        check(f"{name}: RST_STREAM PROTOCOL_ERROR, no GOAWAY",
+              codes == [0x1] and goaway_of(got) is None, got)
+        c.send(c.headers(3, request_fields("/")))
+        got = c.frames(2)
+        check(f"after {name} the connection serves another stream",
+              any(isinstance(f, HeadersFrame) and f.stream_id == 3 for f in got), got)
+        c.close()
+    r = get(port, "/")
+    check("after malformed trailers a fresh connection is served", r["status"] == 200, r)
+
+    # Trailers over the head limits (2,048 bytes, 20 fields): the stream's 431, as a head's.
+    c = client(port)
+    sid = c.request("/trailers", method="POST", body=b"abc", end=False)
+    c.conn.send_headers(sid, [("x-big", "b" * 2100)], end_stream=True)
+    c.flush()
+    r = c.wait(sid)
+    check("request trailers over max_header_size get 431 on their stream",
+          r["status"] == 431 and c.goaway is None, r)
+    sid = c.request("/trailers", method="POST", body=b"abc", end=False)
+    c.conn.send_headers(sid, [(f"x-t{i}", "v") for i in range(25)], end_stream=True)
+    c.flush()
+    r = c.wait(sid)
+    check("request trailers over max_header_count get 431 on their stream",
+          r["status"] == 431 and c.goaway is None, r)
+    sid = c.request("/", method="GET")
+    r = c.wait(sid)
+    check("the connection goes on after a 431 for trailers", r["status"] == 200, r)
+    c.close()
+    r = get(port, "/")
+    check("another client is served after trailers over the limits", r["status"] == 200, r)
+
+
 # ---- a client on Python's h2 -------------------------------------------------------------
 
 class client:
@@ -75,7 +140,7 @@ class client:
         self.conn.send_headers(sid, fields, end_stream=body is None and end)
         # Before the body: an answer may come while it is sent.
         self.responses[sid] = {"status": None, "headers": [], "body": b"", "ended": False,
-                               "reset": None, "interim": []}
+                               "reset": None, "interim": [], "trailers": None}
         if body is not None:
             self.send_body(sid, body, end)
         self.flush()
@@ -124,6 +189,8 @@ class client:
                 r["body"] += ev.data
                 if self.ack:
                     self.conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+            elif isinstance(ev, h2.events.TrailersReceived):
+                r["trailers"] = ev.headers
             elif isinstance(ev, h2.events.StreamEnded):
                 r["ended"] = True
             elif isinstance(ev, h2.events.StreamReset) and r is not None:
@@ -273,6 +340,7 @@ def mapping(port):
     r = c.wait(sid)
     check("trailers end a request", r["status"] == 200 and r["body"] == b"with trailers", r)
     c.close()
+    trailer_checks(port)
     for path, want in (("/blocking?ms=30", b"blocking done"), ("/later?ms=30", b"later 30"),
                        ("/sleep?ms=30", b"slept")):
         r = get(port, path)

@@ -515,4 +515,26 @@ app.error(504, [](tern::context& ctx) { ctx.text("the upstream took too long"); 
 }
 }  // namespace docs_request_timeouts
 
+namespace docs_trailers {
+void snippets(tern::app& app) {
+app.post("/upload-checked", [](tern::context& ctx) {
+    // Read with the body, before the handler runs: complete by now.
+    const auto sum = ctx.trailer("x-checksum");
+    std::string names;
+    for (const auto& field : ctx.trailers()) names += std::string(field.name) + " ";
+    ctx.text(sum ? "checksum " + std::string(*sum) + ", trailers: " + names : "no checksum");
+});
+app.get("/report", [](tern::context& ctx) {
+    ctx.text("the report");
+    ctx.trailer("x-rows", "42");  // replaces an earlier x-rows
+});
+app.get("/report/stream", [](tern::context& ctx) {
+    auto out = ctx.stream();
+    out.write("row 1\n");
+    out.trailer("x-rows", "1");   // set any time before end(), from any thread
+    out.end();                    // the trailers go out after the last byte
+});
+}
+}  // namespace docs_trailers
+
 // clang-format on

@@ -163,6 +163,27 @@ int main(int argc, char** argv) {
         p->out.on_close([p] {});
         p->go();
     });
+    // Trailers both ways: the body, then the request's trailers ("name=value;" each), with
+    // x-count (how many came) as a response trailer; ?stream=1 streams the answer in two
+    // pieces and sets x-last on the stream; ?empty=1 answers with trailers and no body.
+    app.post("/trailers", [](tern::context& ctx) {
+        std::string out(ctx.body());
+        out += '|';
+        for (const auto& t : ctx.trailers()) {
+            out += std::string(t.name) + "=" + std::string(t.value) + ";";
+        }
+        ctx.trailer("x-count", std::to_string(ctx.trailers().size()));
+        if (ctx.query_param("empty")) return;
+        if (!ctx.query_param("stream")) {
+            ctx.text(out);
+            return;
+        }
+        auto stream = ctx.stream();
+        stream.write(out);
+        stream.write(";more");
+        stream.trailer("x-last", "stream");
+        stream.end();
+    });
     // Three events, then the stream stays open (keep-alive comments every 300 ms).
     app.sse("/events", [](tern::context&, tern::sse_client client) {
         for (int i = 1; i <= 3; ++i)

@@ -49,6 +49,7 @@ struct seen_request {
     std::string method, target, path, query, body;
     field_list headers;
     bool secure = false;
+    field_list trailers;
     std::optional<std::string> header(std::string_view name) const {
         for (const auto& [n, v] : headers) {
             if (iequals(n, name)) return v;
@@ -74,11 +75,19 @@ public:
                        std::string(req.query),
                        std::string(req.body_view()),
                        {},
-                       req.secure};
+                       req.secure,
+                       {}};
         for (const auto& h : req.headers) s.headers.emplace_back(h.name, h.value);
+        for (const auto& t : req.trailers) s.trailers.emplace_back(t.name, t.value);
         seen.push_back(std::move(s));
         if (req.path == "/empty") {
             res.status = 204;
+            return;
+        }
+        if (req.path.starts_with("/trailers")) {
+            // Trailers after the body ("/trailers"), after the head alone ("/trailers/none").
+            res.trailers = {{"grpc-status", "0"}, {"x-sum", "7"}};
+            if (req.path == "/trailers") res.body = "payload";
             return;
         }
         if (req.path.starts_with("/status/")) {
@@ -175,6 +184,8 @@ struct answer {
     std::vector<int> interim;  // 1xx statuses, in order
     field_list fields;         // the final head's, :status first
     std::string body;
+    field_list trailers;                 // a HEADERS block after the final head's
+    bool body_ended = false;             // a DATA frame carried END_STREAM
     bool ended = false;                  // END_STREAM arrived
     std::optional<std::uint32_t> reset;  // the server's RST_STREAM code
     int status() const {
@@ -312,6 +323,13 @@ private:
                 field_list block;
                 inflate(block, payload);
                 REQUIRE(!block.empty());
+                if (a.status() >= 200) {
+                    // After the final head: trailers, which must end the stream.
+                    REQUIRE((flags & end_stream) != 0);
+                    a.trailers = block;
+                    a.ended = true;
+                    continue;
+                }
                 REQUIRE(block.front().first == ":status");
                 const int code = std::stoi(block.front().second);
                 if (code < 200) {
@@ -322,7 +340,8 @@ private:
                 if ((flags & end_stream) != 0) a.ended = true;
             } else if (type == data_frame) {
                 answers[stream].body += payload;
-                if ((flags & end_stream) != 0) answers[stream].ended = true;
+                if ((flags & end_stream) != 0)
+                    answers[stream].ended = answers[stream].body_ended = true;
             } else if (type == rst_stream_frame) {
                 answers[stream].reset = be32(payload, 0);
             } else if (type == goaway_frame) {
@@ -667,18 +686,18 @@ TEST_CASE("te: trailers is the one te a request may carry", "[h2map]") {
     CHECK_FALSE(c.answers[1].reset.has_value());
 }
 
-TEST_CASE("request trailers end the request and are dropped: the handler sees the body alone",
-          "[h2map]") {
+TEST_CASE("request trailers end the request and reach the handler apart from the head", "[h2map]") {
     rig c;
     c.post(1, "/upload", {{"x-before", "1"}}, false);
     c.data(1, "abc", false);
     c.data(1, "def", false);
     CHECK(c.seen().empty());
-    c.trailers(1, {{"x-checksum", "42"}});
+    c.trailers(1, {{"x-checksum", "42"}, {"x-second", "b"}});
     REQUIRE(c.seen().size() == 1);
     CHECK(c.seen()[0].body == "abcdef");
     CHECK(c.seen()[0].header("x-before") == "1");
     CHECK_FALSE(c.seen()[0].header("x-checksum").has_value());
+    CHECK(c.seen()[0].trailers == field_list{{"x-checksum", "42"}, {"x-second", "b"}});
     CHECK(c.answers[1].status() == 200);
     CHECK_FALSE(c.answers[1].reset.has_value());
 }
@@ -870,7 +889,37 @@ TEST_CASE("trailers within the limits beside a head near them are taken", "[h2ma
     c.trailers(1, {{"x-sum", std::string(900, 't')}});
     REQUIRE(c.seen().size() == 1);
     CHECK(c.seen()[0].body == "abc");
+    REQUIRE(c.seen()[0].trailers.size() == 1);
+    CHECK(c.seen()[0].trailers[0].second == std::string(900, 't'));
     CHECK(c.answers[1].status() == 200);
+}
+
+TEST_CASE("response trailers follow the last DATA frame in a HEADERS frame that ends the stream",
+          "[h2map][trailers]") {
+    rig c;
+    c.get(1, "/trailers");
+    CHECK(c.answers[1].status() == 200);
+    CHECK(c.answers[1].body == "payload");
+    CHECK_FALSE(c.answers[1].body_ended);  // END_STREAM is the trailers'
+    CHECK(c.answers[1].trailers == field_list{{"grpc-status", "0"}, {"x-sum", "7"}});
+    CHECK(c.answers[1].ended);
+    // An answer without a body: its head, then its trailers.
+    c.get(3, "/trailers/none");
+    CHECK(c.answers[3].status() == 200);
+    CHECK(c.answers[3].body.empty());
+    CHECK(c.answers[3].trailers == field_list{{"grpc-status", "0"}, {"x-sum", "7"}});
+    CHECK(c.answers[3].ended);
+    // HEAD ends with its head: no trailers.
+    c.request(
+        5,
+        {{":method", "HEAD"}, {":scheme", "https"}, {":authority", "a"}, {":path", "/trailers"}});
+    CHECK(c.answers[5].status() == 200);
+    CHECK(c.answers[5].trailers.empty());
+    CHECK(c.answers[5].ended);
+    // A response without trailers ends on its DATA frame, as before.
+    c.get(7, "/plain");
+    CHECK(c.answers[7].body_ended);
+    CHECK(c.answers[7].trailers.empty());
 }
 
 }  // namespace unit_test_h2_mapping

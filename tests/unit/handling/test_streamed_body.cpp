@@ -54,6 +54,63 @@ TEST_CASE("a stream ends after its last bytes are pulled, and on_writable follow
     CHECK_FALSE(s->write("more"));
 }
 
+TEST_CASE("a stream's trailers join the response's at its end, and none is taken after end()",
+          "[stream][trailers]") {
+    auto s = std::make_shared<streamed_body>(64, 100);
+    s->write("body");
+    s->trailer("X-Sum", "4");
+    s->trailer("x-both", "stream");
+    s->end();
+    s->trailer("x-late", "1");  // after end(): ignored
+    std::string out;
+    CHECK(s->pull(out, 64) == pull_status::ended);
+    trailer_list into = {{"x-both", "response"}, {"x-first", "1"}};
+    s->take_trailers(into);
+    CHECK(into == trailer_list{{"x-both", "stream"}, {"x-first", "1"}, {"x-sum", "4"}});
+    trailer_list again;
+    s->take_trailers(again);  // taken once
+    CHECK(again.empty());
+}
+
+TEST_CASE(
+    "a trailer field is refused for what a header refuses and for what RFC 9110 6.5.1 "
+    "keeps out of trailers",
+    "[stream][trailers]") {
+    CHECK(trailer_refusal("grpc-status", "0") == nullptr);
+    CHECK(trailer_refusal("X-Checksum", "sha-256=abc") == nullptr);
+    CHECK(trailer_refusal("ETag", "\"v1\"") == nullptr);
+    for (const char* name : {"Content-Length",
+                             "content-type",
+                             "Content-Encoding",
+                             "Host",
+                             "transfer-encoding",
+                             "TE",
+                             "Trailer",
+                             "Authorization",
+                             "Set-Cookie",
+                             "Cache-Control",
+                             "Expect",
+                             "Range",
+                             "If-Match",
+                             "Location",
+                             "Retry-After",
+                             "Vary",
+                             "Age",
+                             "Date",
+                             "Connection",
+                             "Keep-Alive",
+                             "Upgrade",
+                             "WWW-Authenticate",
+                             ":status",
+                             "a b",
+                             ""}) {
+        INFO(name);
+        CHECK(trailer_refusal(name, "x") != nullptr);
+    }
+    CHECK(trailer_refusal("x-ok", "a\r\nb") != nullptr);
+    CHECK(trailer_refusal("x-ok", "a\tb") == nullptr);
+}
+
 namespace {
 
 // A loop that only counts the wake-ups posted to it: none of them runs.

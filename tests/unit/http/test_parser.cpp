@@ -305,7 +305,35 @@ TEST_CASE("trailer fields after a chunked body leave the request's header views 
     CHECK(req.body == "abc");
     CHECK(req.header("X-Keep") == std::string_view("original"));
     CHECK(req.path == "/t");
-    CHECK_FALSE(req.header("X-Trailer").has_value());  // trailers are parsed and dropped
+    CHECK_FALSE(req.header("X-Trailer").has_value());  // trailers are kept apart from the head
+    REQUIRE(req.trailers.size() == 1);
+    CHECK(req.trailers[0].name == "X-Trailer");
+    CHECK(req.trailers[0].value == std::string(3000, 't'));
+}
+
+TEST_CASE("trailer fields are kept in order, values trimmed, whatever the pieces they come in",
+          "[parser]") {
+    const std::string head = "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const std::string body = "3\r\nabc\r\n0\r\nX-Sum:  12 \r\nEmpty:\r\nx-last:\tz\r\n\r\n";
+    for (const std::size_t piece : {std::size_t{1}, std::size_t{5}, body.size()}) {
+        INFO("pieces of " << piece);
+        request_parser p(parser_limits{});
+        REQUIRE(p.feed(head).what == event::need_more);
+        REQUIRE(feed_all(p, body, piece) == event::request);
+        const auto& req = p.current();
+        REQUIRE(req.trailers.size() == 3);
+        CHECK(req.trailers[0].name == "X-Sum");
+        CHECK(req.trailers[0].value == "12");
+        CHECK(req.trailers[1].name == "Empty");
+        CHECK(req.trailers[1].value.empty());
+        CHECK(req.trailers[2].value == "z");
+        CHECK(req.trailer("x-sum") == std::string_view("12"));
+        CHECK_FALSE(req.trailer("x-other").has_value());
+        // The next request starts without them.
+        p.next();
+        REQUIRE(p.feed("GET / HTTP/1.1\r\nHost: h\r\n\r\n").what == event::request);
+        CHECK(p.current().trailers.empty());
+    }
 }
 
 TEST_CASE("trailer fields count against max_header_size and max_header_count", "[parser][limits]") {

@@ -83,9 +83,15 @@ TEST_CASE("a copied request views its own storage", "[deferred]") {
     from.headers.push_back({s.substr(16, 4), s.substr(20)});
     from.body = "payload";
     from.version_minor = 0;
+    from.trailer_storage = "x-sum42";
+    const std::string_view t = from.trailer_storage;
+    from.trailers.push_back({t.substr(0, 5), t.substr(5)});
     request to;
     copy_request(from, to);
     from.storage.assign(from.storage.size(), '#');  // the original's bytes are gone
+    from.trailer_storage.assign(from.trailer_storage.size(), '#');
+    REQUIRE(to.trailers.size() == 1);
+    CHECK(to.trailer("X-Sum") == std::string_view("42"));
     CHECK(to.method == "GET");
     CHECK(to.target == "/items/42?x=1");
     CHECK(to.path == "/items/42");

@@ -139,4 +139,25 @@ TEST_CASE("response::clear frees a large body and keeps a small one", "[writer][
     CHECK(res.body.capacity() == kept);
 }
 
+TEST_CASE("a body with trailers goes out chunked, the trailers in the last chunk", "[writer]") {
+    response res;
+    res.body = "hello";
+    res.trailers = {{"grpc-status", "0"}, {"x-sum", "5"}};
+    framing how;
+    how.trailers = true;
+    std::string out;
+    tern::detail::write_response(out, res, how);
+    CHECK(out.find("Content-Length") == std::string::npos);
+    CHECK(out.find("Transfer-Encoding: chunked\r\n") != std::string::npos);
+    const std::string tail = "\r\n\r\n00000005\r\nhello\r\n0\r\ngrpc-status: 0\r\nx-sum: 5\r\n\r\n";
+    REQUIRE(out.size() > tail.size());
+    CHECK(out.substr(out.size() - tail.size()) == tail);
+
+    // Without how.trailers (HTTP/1.0, HEAD) they are not sent, and the length is.
+    std::string plain;
+    tern::detail::write_response(plain, res, framing{});
+    CHECK(plain.find("Content-Length: 5\r\n") != std::string::npos);
+    CHECK(plain.find("grpc-status") == std::string::npos);
+}
+
 }  // namespace unit_test_http_writer
