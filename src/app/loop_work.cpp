@@ -89,15 +89,29 @@ std::shared_ptr<loop_door>& loop_work::next_door() {
 
 bool loop_work::post(std::function<void()> fn, bool all) {
     if (!fn) throw std::invalid_argument("tern: post: an empty function");
-    std::lock_guard lock(mutex_);
-    if (run_->closed.load(std::memory_order_relaxed)) return false;
-    if (doors_.empty()) {
-        waiting_.push_back({std::move(fn), all});
-        return true;
+    std::shared_ptr<loop_run> run;
+    std::vector<std::shared_ptr<loop_door>> to;
+    {
+        std::lock_guard lock(mutex_);
+        if (run_->closed.load(std::memory_order_relaxed)) return false;
+        if (doors_.empty()) {
+            waiting_.push_back({std::move(fn), all});
+            return true;
+        }
+        run = run_;
+        if (all) {
+            to = doors_;
+        } else {
+            to.push_back(next_door());
+        }
     }
-    if (!all) return post_to(*next_door(), run_, std::move(fn));
+    // Posted outside the lock: a door that refuses (its loop has ended) destroys the function
+    // at once, and what it captures may post again.
     bool posted = true;
-    for (auto& door : doors_) posted = post_to(*door, run_, fn) && posted;
+    for (std::size_t i = 0; i < to.size(); ++i) {
+        auto one = i + 1 < to.size() ? fn : std::move(fn);
+        posted = post_to(*to[i], run, std::move(one)) && posted;
+    }
     return posted;
 }
 
@@ -107,17 +121,24 @@ std::shared_ptr<repeating_state> loop_work::every(std::chrono::nanoseconds inter
         throw std::invalid_argument("tern: every: the interval must be more than zero");
     }
     if (!fn) throw std::invalid_argument("tern: every: an empty function");
-    std::lock_guard lock(mutex_);
-    auto task = std::make_shared<repeating_state>(interval, std::move(fn), run_);
-    if (run_->closed.load(std::memory_order_relaxed)) {
-        task->fn = nullptr;  // never runs: its handle says so (not active)
+    std::shared_ptr<repeating_state> task;
+    std::shared_ptr<loop_door> door;
+    {
+        std::lock_guard lock(mutex_);
+        task = std::make_shared<repeating_state>(interval, std::move(fn), run_);
+        if (run_->closed.load(std::memory_order_relaxed)) {
+            // Never runs: its handle says so (not active); the function goes below.
+        } else if (doors_.empty()) {
+            unstarted_.push_back(task);
+            return task;
+        } else {
+            door = next_door();
+        }
+    }
+    if (!door) {
+        task->fn = nullptr;
         return task;
     }
-    if (doors_.empty()) {
-        unstarted_.push_back(task);
-        return task;
-    }
-    auto& door = next_door();
     {
         std::lock_guard task_lock(task->mutex);
         task->door = door;
