@@ -112,6 +112,7 @@ enum class forwarding_header {
 /// Copies refer to the same task; dropping every copy does not cancel it (docs/loop-work.md).
 class TERN_API repeating_task {
 public:
+    /// An empty handle: refers to no task, is never active, and its cancel() does nothing.
     repeating_task() = default;  // cancels nothing
     /// No run starts after it returns, unless one is under way (cancel() does not wait for
     /// it; called from the task itself, the run that called it is the last). Any thread.

@@ -390,6 +390,20 @@ TEST_CASE("post before the start waits for the loops and runs after the start",
     app.stop();
 }
 
+TEST_CASE("what waits for the loops stays queued through a start that fails", "[wire][loop-work]") {
+    test_server holder({}, threads(1));  // holds a port
+    tern::app app(threads(1));
+    std::atomic<int> ran{0};
+    CHECK(app.post([&] { ++ran; }));
+    const auto task = app.every(5ms, [&] { ++ran; });
+    CHECK_THROWS(app.start("127.0.0.1", holder.port()));  // the port is in use
+    CHECK(task.active());
+    CHECK(app.post([&] { ++ran; }));
+    app.start("127.0.0.1", 0);
+    CHECK(eventually([&] { return ran.load() >= 4; }));  // both posts and two runs
+    app.stop();
+}
+
 TEST_CASE("post after the stop returns false and never runs, until the next start",
           "[wire][loop-work]") {
     tern::app app(threads(2));
