@@ -7,6 +7,7 @@
 #include "support/eventually.hpp"
 #include "support/gate.hpp"
 #include "support/test_server.hpp"
+#include "support/ws_client.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -520,6 +521,34 @@ TEST_CASE("a repeating task sends SSE events to a client connected over a real s
     REQUIRE(d != std::string::npos);
     CHECK(a < b);
     CHECK(b < d);
+}
+
+TEST_CASE("a repeating task sends WebSocket messages to a connection held from its handler",
+          "[wire][loop-work]") {
+    tern::ws_clients room;
+    std::atomic<int> tick{0};
+    test_server server(
+        [&](tern::app& app) {
+            app.ws("/room", [&](tern::ws_handlers& ws) {
+                ws.on_connect([&](tern::ws_connection& c) { room.add(c); });
+                ws.on_close([&](tern::ws_connection& c, int, std::string_view) { room.remove(c); });
+            });
+            app.every(20ms, [&] { room.broadcast("tick " + std::to_string(++tick)); });
+        },
+        threads(1));  // the task runs on the loop of the client's connection
+    ws_client c(server.port(), "/room");
+    REQUIRE(c.handshake.status == 101);
+    REQUIRE(eventually([&] { return room.size() == 1; }));
+    std::vector<int> got;
+    while (got.size() < 3) {
+        const auto frame = c.read_frame();
+        REQUIRE(frame.has_value());
+        REQUIRE(frame->opcode == 1);
+        REQUIRE(frame->payload.rfind("tick ", 0) == 0);
+        got.push_back(std::stoi(frame->payload.substr(5)));
+    }
+    CHECK(got[0] < got[1]);
+    CHECK(got[1] < got[2]);
 }
 
 TEST_CASE("post_all sends to an SSE client held from a handler, on its own loop",
