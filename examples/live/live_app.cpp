@@ -25,8 +25,8 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-// One thread for every timed thing the example does: a queue of functions by due time.
-// A request waiting in it costs an entry, not a thread.
+// One thread for the late answers of /later: a queue of functions by due time. A request
+// waiting in it costs an entry, not a thread.
 class timer_thread {
 public:
     timer_thread() : thread_([this] { run(); }) {}
@@ -197,21 +197,10 @@ namespace live {
 
 struct services::state {
     ticker events;
-    std::function<void()> next_tick;
-    clock_type::time_point first = clock_type::now();
-    long round = 0;
-    timer_thread timers;  // last: its thread runs next_tick, so it stops first
+    timer_thread timers;  // last: its thread runs the late answers, so it stops first
 };
 
-services::services() : state_(std::make_unique<state>()) {
-    // The ticks: one thread for every client, not one per client.
-    state& s = *state_;
-    s.next_tick = [&s] {
-        s.events.tick();
-        s.timers.at(s.first + std::chrono::milliseconds(100 * ++s.round), s.next_tick);
-    };
-    s.timers.at(s.first, s.next_tick);
-}
+services::services() : state_(std::make_unique<state>()) {}
 
 services::~services() { stop(); }
 
@@ -225,6 +214,9 @@ void add_routes(tern::app& app, services& s) {
 
     app.sse("/events",
             [&](tern::context&, tern::sse_client client) { events.add(std::move(client)); });
+    // The ticks: one task on one of the app's loops for every client, not a thread or a
+    // timer per client; it ends with the app's stop.
+    app.every(std::chrono::milliseconds(100), [&events] { events.tick(); });
 
     app.get("/stream", [](tern::context& ctx) {
         auto p = std::make_shared<producer>();

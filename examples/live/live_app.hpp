@@ -1,5 +1,5 @@
 #pragma once
-// The live example's routes and the one timer thread behind its ticks and late answers.
+// The live example's routes and the one timer thread behind its late answers.
 // main.cpp runs them on a port (with its command line's TLS and compression);
 // tests/examples/test_live.cpp runs them under the test kit (tern::testing). The routes are
 // listed in main.cpp's header comment.
@@ -10,12 +10,13 @@
 
 namespace live {
 
-/// What the routes share while the app serves: one timer thread for every timed thing (the
-/// ticks of /events every 100 ms, the answers of /later) and the SSE clients with the tick
-/// each sees next. Made before the app, so that it outlives the app's serving.
+/// What the routes share while the app serves: one timer thread for the answers of /later,
+/// and the SSE clients with the tick each sees next (the ticks themselves, every 100 ms, are
+/// a task on one of the app's loops: `app.every`, set by add_routes). Made before the app, so
+/// that it outlives the app's serving.
 class services {
 public:
-    /// Starts the timer thread and the ticks: the first at once, then one every 100 ms.
+    /// Starts the timer thread.
     services();
     /// stop().
     ~services();

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    live::services services;  // the timer thread and the ticks, made before the app
+    live::services services;  // the timer thread and the SSE clients, made before the app
     tern::app app;
     live::add_routes(app, services);
     app.configure([&](tern::config& c) { c.websocket.compression = ws_compression; });

@@ -12,6 +12,7 @@
 #include <tern/task.hpp>
 #include <tern/websocket.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -27,6 +28,7 @@ namespace tern {
 
 namespace detail {
 class server;
+struct repeating_state;
 }  // namespace detail
 
 class group;
@@ -104,6 +106,24 @@ TERN_API handler blocking(handler h);
 enum class forwarding_header {
     x_forwarded_for,  ///< `X-Forwarded-For` (nginx, HAProxy, AWS ELB, Go's and Express's default)
     forwarded,        ///< `Forwarded: for=` (RFC 7239), for proxies set up to append to it
+};
+
+/// A repeating task started by app::every; cancel() stops it (any thread, idempotent).
+/// Copies refer to the same task; dropping every copy does not cancel it (docs/loop-work.md).
+class TERN_API repeating_task {
+public:
+    /// An empty handle: refers to no task, is never active, and its cancel() does nothing.
+    repeating_task() = default;  // cancels nothing
+    /// No run starts after it returns, unless one is under way (cancel() does not wait for
+    /// it; called from the task itself, the run that called it is the last). Any thread.
+    void cancel() noexcept;
+    /// Scheduled and not cancelled, and the app not stopped (false for an empty handle).
+    bool active() const noexcept;
+
+private:
+    friend class app;
+    explicit repeating_task(std::shared_ptr<detail::repeating_state> s) : state_(std::move(s)) {}
+    std::shared_ptr<detail::repeating_state> state_;
 };
 
 /// An HTTP/1.1 server. Register routes and settings, then `listen` (blocks) or `start`
@@ -509,6 +529,27 @@ public:
     /// handler, it only begins the stop; the thread that called `listen` or `start`
     /// finishes it.
     void stop();
+
+    // ---- work on the loops outside a request (see docs/loop-work.md) ------------------
+
+    /// Runs `fn` on one of the app's loops every `interval` (> 0, else std::invalid_argument), the
+    /// first run one interval after the app starts (or after this call, when it is running), until
+    /// the returned handle is cancelled or the app stops. Runs never overlap; a run that takes
+    /// longer than the interval delays the next (no burst to catch up). An exception from `fn` is
+    /// logged as handlers' uncaught exceptions are and the task goes on. Callable from any thread,
+    /// before or after start. Dropping the handle does not cancel. Every run is on the same
+    /// loop, chosen in turn among the loops. Called once a stop has begun (until the next
+    /// start), the task never runs (its handle is not active). An empty `fn` throws
+    /// std::invalid_argument.
+    repeating_task every(std::chrono::milliseconds interval, std::function<void()> fn);
+    /// Runs `fn` soon on one of the app's loops (chosen in turn), from any thread. Before start it
+    /// waits for the loops; false (and `fn` never runs) once the app has begun to stop (until
+    /// the next start). A function not yet started when the stop begins is dropped, not run.
+    /// An exception from `fn` is logged. An empty `fn` throws std::invalid_argument.
+    bool post(std::function<void()> fn);
+    /// Runs `fn` once on every loop (e.g. to update per-loop state); same rules as post.
+    bool post_all(std::function<void()> fn);
+
     /// The bound port once started (useful with port 0); 0 before.
     std::uint16_t port() const noexcept;
     /// With HTTPS and `tls_config::http_port`: the plain-HTTP listener's bound port; 0

@@ -56,7 +56,8 @@ app::app(tern::config settings) {
 
 app::~app() {
     stop();
-    impl_->settle();  // blocking handlers that outlived timeouts.drain use this app
+    impl_->loop_tasks.end();  // never started: what was posted or scheduled is dropped
+    impl_->settle();          // blocking handlers that outlived timeouts.drain use this app
 }
 
 // ---- routes ------------------------------------------------------------------------------

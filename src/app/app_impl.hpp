@@ -7,6 +7,7 @@
 #include <tern/app.hpp>
 
 #include "app/config_check.hpp"
+#include "app/loop_work.hpp"
 #include "app/metrics.hpp"
 #include "app/openapi_document.hpp"
 #include "handling/blocking_pool.hpp"
@@ -72,7 +73,12 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     // Readiness (app::health): turned by a stop, from the thread that begins it; read by
     // the readiness route only.
     std::atomic<bool> stop_begun{false};
-    void stop_began() noexcept override { stop_begun.store(true, std::memory_order_relaxed); }
+    // app::post, post_all and every: closed as the stop begins, before the loops hear of it.
+    detail::loop_work loop_tasks;
+    void stop_began() noexcept override {
+        stop_begun.store(true, std::memory_order_relaxed);
+        loop_tasks.close();
+    }
 
     // One worker's state: one request at a time runs on a loop, so its scratch state is
     // reused across requests and connections without allocating once warm, and the static

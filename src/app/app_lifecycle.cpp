@@ -91,6 +91,8 @@ void app::start_with(const std::function<void(detail::server&)>& bind) {
         impl_->pool.reset();  // made for this start; the next one makes its own
         throw;
     }
+    // What was posted or scheduled before the start goes to the loops now (docs/loop-work.md).
+    impl_->loop_tasks.open(s->doors());
     impl_->server = std::move(s);
 }
 

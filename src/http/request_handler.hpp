@@ -55,8 +55,9 @@ public:
     /// The state one worker's requests share (see loop_state); called once per worker, on
     /// the thread that makes the server.
     virtual std::unique_ptr<loop_state> make_loop_state() = 0;
-    /// A stop has begun (from any thread, once per start): readiness answers 503 from now
-    /// on, while requests are still served for the grace period.
+    /// A stop has begun (from any thread, once per server, before any loop hears of it):
+    /// readiness answers 503 from now on, while requests are still served for the grace
+    /// period, and the application's own work on the loops starts no more.
     virtual void stop_began() noexcept {}
     /// Fills `res` for a request the connection refuses with `status` (a limit, a parse
     /// error, a timeout; 400..599). `req` holds the request head when it was complete,

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
@@ -197,6 +198,8 @@ struct server::impl {
     std::condition_variable grace_cv;
     bool grace_started = false;
     bool grace_cut = false;
+    // The application has been told that the stop began (request_handler::stop_began).
+    std::atomic<bool> stop_told{false};
 
     // start_unix: the socket tern made (closed when the server ends) and its path (removed
     // when the stop closes the listener).
@@ -351,6 +354,9 @@ void server::begin_stop() noexcept {
         s.stop_requested = true;
         if (s.waiting) s.waiter.stop();
     }
+    // First, before any loop hears of the stop: the application's work on the loops
+    // (app::post, app::every) checks what this sets before it starts.
+    if (!s.stop_told.exchange(true)) s.shared.handler.stop_began();
     const auto& health = s.shared.settings.health;
     if (!health || health->grace.count() <= 0) {
         stop_accepting();
@@ -361,7 +367,6 @@ void server::begin_stop() noexcept {
     s.grace_started = true;
     // Readiness turns first; the listener stays open until the balancer has seen it.
     s.shared.closing_connections.store(true, std::memory_order_relaxed);
-    s.shared.handler.stop_began();
     for (auto& w : s.workers) w->post_closing();  // HTTP/2 clients are warned (GOAWAY)
     try {
         s.grace = std::thread([this, grace = health->grace] {
@@ -459,5 +464,12 @@ server_stats server::stats() const noexcept {
 }
 
 bool server::on_worker_thread() const noexcept { return current_server == this; }
+
+std::vector<std::shared_ptr<loop_door>> server::doors() const {
+    std::vector<std::shared_ptr<loop_door>> all;
+    all.reserve(impl_->workers.size());
+    for (const auto& w : impl_->workers) all.push_back(w->door());
+    return all;
+}
 
 }  // namespace tern::detail

@@ -3,6 +3,7 @@
 
 #include "http/byte_transport.hpp"
 #include "http/datagram_port.hpp"
+#include "http/exchange_port.hpp"
 #include "http/request_handler.hpp"
 
 #include <tern/config.hpp>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tern::detail {
 
@@ -62,6 +64,8 @@ public:
     server_stats stats() const noexcept;
     /// Whether the calling thread is one of this server's workers.
     bool on_worker_thread() const noexcept;
+    /// The doors into the workers' loops, one per worker in order (app::post and every).
+    std::vector<std::shared_ptr<loop_door>> doors() const;
 
 private:
     unsigned thread_count() const noexcept;

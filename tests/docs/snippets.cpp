@@ -537,4 +537,41 @@ app.get("/report/stream", [](tern::context& ctx) {
 }
 }  // namespace docs_trailers
 
+namespace docs_loop_work {
+std::string current_prices_json() { return "{}"; }
+std::string build_report() { return "report"; }
+std::string fetch_rates_json() { return "{}"; }
+thread_local std::shared_ptr<const std::string> loop_rates;  // one per loop thread
+void snippets(tern::app& app) {
+tern::sse_clients watchers;
+app.sse("/prices", [&watchers](tern::context&, tern::sse_client client) {
+    watchers.add(std::move(client));
+});
+// Every second, on one of the app's loops, from one interval after the start until the stop.
+tern::repeating_task ticker = app.every(std::chrono::seconds(1), [&watchers] {
+    watchers.broadcast(current_prices_json());
+});
+// From any thread: runs soon on one of the loops (false once the app has begun to stop).
+std::thread([&app] {
+    const std::string report = build_report();  // slow: on this thread, not on a loop
+    app.post([report] { std::printf("report ready: %zu bytes\n", report.size()); });
+}).detach();
+}
+void handle(tern::app& app) {
+tern::repeating_task refresh = app.every(std::chrono::minutes(1), [] { /* ... */ });
+// ...
+refresh.cancel();       // any thread; idempotent
+if (!refresh.active()) std::puts("no more refreshes");
+}
+void per_loop(tern::app& app) {
+app.get("/rates", [](tern::context& ctx) {
+    ctx.json_text(loop_rates ? *loop_rates : std::string("{}"));
+});
+std::thread([&app] {
+    auto fresh = std::make_shared<const std::string>(fetch_rates_json());  // on this thread
+    app.post_all([fresh] { loop_rates = fresh; });  // each loop takes the new value
+}).detach();
+}
+}  // namespace docs_loop_work
+
 // clang-format on
