@@ -416,6 +416,10 @@ void worker::hand_out(const listener& l, asio::ip::tcp::socket socket) {
     }
     std::error_code ec;
     const auto protocol = socket.local_endpoint(ec).protocol();
+    if (ec) {
+        accepted(l.plain, std::move(socket));  // served here: its transport will close it
+        return;
+    }
     // Out of this loop's reactor, into the other's on its own thread; closed unserved if that
     // loop has ended by then (its door refuses the post).
     auto fd = std::make_shared<file_handle>(socket.release(ec));
