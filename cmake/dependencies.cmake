@@ -85,6 +85,12 @@ target_include_directories(tern_asio SYSTEM INTERFACE "${TERN_ASIO_INCLUDE_DIR}"
 # export every asio symbol from a shared libtern.
 target_compile_definitions(tern_asio INTERFACE ASIO_STANDALONE ASIO_NO_DEPRECATED
                                                ASIO_DISABLE_VISIBILITY)
+# TERN_IO=portable: asio's portable reactor for everything (its select reactor on Linux, its
+# kqueue elsewhere, IOCP on Windows), so that the portable build on Linux calls no epoll_* at
+# all (scripts/check-portable-symbols.sh). TERN_IO_PORTABLE tells tern's own sources.
+if(TERN_IO STREQUAL "portable")
+    target_compile_definitions(tern_asio INTERFACE TERN_IO_PORTABLE ASIO_DISABLE_EPOLL)
+endif()
 # TERN_IO_URING: asio's io_uring backend for everything asio waits on (acceptors, timers, the
 # wake pipe and each worker's socket poller; docs/performance.md), epoll left out.
 if(TERN_IO_URING)

@@ -11,6 +11,11 @@
 #                                 TSan's runtime forbids)
 #   scripts/test.sh --io-uring    g++, -DTERN_IO_URING=ON (asio's io_uring backend), build-uring/:
 #                                 the wire tests
+#   scripts/test.sh --portable    g++, warnings as errors, -DTERN_IO=portable (the I/O path other
+#                                 systems build: asio's own waits, no epoll set, sendfile,
+#                                 O_TMPFILE or SO_REUSEPORT; docs/platforms.md), build-portable/:
+#                                 every test but the slow tier, then
+#                                 scripts/check-portable-symbols.sh on its libtern
 #   scripts/test.sh --libcxx      clang with LLVM's libc++ (macOS's toolchain shape), warnings as
 #                                 errors, build-libcxx/: builds everything, runs the unit tests
 #                                 and the test kit's tests
@@ -26,6 +31,7 @@ relwithdebinfo_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
 sanitize=0
 tsan=0
 uring=0
+portable=0
 libcxx=0
 slow=0
 for arg in "$@"; do
@@ -33,6 +39,7 @@ for arg in "$@"; do
     --sanitize) sanitize=1 ;;
     --tsan) tsan=1 ;;
     --io-uring) uring=1 ;;
+    --portable) portable=1 ;;
     --libcxx) libcxx=1 ;;
     --slow) slow=1 ;;
     *) echo "test.sh: unknown argument '$arg'" >&2; exit 2 ;;
@@ -100,6 +107,18 @@ if [ "$libcxx" -eq 1 ]; then
     cmake --build "$build"
     # The unit tests and the kit's tests (ctest names "unit:..." and "testing:...").
     run_ctest "$build" --output-on-failure --timeout 300 -j3 -R '^(unit|testing):'
+    exit 0
+fi
+
+if [ "$portable" -eq 1 ]; then
+    build=build-portable
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTERN_WERROR=ON \
+        -DTERN_HTTP3=ON -DTERN_IO=portable "${relwithdebinfo_flags[@]}"
+    cmake --build "$build"
+    run_ctest "$build" --output-on-failure --timeout 300 -j3 -LE slow
+    # Its libtern calls none of Linux's own I/O (epoll, io_uring, sendfile, splice, accept4,
+    # recvmmsg, sendmmsg).
+    scripts/check-portable-symbols.sh "$build"
     exit 0
 fi
 

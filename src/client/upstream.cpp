@@ -1,5 +1,7 @@
 #include "client/upstream.hpp"
 
+#include "platform/sockets.hpp"
+
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -17,8 +19,8 @@ upstream::io upstream::fail(std::string why) {
 }
 
 upstream::io upstream::connect(const sockaddr* address, unsigned length) {
-    socket_ =
-        file_handle(::socket(address->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    platform::ignore_sigpipe();  // the portable path's sends have no MSG_NOSIGNAL
+    socket_ = file_handle(platform::open_stream_socket(address->sa_family, true));
     if (!socket_) return fail(std::string("socket: ") + std::strerror(errno));
     const int one = 1;
     ::setsockopt(socket_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -79,7 +81,7 @@ upstream::io upstream::read(char* into, std::size_t n) noexcept {
 upstream::io upstream::write(const char* from, std::size_t n) noexcept {
     if (tls_) return from_tls(tls_->write(from, n));
     for (;;) {
-        const ssize_t sent = ::send(socket_.get(), from, n, MSG_NOSIGNAL);
+        const ssize_t sent = ::send(socket_.get(), from, n, platform::send_flags);
         if (sent >= 0) return {status::done, static_cast<std::size_t>(sent)};
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return {status::want_write, 0};

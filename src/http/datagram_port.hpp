@@ -4,6 +4,8 @@
 // byte stream: the socket tells the receiver what it reads and when its timer is due; the
 // receiver sends through the sender. Interfaces only. Loop thread only.
 
+#include "platform/datagrams.hpp"
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -16,12 +18,9 @@ namespace tern::detail {
 
 class protocol_host;
 
-/// One datagram to send: its bytes and where to.
-struct datagram_view {
-    std::span<const std::uint8_t> bytes;
-    const sockaddr* to = nullptr;
-    socklen_t to_length = 0;
-};
+/// One datagram to send: its bytes and where to (the platform seam's, so that a batch goes
+/// to the system call as it is).
+using datagram_view = platform::outgoing_datagram;
 
 /// Implemented by the datagram transport.
 class datagram_sender {

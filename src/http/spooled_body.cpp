@@ -1,8 +1,8 @@
 #include "http/spooled_body.hpp"
 
 #include "http/spool_quota.hpp"
+#include "platform/files.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -23,17 +23,9 @@ std::shared_ptr<spooled_body> spooled_body::create(std::string_view dir, spool_q
         const char* tmp = std::getenv("TMPDIR");
         path = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
     }
-#if defined(O_TMPFILE)
-    const int fd = ::open(path.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) return std::make_shared<spooled_body>(fd, std::move(owner));
-#endif
-    // No O_TMPFILE (an old kernel, or a file system without it): a named file, unlinked
-    // before anyone could use the name.
-    std::string name = path + "/tern-body-XXXXXX";
-    const int named = ::mkostemp(name.data(), O_CLOEXEC);
-    if (named < 0) return nullptr;
-    ::unlink(name.c_str());
-    return std::make_shared<spooled_body>(named, std::move(owner));
+    const int fd = platform::open_spool_file(path);
+    if (fd < 0) return nullptr;
+    return std::make_shared<spooled_body>(fd, std::move(owner));
 }
 
 spooled_body::~spooled_body() {

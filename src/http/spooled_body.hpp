@@ -21,7 +21,7 @@ public:
     };
 
     /// An unnamed file in `dir` (empty: $TMPDIR, else /tmp), removed when closed (O_TMPFILE,
-    /// or a named file unlinked at once where O_TMPFILE is not supported), whose bytes count
+    /// or a named file unlinked at once: platform/files.hpp), whose bytes count
     /// against `quota` (null: no bound) until it closes. Null when it cannot be created.
     static std::shared_ptr<spooled_body> create(std::string_view dir, spool_quota* quota);
     ~spooled_body();

@@ -3,6 +3,8 @@
 #include "net/datagram_socket.hpp"
 
 #include "net/cancel_waits.hpp"
+#include "platform/datagrams.hpp"
+#include "platform/sockets.hpp"
 
 #include <asio/error.hpp>
 
@@ -25,7 +27,7 @@ namespace {
 }
 
 // A non-blocking UDP socket bound to host:port, sharing it with the other workers' sockets
-// (SO_REUSEPORT) unless `alone`.
+// (SO_REUSEPORT, platform/sockets.hpp) unless `alone`.
 int bind_udp(const std::string& host, std::uint16_t port, bool alone = false) {
     addrinfo hints{};
     hints.ai_socktype = SOCK_DGRAM;
@@ -36,13 +38,12 @@ int bind_udp(const std::string& host, std::uint16_t port, bool alone = false) {
         throw std::system_error(EINVAL, std::generic_category(),
                                 "tern: http3: not an IP address: " + host);
     }
-    const int fd = ::socket(found->ai_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const int fd = platform::open_datagram_socket(found->ai_family);
     if (fd < 0) {
         freeaddrinfo(found);
         fail("tern: http3: socket");
     }
-    const int on = 1;
-    if (!alone) ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on);
+    if (!alone) platform::share_port(fd);
     if (::bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
         const int err = errno;
         freeaddrinfo(found);
@@ -125,28 +126,20 @@ void datagram_socket::arm() {
 }
 
 void datagram_socket::read_all() {
-    std::array<mmsghdr, batch> messages{};
-    std::array<iovec, batch> vectors{};
+    std::array<platform::incoming_datagram, batch> slots{};
     for (;;) {
         for (std::size_t i = 0; i < batch; ++i) {
-            vectors[i] = {buffer_.data() + i * max_datagram, max_datagram};
-            messages[i].msg_hdr = {};
-            messages[i].msg_hdr.msg_iov = &vectors[i];
-            messages[i].msg_hdr.msg_iovlen = 1;
-            messages[i].msg_hdr.msg_name = &from_[i];
-            messages[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+            slots[i] = {{buffer_.data() + i * max_datagram, max_datagram}, &from_[i]};
         }
-        const int n =
-            ::recvmmsg(socket_.native_handle(), messages.data(), batch, MSG_DONTWAIT, nullptr);
-        if (n <= 0) return;  // EAGAIN (all read), or an error the next readiness retries
-        for (int i = 0; i < n && open_; ++i) {
-            const auto at = static_cast<std::size_t>(i);
-            receiver_->on_datagram({buffer_.data() + at * max_datagram, messages[at].msg_len},
-                                   reinterpret_cast<const sockaddr*>(&local_), local_length_,
-                                   reinterpret_cast<const sockaddr*>(&from_[at]),
-                                   messages[at].msg_hdr.msg_namelen);
+        // EAGAIN (all read), or an error the next readiness retries, reads none.
+        const std::size_t n = platform::receive_datagrams(socket_.native_handle(), slots);
+        if (n == 0) return;
+        for (std::size_t i = 0; i < n && open_; ++i) {
+            receiver_->on_datagram(
+                {slots[i].buffer.data(), slots[i].size}, reinterpret_cast<const sockaddr*>(&local_),
+                local_length_, reinterpret_cast<const sockaddr*>(&from_[i]), slots[i].from_length);
         }
-        if (!open_ || static_cast<std::size_t>(n) < batch) return;
+        if (!open_ || n < batch) return;  // a batch not filled emptied the socket
     }
 }
 
@@ -159,24 +152,8 @@ bool datagram_socket::send(std::span<const std::uint8_t> bytes, const sockaddr* 
 }
 
 void datagram_socket::send_many(std::span<const datagram_view> datagrams) {
-    std::array<mmsghdr, batch> messages{};
-    std::array<iovec, batch> vectors{};
     while (open_ && !datagrams.empty()) {
-        const std::size_t n = std::min(batch, datagrams.size());
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto& d = datagrams[i];
-            vectors[i] = {const_cast<std::uint8_t*>(d.bytes.data()), d.bytes.size()};
-            messages[i].msg_hdr = {};
-            messages[i].msg_hdr.msg_iov = &vectors[i];
-            messages[i].msg_hdr.msg_iovlen = 1;
-            messages[i].msg_hdr.msg_name = const_cast<sockaddr*>(d.to);
-            messages[i].msg_hdr.msg_namelen = d.to_length;
-        }
-        const int sent = ::sendmmsg(socket_.native_handle(), messages.data(),
-                                    static_cast<unsigned>(n), MSG_DONTWAIT);
-        // A datagram the kernel refuses (no room: EAGAIN) is dropped, as QUIC allows; the
-        // rest of the batch goes on after it.
-        const std::size_t done = sent > 0 ? static_cast<std::size_t>(sent) : 1;
+        const std::size_t done = platform::send_datagrams(socket_.native_handle(), datagrams);
         datagrams = datagrams.subspan(std::min(done, datagrams.size()));
     }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // A UDP socket on one event loop, for QUIC (docs/http3.md): non-blocking, read on readiness
-// until EAGAIN (recvmmsg, a batch at a time), sent with sendmmsg (or sendto), and one timer for the
+// until EAGAIN (a batch at a time), sent a batch at a time (or sendto), through the platform
+// seam (platform/datagrams.hpp: recvmmsg and sendmmsg on Linux), and one timer for the
 // protocol's nearest expiry. It knows no protocol: what it reads goes to a
 // datagram_receiver (http/datagram_port.hpp), and the receiver sends through it. Loop thread
 // only.
@@ -71,7 +72,7 @@ public:
     /// retransmits). False when it was not sent.
     bool send(std::span<const std::uint8_t> bytes, const sockaddr* to,
               socklen_t to_length) override;
-    /// With sendmmsg, up to `batch` datagrams a call.
+    /// Through platform::send_datagrams (Linux: up to `batch` datagrams a call).
     void send_many(std::span<const datagram_view> datagrams) override;
     /// `receiver.on_expiry()` at `when` (replacing the time given before).
     void expire_at(std::chrono::steady_clock::time_point when) override;

@@ -91,6 +91,7 @@ std::shared_ptr<fd_wait> fd_waits::wait(int fd, bool write, std::chrono::nanosec
         ::close(own);
         refuse(error, fd);
     }
+    poller_.want(own, *w, write);  // the portable poller waits only when asked
     open_.push_front(w);
     w->at_ = open_.begin();
     if (timeout.count() > 0) {

@@ -3,6 +3,7 @@
 #include "net/worker.hpp"
 
 #include "http/spool_quota.hpp"
+#include "platform/sockets.hpp"
 
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
@@ -160,14 +161,14 @@ int open_unix_listener(const std::string& path, unsigned permissions) {
         if (!S_ISSOCK(st.st_mode)) {
             throw std::invalid_argument("tern: '" + path + "' exists and is not a socket");
         }
-        const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        const int probe = platform::open_stream_socket(AF_UNIX, false);
         if (probe < 0) throw_errno(errno, "socket(AF_UNIX)");
         const bool live = ::connect(probe, sa, sizeof addr) == 0 || errno != ECONNREFUSED;
         ::close(probe);
         if (live) throw_errno(EADDRINUSE, "Unix socket '" + path + "' is in use");
         ::unlink(path.c_str());  // stale: its process is gone
     }
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int fd = platform::open_stream_socket(AF_UNIX, false);
     if (fd < 0) throw_errno(errno, "socket(AF_UNIX)");
     // The mode is set before anyone can connect: bind creates the file, listen opens it.
     if (::bind(fd, sa, sizeof addr) != 0 || ::chmod(path.c_str(), permissions) != 0 ||
@@ -234,7 +235,7 @@ server::~server() {
 
 std::string server::all_interfaces() {
     // A host without IPv6 (a container with it disabled) cannot open an IPv6 socket.
-    const int probe = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int probe = platform::open_stream_socket(AF_INET6, false);
     if (probe < 0) return "0.0.0.0";
     ::close(probe);
     return "::";
@@ -304,16 +305,26 @@ void server::start(const std::string& host, std::uint16_t port) {
     if (port != 0) refuse_port_in_use(endpoint);
     // With HTTPS, a plain-HTTP listener beside it when asked for (tls_config::http_port).
     auto plain = plain_listener_beside(s.shared.settings, endpoint);
+    // Linux: every worker binds the port (SO_REUSEPORT), and the kernel balances. Portable:
+    // the first worker's acceptor hands connections to all of them in turn.
+    const bool balanced = platform::balances_shared_port();
     for (unsigned i = 0; i < n; ++i) {
         auto w = std::make_unique<worker>(s.shared);
-        w->bind(endpoint);
-        if (plain) w->bind_plain(*plain);
+        if (balanced || i == 0) {
+            w->bind(endpoint);
+            if (plain) w->bind_plain(*plain);
+        }
         // Port 0 picks a free port once; the other workers share that one.
         if (i == 0) {
             endpoint.port(w->local_endpoint().port());
             if (plain) plain->port(w->plain_endpoint().port());
         }
         s.workers.push_back(std::move(w));
+    }
+    if (!balanced && n > 1) {
+        std::vector<worker*> loops;
+        for (auto& w : s.workers) loops.push_back(w.get());
+        s.workers.front()->hand_out_to(std::move(loops));
     }
     s.port = endpoint.port();
     s.plain_port = plain ? plain->port() : 0;
@@ -323,7 +334,8 @@ void server::start(const std::string& host, std::uint16_t port) {
     // socket got its first Initial.
     if (s.shared.settings.http3_port != 0 && s.shared.open_datagrams != nullptr) {
         datagram_socket::refuse_in_use(host, s.shared.settings.http3_port);
-        const std::size_t sockets = std::min<std::size_t>(s.workers.size(), 256);
+        // Without SO_REUSEPORT balancing (the portable path): one socket, on the first worker.
+        const std::size_t sockets = balanced ? std::min<std::size_t>(s.workers.size(), 256) : 1;
         s.udp_sockets.size = static_cast<unsigned>(sockets);
         for (std::size_t i = 0; i < sockets; ++i) {
             s.workers[i]->bind_datagrams(host, s.shared.settings.http3_port, s.udp_sockets);
@@ -334,6 +346,7 @@ void server::start(const std::string& host, std::uint16_t port) {
 
 void server::launch() {
     auto& s = *impl_;
+    platform::ignore_sigpipe();  // the portable path's sends have no MSG_NOSIGNAL
     for (auto& w : s.workers) {
         s.threads.emplace_back([this, w = w.get()] {
             current_server = this;

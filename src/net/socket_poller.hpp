@@ -1,21 +1,34 @@
 #pragma once
-// The readiness of one loop's connection sockets, watched by tern itself: an epoll set of the
-// loop's own, edge-triggered, that asio watches as one descriptor. A socket is added once, when
-// its connection starts, and its connection is told of every change (bytes or room arrived,
-// the peer's end, an error); the connection does its reads and writes itself, in that handler.
-// Why not asio's own socket operations: its read first tries a recv that fails on a keep-alive
-// connection (the next request has not come yet), and it needs a buffer per connection that
-// outlives the call; here a loop reads every connection into one buffer
-// (docs/architecture.md, "The read path").
+// The readiness of one loop's connection sockets (and of the application's descriptors a
+// coroutine waits for, net/fd_waits.hpp). Its users do their reads and writes themselves, in
+// the handler that tells them of readiness. Why not asio's own socket operations: its read
+// first tries a recv that fails on a keep-alive connection (the next request has not come
+// yet), and it needs a buffer per connection that outlives the call; here a loop reads every
+// connection into one buffer (docs/architecture.md, "The read path").
+//
+// Two implementations, chosen at build time (TERN_IO, docs/platforms.md), one interface:
+// - linux (socket_poller_linux.cpp): an epoll set of the loop's own, edge-triggered, that
+//   asio watches as one descriptor. A socket is added once, when its connection starts, and
+//   its connection is told of every change (bytes or room arrived, the peer's end, an error)
+//   without asking; want() is empty and inline, so it costs nothing.
+// - portable (socket_poller_portable.cpp): asio's own waits (async_wait) on a descriptor
+//   object that does not own the descriptor: kqueue, IOCP or select underneath. It tells only
+//   what was asked for: a user that found its descriptor empty (or full) says so with want(),
+//   and is told once when that changed. Nothing is waited for while nobody asked, so bytes
+//   left unread never make the loop spin.
 
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
 
+#if !defined(TERN_IO_PORTABLE)
 #include <sys/epoll.h>
+#endif
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 
 namespace tern::detail {
 
@@ -31,6 +44,8 @@ protected:
     ~poll_target() = default;
 };
 
+#if !defined(TERN_IO_PORTABLE)
+
 class socket_poller {
 public:
     /// Throws std::system_error when the epoll set cannot be made.
@@ -44,6 +59,9 @@ public:
     /// Stops telling `target` (call before `fd` closes). A change already taken from the set
     /// in this round is dropped, so `target` may be destroyed afterwards.
     void forget(int fd, poll_target& target) noexcept;
+    /// `target` found `fd` empty (`write` false) or full (`write` true) and waits for that
+    /// to change. Nothing here: every change is told anyway.
+    void want(int /*fd*/, poll_target& /*target*/, bool /*write*/) noexcept {}
 
 private:
     static constexpr std::size_t batch_size = 64;
@@ -61,5 +79,34 @@ private:
     bool armed_ = false;
     std::uint32_t round_ = 0;
 };
+
+#else
+
+class socket_poller {
+public:
+    explicit socket_poller(asio::io_context& io) noexcept : io_(io) {}
+    ~socket_poller();
+    socket_poller(const socket_poller&) = delete;
+    socket_poller& operator=(const socket_poller&) = delete;
+
+    /// Starts watching `fd` for `target`; nothing is told until want() asks. False with
+    /// errno when it cannot be waited for: EPERM for a regular file or a directory (as the
+    /// epoll set), EMFILE for a descriptor asio's select reactor cannot hold (FD_SETSIZE).
+    bool watch(int fd, poll_target& target) noexcept;
+    /// Stops watching (call before `fd` closes): a wait under way ends untold, so `target`
+    /// may be destroyed afterwards.
+    void forget(int fd, poll_target& target) noexcept;
+    /// `target` found `fd` empty (`write` false) or full (`write` true): once it is readable
+    /// (writable) again, `target.on_ready` says so, in a handler of its own. One wait per
+    /// direction at a time; asking again while one is under way changes nothing.
+    void want(int fd, poll_target& target, bool write) noexcept;
+
+private:
+    struct watched;
+    asio::io_context& io_;
+    std::unordered_map<const poll_target*, std::shared_ptr<watched> > watched_;
+};
+
+#endif
 
 }  // namespace tern::detail

@@ -2,15 +2,14 @@
 
 #include "http/buffers.hpp"
 #include "net/worker.hpp"
+#include "platform/files.hpp"
+#include "platform/sockets.hpp"
 
 #include <asio/post.hpp>
 
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <sys/sendfile.h>
-#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -167,6 +166,10 @@ void transport::when_ready(ready what, ready_fn fn) {
     if (!ready_hold_) ready_hold_ = shared_from_this();
     if (what == ready::read ? can_read_ : can_write_) {
         asio::post(owner_.executor(), [keep = ready_hold_] { keep->run_ready(); });
+    } else {
+        // Found empty (full): the portable poller waits only when asked; Linux's epoll set
+        // tells every change anyway, and its want() is empty.
+        owner_.poller().want(socket_.get(), *this, what == ready::write);
     }
 }
 
@@ -305,7 +308,8 @@ void transport::write_some() {
     // whole, and then nothing waits at all.
     ssize_t n = 0;
     while (written_ < out_.size()) {
-        n = ::send(socket_.get(), out_.data() + written_, out_.size() - written_, MSG_NOSIGNAL);
+        n = ::send(socket_.get(), out_.data() + written_, out_.size() - written_,
+                   platform::send_flags);
         if (n >= 0) {
             written_ += static_cast<std::size_t>(n);
         } else if (errno != EINTR) {
@@ -397,20 +401,19 @@ void transport::file_ready() {
 
 ssize_t transport::send_file_chunk(std::size_t n) {
     if (tls_) return tls_send_file_chunk(n);  // the bytes go through OpenSSL: no sendfile
-#if defined(__linux__)
     if (owner_.settings().sendfile && !sendfile_unsupported_) {
-        auto offset = static_cast<off_t>(file_.offset);
-        const ssize_t sent = ::sendfile(socket_.get(), file_.file.get(), &offset, n);
+        // sendfile(2) on Linux (platform/files.hpp); ENOSYS on the portable path.
+        const ssize_t sent =
+            platform::send_file_piece(socket_.get(), file_.file.get(), file_.offset, n);
         if (sent >= 0 || (errno != EINVAL && errno != ENOSYS)) return sent;
         sendfile_unsupported_ = true;  // e.g. a file system without sendfile support
     }
-#endif
     // A piece through the loop's buffer: what the socket does not take now is read again
     // from its offset next time.
     const ssize_t got = read_file_piece(n);
     if (got < 0) return -1;
     return ::send(socket_.get(), owner_.file_buffer().data(), static_cast<std::size_t>(got),
-                  MSG_NOSIGNAL);
+                  platform::send_flags);
 }
 
 ssize_t transport::read_file_piece(std::size_t n) {

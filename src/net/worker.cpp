@@ -3,6 +3,7 @@
 #include "http/file_handle.hpp"
 #include "net/cancel_waits.hpp"
 #include "net/transport.hpp"
+#include "platform/sockets.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -23,8 +24,6 @@
 namespace tern::detail {
 
 namespace {
-
-using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
 
 // Descriptors kept free for the work in progress (files, spooled bodies, TLS): a
 // sixteenth of RLIMIT_NOFILE, at least 16 and at most 1,024 (docs/security.md).
@@ -84,7 +83,7 @@ void worker::open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint)
         l.acceptor.set_option(asio::ip::v6_only(false));
     }
     l.acceptor.set_option(asio::socket_base::reuse_address(true));
-    l.acceptor.set_option(reuse_port(true));
+    platform::share_port(l.acceptor.native_handle());  // SO_REUSEPORT on Linux
     l.acceptor.bind(endpoint);
     l.acceptor.listen(asio::socket_base::max_listen_connections);
 }
@@ -128,7 +127,7 @@ asio::ip::tcp::endpoint worker::plain_endpoint() const { return plain_.acceptor.
 
 void worker::run() {
     if (datagrams_) datagrams_->start();
-    accept(main_);
+    if (main_.acceptor.is_open()) accept(main_);  // the portable path: one loop's only
     if (plain_.acceptor.is_open()) accept(plain_);
     wait_for_messages();
     for (;;) {
@@ -401,11 +400,46 @@ void worker::handshake_ended(bool completed, const char* failure,
     unlogged_failures_ = 0;
 }
 
-void worker::accepted(listener& l, asio::ip::tcp::socket socket) {
+void worker::hand_out_to(std::vector<worker*> loops) { loops_ = std::move(loops); }
+
+void worker::hand_out(const listener& l, asio::ip::tcp::socket socket) {
+    // Without SO_REUSEPORT balancing (the portable path), this loop's acceptor serves every
+    // loop, in turn. Once a stop began, what is accepted stays here (served with the drain).
+    if (loops_.empty() || draining_) {
+        accepted(l.plain, std::move(socket));
+        return;
+    }
+    worker* to = loops_[next_loop_++ % loops_.size()];
+    if (to == this) {
+        accepted(l.plain, std::move(socket));
+        return;
+    }
+    std::error_code ec;
+    const auto protocol = socket.local_endpoint(ec).protocol();
+    if (ec) {
+        accepted(l.plain, std::move(socket));  // served here: its transport will close it
+        return;
+    }
+    // Out of this loop's reactor, into the other's on its own thread; closed unserved if that
+    // loop has ended by then (its door refuses the post).
+    auto fd = std::make_shared<file_handle>(socket.release(ec));
+    if (ec || !*fd) return;
+    const bool plain = l.plain;
+    (void)to->door_->post([to, fd, plain, protocol] {
+        asio::ip::tcp::socket adopted(to->io_context_);
+        std::error_code assign_ec;
+        adopted.assign(protocol, fd->get(), assign_ec);
+        if (assign_ec) return;
+        fd->release();
+        to->accepted(plain, std::move(adopted));
+    });
+}
+
+void worker::accepted(bool plain, asio::ip::tcp::socket socket) {
     bump(accepted_);
     const int fd = socket.native_handle();
     auto conn = std::make_shared<transport>(std::move(socket), *this);
-    const std::shared_ptr<const tls_context> tls = l.plain ? nullptr : tls_;
+    const std::shared_ptr<const tls_context> tls = plain ? nullptr : tls_;
     const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
     // Over the connection cap, or holding one of the last descriptors (the reserve left
     // for the work in progress): refused with an answer rather than left unaccepted.
@@ -425,7 +459,7 @@ void worker::accepted(listener& l, asio::ip::tcp::socket socket) {
     connections_.insert(conn.get());
     // The plain listener beside HTTPS either redirects every request to the HTTPS port or
     // serves the app (tls_config::http).
-    const bool redirect = l.plain && shared_.settings.tls->http == tern::plain_http::redirect;
+    const bool redirect = plain && shared_.settings.tls->http == tern::plain_http::redirect;
     conn->start(tls, redirect ? shared_.https_port : std::uint16_t{0});
 }
 
@@ -441,7 +475,7 @@ void worker::take_queued(listener& l) {
     for (std::size_t i = 0; i < max_queued_at_stop && !ec; ++i) {
         asio::ip::tcp::socket socket(io_context_);
         l.acceptor.accept(socket, ec);
-        if (!ec) accepted(l, std::move(socket));
+        if (!ec) accepted(l.plain, std::move(socket));
     }
 }
 
@@ -451,7 +485,7 @@ void worker::accept(listener& l) {
         // one that completed before a stop closed the listener is a connection taken from
         // the queue, served with the drain like take_queued's.
         if (!ec && socket.is_open()) {
-            accepted(l, std::move(socket));
+            hand_out(l, std::move(socket));
         }
         if (ec == asio::error::operation_aborted || !l.acceptor.is_open()) return;
         if (ec) {

@@ -1,7 +1,9 @@
 #pragma once
-// One event loop thread: its io_context, its acceptor on the shared port (SO_REUSEPORT),
-// and the connections it accepted. Nothing here is shared with other workers except the
-// server's read-only settings and its atomic connection count.
+// One event loop thread: its io_context, its acceptor on the shared port (SO_REUSEPORT), and
+// the connections it accepted. Without SO_REUSEPORT balancing (TERN_IO=portable) only the
+// first worker has an acceptor, and it hands connections to the loops in turn. Nothing here is
+// shared with other workers except the server's read-only settings and its atomic connection
+// count.
 
 #include "http/byte_transport.hpp"
 #include "http/datagram_port.hpp"
@@ -80,9 +82,12 @@ public:
     worker(const worker&) = delete;
     worker& operator=(const worker&) = delete;
 
-    /// Opens this worker's acceptor on `endpoint` with SO_REUSEPORT (and dual-stack when
-    /// `endpoint` is IPv6's any address). Throws std::system_error.
+    /// Opens this worker's acceptor on `endpoint` with SO_REUSEPORT on Linux (and
+    /// dual-stack when `endpoint` is IPv6's any address). Throws std::system_error.
     void bind(const asio::ip::tcp::endpoint& endpoint);
+    /// Before run(), on the portable path: this worker's acceptors are the only ones, and
+    /// hand what they accept to `loops` (this one among them) in turn.
+    void hand_out_to(std::vector<worker*> loops);
     /// Accepts from a duplicate of the listening socket `fd` (an IPv6 one when `ipv6`), made
     /// and owned elsewhere (the duplicate is this worker's to close). Throws
     /// std::system_error.
@@ -182,7 +187,9 @@ private:
     // At most this many queued connections are taken at a stop (take_queued).
     static constexpr std::size_t max_queued_at_stop = 4096;
     void accept(listener& l);
-    void accepted(listener& l, asio::ip::tcp::socket socket);
+    // A connection `l` accepted: served here, or handed to the next loop (hand_out_to).
+    void hand_out(const listener& l, asio::ip::tcp::socket socket);
+    void accepted(bool plain, asio::ip::tcp::socket socket);
     void take_queued(listener& l);
     void open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint);
     void wait_for_messages();
@@ -246,6 +253,9 @@ private:
     std::size_t expected_posts_ = 0;  // deferred requests not completed yet
     listener main_{io_context_};
     listener plain_{io_context_};
+    // The portable path: the loops this one's acceptors serve (hand_out_to), and the next.
+    std::vector<worker*> loops_;
+    std::size_t next_loop_ = 0;
     // Timers armed through the door (coroutine sleeps), cancelled when the drain ends.
     std::list<asio::steady_timer> timers_;
     asio::steady_timer drain_timer_{io_context_};

@@ -1,5 +1,6 @@
 #include "static/open_beneath.hpp"
 
+#include "platform/files.hpp"
 #include "static/root_cache.hpp"
 
 #include <fcntl.h>
@@ -15,7 +16,6 @@ namespace tern::detail {
 
 namespace {
 
-constexpr int dir_flags = beneath_dir_flags;  // static/root_cache.hpp
 // O_NONBLOCK: a FIFO planted in the root must not block the event loop on open.
 constexpr int file_flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
 
@@ -169,7 +169,9 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
 
         const int at = walk.cur ? walk.cur.get() : root_fd;
         const bool last = only_slashes(std::string_view(walk.pending).substr(walk.pos));
-        const int fd = ::openat(at, name, last ? file_flags : dir_flags);
+        // Directories through the platform seam (O_PATH on Linux), files as they are.
+        const int fd =
+            last ? ::openat(at, name, file_flags) : platform::open_directory_at(at, name);
         if (fd >= 0) {
             if (!last) {
                 walk.enter(fd, comp);

@@ -32,7 +32,7 @@ struct beneath_options {
 /// A file or directory opened below the root.
 struct opened_file {
     /// The file, opened O_RDONLY|O_NONBLOCK. For a directory: a descriptor good only for
-    /// fstat and openat (O_PATH where available), or none.
+    /// fstat and openat (O_PATH on Linux, platform/files.hpp), or none.
     file_handle file;
     /// The directory holding it, for siblings (-1 for the root itself): `dir_handle`'s
     /// descriptor, or the root's, which the root_cache keeps open and which stays valid

@@ -1,5 +1,7 @@
 #include "static/root_cache.hpp"
 
+#include "platform/files.hpp"
+
 #include <cerrno>
 
 namespace tern::detail {
@@ -30,7 +32,7 @@ int root_cache::get(const std::string& root) {
 }
 
 bool root_cache::reopen(entry& e) {
-    e.fd = file_handle(::open(e.path.c_str(), beneath_dir_flags));
+    e.fd = file_handle(platform::open_directory(e.path.c_str()));
     struct stat st {};
     if (!e.fd || ::fstat(e.fd.get(), &st) != 0) {
         const int err = errno;

@@ -9,7 +9,6 @@
 #include "http/file_handle.hpp"
 #include "static/file_cache.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <ctime>
@@ -17,14 +16,6 @@
 #include <vector>
 
 namespace tern::detail {
-
-/// How directories on the way to a static file are opened: only searched, never read
-/// (O_PATH needs no read permission), never through a symlink.
-#ifdef O_PATH
-inline constexpr int beneath_dir_flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-#else
-inline constexpr int beneath_dir_flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-#endif
 
 class root_cache {
 public:

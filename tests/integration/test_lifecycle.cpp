@@ -11,6 +11,8 @@
 #include <chrono>
 #include <exception>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -73,6 +75,28 @@ TEST_CASE("a server with threads(2) serves 20 concurrent clients", "[wire][lifec
         CHECK(r.status == 200);
         CHECK(r.body == std::to_string(i));
     }
+}
+
+TEST_CASE("a server with threads(3) serves its connections on all three of its loops",
+          "[wire][lifecycle]") {
+    // Linux: each loop has its own socket on the port and the kernel spreads connections over
+    // them (30 connections all on fewer than 3 loops is a chance of about 2 in 10^5).
+    // The portable path (docs/platforms.md): one acceptor hands them to the loops in turn.
+    std::mutex mutex;
+    std::set<std::thread::id> loops;
+    test_server server([&](tern::app& app) {
+        app.threads(3);
+        app.get("/where", [&](tern::context& ctx) {
+            const std::lock_guard lock(mutex);
+            loops.insert(std::this_thread::get_id());
+            ctx.text("here");
+        });
+    });
+    std::vector<raw_client> clients = open_clients(server.port(), 30);
+    for (auto& c : clients) c.send(get_request("/where"));
+    for (auto& c : clients) CHECK(c.read_response().body == "here");
+    const std::lock_guard lock(mutex);
+    CHECK(loops.size() == 3);
 }
 
 TEST_CASE("after stop() new connections are refused", "[wire][lifecycle]") {

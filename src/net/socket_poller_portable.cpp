@@ -1,0 +1,88 @@
+// The portable socket_poller (net/socket_poller.hpp): each watched descriptor is held by an
+// asio descriptor object that never owns it (released, never closed, at forget), and waited
+// for with async_wait only when its user asked (want).
+#include "net/socket_poller.hpp"
+
+#include <sys/select.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <system_error>
+#include <utility>
+
+namespace tern::detail {
+
+// asio's select reactor (the portable build on Linux, where epoll is left out) cannot wait on
+// a descriptor numbered FD_SETSIZE or more; kqueue and IOCP have no such bound.
+#if defined(ASIO_HAS_KQUEUE) || defined(ASIO_HAS_IOCP) || defined(ASIO_HAS_DEV_POLL)
+constexpr bool bounded_by_fd_setsize = false;
+#else
+constexpr bool bounded_by_fd_setsize = true;
+#endif
+
+struct socket_poller::watched {
+    explicit watched(asio::io_context& io) : descriptor(io) {}
+    asio::posix::stream_descriptor descriptor;
+    poll_target* target = nullptr;  // null once forgotten: a wait that ends tells nobody
+    bool reading = false;           // a wait for readability is under way
+    bool writing = false;
+};
+
+socket_poller::~socket_poller() {
+    for (auto& [target, w] : watched_) {
+        w->target = nullptr;
+        w->descriptor.release();
+    }
+}
+
+bool socket_poller::watch(int fd, poll_target& target) noexcept {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return false;
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+        errno = EPERM;  // always ready: a wait would tell nothing
+        return false;
+    }
+    if (bounded_by_fd_setsize && fd >= FD_SETSIZE) {
+        errno = EMFILE;
+        return false;
+    }
+    auto w = std::make_shared<watched>(io_);
+    std::error_code ec;
+    w->descriptor.assign(fd, ec);
+    if (ec) {
+        errno = ec.value();
+        return false;
+    }
+    w->target = &target;
+    watched_[&target] = std::move(w);
+    return true;
+}
+
+void socket_poller::forget(int /*fd*/, poll_target& target) noexcept {
+    const auto it = watched_.find(&target);
+    if (it == watched_.end()) return;
+    auto& w = *it->second;
+    w.target = nullptr;
+    // Cancels the waits under way (their handlers run, and tell nobody) and leaves the
+    // descriptor open: its owner closes it.
+    w.descriptor.release();
+    watched_.erase(it);
+}
+
+void socket_poller::want(int /*fd*/, poll_target& target, bool write) noexcept {
+    const auto it = watched_.find(&target);
+    if (it == watched_.end()) return;
+    auto& w = it->second;
+    bool& under_way = write ? w->writing : w->reading;
+    if (under_way) return;
+    under_way = true;
+    using wait = asio::posix::stream_descriptor;
+    w->descriptor.async_wait(write ? wait::wait_write : wait::wait_read,
+                             [w, write](std::error_code ec) {
+                                 (write ? w->writing : w->reading) = false;
+                                 if (ec || w->target == nullptr) return;
+                                 w->target->on_ready(!write, write, false);
+                             });
+}
+
+}  // namespace tern::detail

@@ -1,0 +1,101 @@
+// The platform seam's datagram calls (src/platform/datagrams.hpp) over UDP on 127.0.0.1,
+// whichever implementation this build compiled (TERN_IO, docs/platforms.md): a batch per call
+// on Linux, one per call on the portable path, the same results.
+
+#include "platform/datagrams.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace unit_test_platform_datagrams {
+
+namespace platform = tern::detail::platform;
+
+namespace {
+
+// A non-blocking UDP socket bound to 127.0.0.1 on a free port, and its address.
+struct udp {
+    int fd = platform::open_datagram_socket(AF_INET);
+    sockaddr_in address{};
+    udp() {
+        REQUIRE(fd >= 0);
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+        socklen_t length = sizeof address;
+        REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    }
+    ~udp() { ::close(fd); }
+    udp(const udp&) = delete;
+    udp& operator=(const udp&) = delete;
+};
+
+std::span<const std::uint8_t> bytes_of(const std::string& s) {
+    return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+}  // namespace
+
+TEST_CASE("a datagram socket is non-blocking and close-on-exec, and reads none when none waits",
+          "[platform]") {
+    udp u;
+    CHECK((::fcntl(u.fd, F_GETFL) & O_NONBLOCK) != 0);
+    CHECK((::fcntl(u.fd, F_GETFD) & FD_CLOEXEC) != 0);
+    std::array<std::uint8_t, 64> buffer{};
+    sockaddr_storage from{};
+    std::array<platform::incoming_datagram, 1> slots{{{buffer, &from}}};
+    CHECK(platform::receive_datagrams(u.fd, slots) == 0);
+}
+
+TEST_CASE(
+    "datagrams sent in one call arrive in order, each with its sender, and a short batch "
+    "means none is left",
+    "[platform]") {
+    udp sender;
+    udp receiver;
+    const std::vector<std::string> texts{"one", "two", "three"};
+    std::vector<platform::outgoing_datagram> out;
+    for (const auto& t : texts) {
+        out.push_back({bytes_of(t), reinterpret_cast<const sockaddr*>(&receiver.address),
+                       sizeof receiver.address});
+    }
+    std::span<const platform::outgoing_datagram> left(out);
+    while (!left.empty()) {
+        const std::size_t done = platform::send_datagrams(sender.fd, left);
+        REQUIRE(done >= 1);
+        left = left.subspan(done);
+    }
+    pollfd p{receiver.fd, POLLIN, 0};
+    REQUIRE(::poll(&p, 1, 2000) == 1);
+    std::array<std::array<std::uint8_t, 64>, 4> buffers{};
+    std::array<sockaddr_storage, 4> from{};
+    std::array<platform::incoming_datagram, 4> slots{};
+    for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = {buffers[i], &from[i]};
+    std::size_t got = 0;
+    for (int tries = 0; got < texts.size() && tries < 100; ++tries) {
+        got += platform::receive_datagrams(receiver.fd, std::span(slots).subspan(got));
+        if (got < texts.size()) ::poll(&p, 1, 20);
+    }
+    REQUIRE(got == texts.size());
+    for (std::size_t i = 0; i < got; ++i) {
+        CHECK(std::string(reinterpret_cast<const char*>(buffers[i].data()), slots[i].size) ==
+              texts[i]);
+        REQUIRE(slots[i].from_length == sizeof(sockaddr_in));
+        const auto* a = reinterpret_cast<const sockaddr_in*>(&from[i]);
+        CHECK(a->sin_port == sender.address.sin_port);
+    }
+    CHECK(platform::receive_datagrams(receiver.fd, slots) == 0);
+}
+
+}  // namespace unit_test_platform_datagrams
