@@ -25,8 +25,13 @@ void app::serve_until_stopped() {
     stop();
 }
 
+// The listen variants catch the stop signals before the listeners open (see
+// server::catch_stop_signals): a SIGTERM the moment the port answers stops the server.
 void app::listen_fd(int fd) {
-    start_fd(fd);
+    start_with([fd](detail::server& s) {
+        s.catch_stop_signals();
+        s.start_fd(fd);
+    });
     serve_until_stopped();
 }
 
@@ -35,7 +40,10 @@ void app::start_fd(int fd) {
 }
 
 void app::listen_unix(const std::string& path, unsigned permissions) {
-    start_unix(path, permissions);
+    start_with([&](detail::server& s) {
+        s.catch_stop_signals();
+        s.start_unix(path, permissions);
+    });
     serve_until_stopped();
 }
 
@@ -44,7 +52,10 @@ void app::start_unix(const std::string& path, unsigned permissions) {
 }
 
 void app::listen(const std::string& host, std::uint16_t port) {
-    start(host, port);
+    start_with([&](detail::server& s) {
+        s.catch_stop_signals();
+        s.start(host, port);
+    });
     serve_until_stopped();
 }
 

@@ -207,9 +207,12 @@ struct server::impl {
     int own_fd = -1;
     std::string unix_path;
 
-    // listen(): a private loop in the caller's thread waiting for a signal or a stop.
+    // listen(): a private loop in the caller's thread waiting for a signal or a stop, and
+    // the signals it waits for, caught from before the first connection is accepted
+    // (catch_stop_signals) so that one sent the moment the port answers is not lost.
     std::mutex waiter_mutex;
     asio::io_context waiter{1};
+    std::optional<asio::signal_set> stop_signals;
     bool waiting = false;
     bool stop_requested = false;
 
@@ -424,10 +427,25 @@ void server::reload_tls() {
     }
 }
 
+void server::catch_stop_signals() {
+    auto& s = *impl_;
+    if (s.stop_signals) return;
+    // From here on SIGINT and SIGTERM (SIGHUP with TLS) are asio's: one that arrives before
+    // wait_for_stop_signal waits is queued and ends that wait at once.
+    s.stop_signals.emplace(s.waiter, SIGINT, SIGTERM);
+    if (s.shared.settings.tls) s.stop_signals->add(SIGHUP);  // reloads the certificates
+}
+
 void server::wait_for_stop_signal() {
     auto& s = *impl_;
-    asio::signal_set signals(s.waiter, SIGINT, SIGTERM);
-    if (s.shared.settings.tls) signals.add(SIGHUP);  // reloads the certificates
+    catch_stop_signals();
+    asio::signal_set& signals = *s.stop_signals;
+    // Once the stop has begun the signals go back to their default action (a second Ctrl-C
+    // during the drain ends the process; docs/shutdown.md): the set is dropped on the way out.
+    struct release_signals {
+        std::optional<asio::signal_set>& set;
+        ~release_signals() { set.reset(); }
+    } release{s.stop_signals};
     {
         std::lock_guard lock(s.waiter_mutex);
         if (s.stop_requested) return;

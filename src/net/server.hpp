@@ -50,8 +50,13 @@ public:
     /// Re-reads the TLS certificates (app::reload_tls). Throws std::invalid_argument, and
     /// keeps the certificates in use, when they cannot be loaded.
     void reload_tls();
-    /// Blocks until SIGINT or SIGTERM arrives or `begin_stop` is called, then begins the stop.
-    /// With TLS, SIGHUP meanwhile reloads the certificates (a failure is logged).
+    /// Takes SIGINT and SIGTERM (and SIGHUP with TLS) from now on, for wait_for_stop_signal:
+    /// called before the listeners open (app::listen), so that a signal sent as soon as the
+    /// port answers begins the stop instead of killing the process. Idempotent.
+    void catch_stop_signals();
+    /// Blocks until SIGINT or SIGTERM arrives (or arrived since catch_stop_signals) or
+    /// `begin_stop` is called, then begins the stop. With TLS, SIGHUP meanwhile reloads the
+    /// certificates (a failure is logged).
     void wait_for_stop_signal();
     /// After `begin_stop`: waits until every worker has closed its connections (the drain,
     /// at most about timeouts.drain). True when some worker still waits for a blocking
