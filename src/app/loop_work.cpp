@@ -108,11 +108,8 @@ bool loop_work::post(std::function<void()> fn, bool all) {
     // Posted outside the lock: a door that refuses (its loop has ended) destroys the function
     // at once, and what it captures may post again.
     bool posted = true;
-    for (std::size_t i = 0; i < to.size(); ++i) {
-        auto one = i + 1 < to.size() ? fn : std::move(fn);
-        posted = post_to(*to[i], run, std::move(one)) && posted;
-    }
-    return posted;
+    for (std::size_t i = 0; i + 1 < to.size(); ++i) posted = post_to(*to[i], run, fn) && posted;
+    return post_to(*to.back(), run, std::move(fn)) && posted;  // `to` has one door or more
 }
 
 std::shared_ptr<repeating_state> loop_work::every(std::chrono::nanoseconds interval,
