@@ -35,7 +35,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "lib"))
-from common import callgrind_total, free_port, self_signed_cert  # noqa: E402
+from common import callgrind_total, exclusive_by_function, free_port, self_signed_cert  # noqa: E402
 import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
 def h2o_conf(work, port):
@@ -65,22 +65,6 @@ NGHTTP2_WORK = [
     ("HPACK encoding", ("deflate", "huff_encode", "emit_", "bufs_add", "pack_headers",
                         "search_hd", "hash")),
 ]
-
-
-def exclusive_by_function(work, prefix):
-    """{(object, function): instructions} of the busiest of callgrind's files `prefix.*`."""
-    files = sorted(work.glob(prefix + ".*"), key=lambda f: f.stat().st_size)
-    out = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no",
-                          str(files[-1])], capture_output=True, text=True).stdout
-    counts = {}
-    for line in out.splitlines():
-        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)  (\S.*?)(?: \[(/[^\]]*)\])?$", line)
-        if not m or m.group(2) == "PROGRAM TOTALS":
-            continue
-        obj = Path(m.group(3)).name if m.group(3) else "?"
-        key = (obj, m.group(2).rsplit(":", 1)[-1])
-        counts[key] = counts.get(key, 0) + int(m.group(1).replace(",", ""))
-    return counts
 
 
 def print_split(low, high, requests):

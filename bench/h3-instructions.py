@@ -44,25 +44,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "lib"))
 sys.path.insert(0, str(HERE))
-from common import CLK_TCK, callgrind_total, free_port, self_signed_cert  # noqa: E402
+from common import (CLK_TCK, callgrind_total, exclusive_by_function, free_port,  # noqa: E402
+                    self_signed_cert)
 import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 import h3  # noqa: E402  (bench/h3.py: nginx's configuration, the h3load build)
-
-def exclusive_by_function(work, prefix):
-    """{(object, function): instructions} of the busiest of callgrind's files `prefix.*`."""
-    files = sorted(work.glob(prefix + ".*"), key=lambda f: f.stat().st_size)
-    out = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no",
-                          str(files[-1])], capture_output=True, text=True).stdout
-    counts = {}
-    for line in out.splitlines():
-        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)  (\S.*?)(?: \[(/[^\]]*)\])?$", line)
-        if not m or m.group(2) == "PROGRAM TOTALS":
-            continue
-        obj = Path(m.group(3)).name if m.group(3) else "?"
-        key = (obj, m.group(2).rsplit(":", 1)[-1])
-        counts[key] = counts.get(key, 0) + int(m.group(1).replace(",", ""))
-    return counts
-
 
 def library_of(obj, program):
     if obj == "?":

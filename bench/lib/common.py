@@ -85,6 +85,24 @@ def callgrind_total(work: Path, prefix: str) -> int:
     return max(totals)
 
 
+def exclusive_by_function(work, prefix):
+    """{(object, function): exclusive instructions} of the busiest of callgrind's files
+    `work/prefix.*` (callgrind_annotate's per-function table; bench/h2-instructions.py and
+    bench/h3-instructions.py split a run's cost with it)."""
+    files = sorted(work.glob(prefix + ".*"), key=lambda f: f.stat().st_size)
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no",
+                          str(files[-1])], capture_output=True, text=True).stdout
+    counts = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)  (\S.*?)(?: \[(/[^\]]*)\])?$", line)
+        if not m or m.group(2) == "PROGRAM TOTALS":
+            continue
+        obj = Path(m.group(3)).name if m.group(3) else "?"
+        key = (obj, m.group(2).rsplit(":", 1)[-1])
+        counts[key] = counts.get(key, 0) + int(m.group(1).replace(",", ""))
+    return counts
+
+
 def proc_tree(root: int) -> list[int]:
     """root and all its descendants (nginx's worker, h2o's helpers, ...)."""
     children: dict[int, list[int]] = {}
