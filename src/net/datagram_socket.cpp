@@ -7,6 +7,7 @@
 #include "platform/sockets.hpp"
 
 #include <asio/error.hpp>
+#include <asio/post.hpp>
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -158,13 +159,48 @@ void datagram_socket::send_many(std::span<const datagram_view> datagrams) {
     }
 }
 
-void datagram_socket::expire_at(std::chrono::steady_clock::time_point when) {
+void datagram_socket::expire_at(clock::time_point when) {
     if (!open_) return;
+    wanted_ = when;
+    if (when <= clock::now()) {
+        // Come already (a response completed later, or a datagram to send at once): the
+        // loop's queue, not the timer, and once however many ask before it runs.
+        if (!queued_) {
+            queued_ = true;
+            asio::post(socket_.get_executor(), [this] {
+                queued_ = false;
+                if (open_) expiry_due();
+            });
+        }
+        return;
+    }
+    // The timer fires first, at or before `when`, and then waits again for what is wanted.
+    if (armed_for_ <= when) return;
+    arm_timer(when);
+}
+
+void datagram_socket::arm_timer(clock::time_point when) {
+    armed_for_ = when;
+    const std::uint64_t generation = ++timer_generation_;
     timer_.expires_at(when);
-    timer_.async_wait([this](const std::error_code& ec) {
-        if (ec || !open_) return;
-        receiver_->on_expiry();
+    timer_.async_wait([this, generation](const std::error_code& ec) {
+        // Replaced by a later arm_timer (its wait may have fired before the replacement
+        // could cancel it), cancelled at close: nothing to do.
+        if (ec || !open_ || generation != timer_generation_) return;
+        armed_for_ = clock::time_point::max();
+        expiry_due();
     });
+}
+
+void datagram_socket::expiry_due() {
+    if (wanted_ == clock::time_point::max()) return;
+    if (clock::now() < wanted_) {
+        // Moved later since the timer was set: wait again, for the time wanted now.
+        if (armed_for_ > wanted_) arm_timer(wanted_);
+        return;
+    }
+    wanted_ = clock::time_point::max();
+    receiver_->on_expiry();
 }
 
 void datagram_socket::close() noexcept {

@@ -74,7 +74,11 @@ public:
               socklen_t to_length) override;
     /// Through platform::send_datagrams (Linux: up to `batch` datagrams a call).
     void send_many(std::span<const datagram_view> datagrams) override;
-    /// `receiver.on_expiry()` at `when` (replacing the time given before).
+    /// `receiver.on_expiry()` at `when` (replacing the time given before), never earlier.
+    /// A time already come is run from the loop's queue, without the timer; a later time than
+    /// the one the timer waits for leaves the timer alone (when it fires it waits again, for
+    /// the time wanted then). QUIC moves its expiry at almost every datagram, and each new
+    /// earliest time of the loop's timers was a timerfd_settime (docs/performance.md).
     void expire_at(std::chrono::steady_clock::time_point when) override;
     unsigned index() const noexcept override { return index_; }
     unsigned count() const noexcept override;
@@ -89,6 +93,10 @@ public:
 private:
     void arm();
     void read_all();
+    // The timer waits for `when`; a wait it replaces is told so by its generation.
+    void arm_timer(std::chrono::steady_clock::time_point when);
+    // What the timer or the queue does when it runs: on_expiry if the time wanted has come.
+    void expiry_due();
     // A datagram another socket of the group forwarded, on this socket's loop.
     void deliver(std::span<const std::uint8_t> bytes, const sockaddr_storage& remote,
                  socklen_t remote_length);
@@ -101,6 +109,11 @@ private:
     unsigned index_ = 0;
     asio::posix::stream_descriptor socket_;
     asio::steady_timer timer_;
+    using clock = std::chrono::steady_clock;
+    clock::time_point wanted_ = clock::time_point::max();     // the receiver's last expire_at
+    clock::time_point armed_for_ = clock::time_point::max();  // the timer's wait; max: none
+    std::uint64_t timer_generation_ = 0;                      // of the timer's latest wait
+    bool queued_ = false;  // an expiry_due is in the loop's queue
     sockaddr_storage local_{};
     socklen_t local_length_ = 0;
     std::uint16_t port_ = 0;
