@@ -8,15 +8,26 @@ the nginx peer is Debian 13's nginx 1.26 (built --with-http_v3_module), unpacked
 by bench/lib/nginx126.sh (fetched once, into bench/results/build/nginx126); Caddy 2.6 is
 Debian 12's (package caddy).
 
-Workloads, each as interleaved rounds (tern, nginx, caddy, tern, ...), all GET of
-examples/live/public/index.html (1,400 bytes, a static file on every server):
+Workloads, each as interleaved rounds (tern, nginx, caddy, tern, ...), GETs of
+examples/live/public/index.html (1,400 bytes, a static file on every server) unless said:
   h3-c10-m10   HTTP/3, 10 connections, 10 requests in flight on each     h3load -c10 -m10
-  h2-c10-m10   HTTP/2 over TLS, the same                                  h2load -c10 -m10
+  h3-new-c10   HTTP/3, a new connection for every request (a handshake
+               each: new connections per second), 10 at a time            h3load -new -c10
+  h3-10MiB-c4  HTTP/3, a 10 MiB file, 4 connections, one request each    h3load -c4 -m1
+  h2-c10-m10   HTTP/2 over TLS, the same as h3-c10-m10                    h2load -c10 -m10
   h1-c100      HTTPS (HTTP/1.1 over TLS), 100 connections, one request in
                flight on each: the same 100 requests in flight             h2load --h1 -c100
+The 10 MiB file is written into examples/live/public (tern's live serves that folder, as
+the peers do here) for the run and removed after it (bench-10MiB.bin, ignored by git).
+
+Retry: tern answers every Initial without a token with a Retry (address validation,
+docs/http3.md), so each new connection costs it one more round trip and a token check;
+nginx's `quic_retry` is off by default. The peer `nginx-retry` (in the default list) is the
+same nginx with `quic_retry on`, measured on the HTTP/3 rows only, so that the new-connection
+row compares like with like.
 
     bench/h3.py [--live build/examples/live/live] [--seconds 8] [--rounds 2]
-                [--peers tern,nginx,caddy] [--nginx PATH]
+                [--peers tern,nginx,nginx-retry,caddy] [--nginx PATH]
 
 tern runs examples/live --cert --key --http3 (HTTP/3 is in the default build; its two event
 loops share CPU 0, each with its own UDP socket on the HTTP/3 port); nginx 1.26 one worker,
@@ -65,10 +76,15 @@ https://127.0.0.1:{port} {{
 }}
 """
 
-# (label, protocol, connections, requests in flight per connection)
-WORKLOADS = [("h3-c10-m10", "h3", 10, 10), ("h2-c10-m10", "h2", 10, 10),
-             ("h1-c100", "h1", 100, 1)]
-PEERS = ("tern", "nginx", "caddy")
+# (label, protocol, connections, requests in flight per connection, path, a connection
+# per request)
+WORKLOADS = [("h3-c10-m10", "h3", 10, 10, "/index.html", False),
+             ("h3-new-c10", "h3", 10, 1, "/index.html", True),
+             ("h3-10MiB-c4", "h3", 4, 1, "/bench-10MiB.bin", False),
+             ("h2-c10-m10", "h2", 10, 10, "/index.html", False),
+             ("h1-c100", "h1", 100, 1, "/index.html", False)]
+PEERS = ("tern", "nginx", "nginx-retry", "caddy")
+BIG_FILE = "bench-10MiB.bin"
 
 NGINX_CONF = """worker_processes 1;
 daemon off;
@@ -106,12 +122,13 @@ def build_h3load(work):
     return out
 
 
-def run_client(h3load, protocol, port, conns, streams, seconds):
+def run_client(h3load, protocol, port, conns, streams, seconds, path="/index.html",
+               fresh=False):
     """(req/s, errors, the client's CPU share)"""
-    url = f"https://127.0.0.1:{port}/index.html"
+    url = f"https://127.0.0.1:{port}{path}"
     if protocol == "h3":
         cmd = ["taskset", "-c", "1", str(h3load), "-c", str(conns), "-m", str(streams),
-               "-d", str(seconds), url]
+               "-d", str(seconds)] + (["-new"] if fresh else []) + [url]
         env = dict(os.environ, GOMAXPROCS="1")
     else:
         cmd = ["taskset", "-c", "1", "h2load", "-t1", f"-c{conns}", f"-m{streams}",
@@ -157,7 +174,7 @@ def main():
             raise SystemExit(f"h3.py: {tool} is missing (apt-get install nghttp2-client caddy "
                              "golang-go golang-github-lucas-clemente-quic-go-dev)")
     nginx_env = None
-    if "nginx" in servers_wanted:
+    if {"nginx", "nginx-retry"} & set(servers_wanted):
         if not args.nginx:
             fetched = subprocess.run([str(REPO / "bench/lib/nginx126.sh")],
                                      stdout=subprocess.PIPE, text=True)
@@ -188,12 +205,18 @@ def main():
     servers = {"tern": groups.start(["taskset", "-c", "0", os.path.abspath(args.live),
                                      str(ports["tern"]), "--cert", work / "cert.pem", "--key",
                                      work / "key.pem", "--http3"], **quiet)}
-    if "nginx" in names:
-        (work / "nginx.conf").write_text(NGINX_CONF.format(work=work, port=ports["nginx"],
-                                                           public=PUBLIC))
-        servers["nginx"] = groups.start(["taskset", "-c", "0", args.nginx, "-c",
-                                         work / "nginx.conf", "-p", work, "-e",
-                                         work / "nginx-error.log"], env=nginx_env, **quiet)
+    for name in ("nginx", "nginx-retry"):
+        if name not in names:
+            continue
+        conf = NGINX_CONF.format(work=work, port=ports[name], public=PUBLIC)
+        if name == "nginx-retry":
+            # Its own pid file and the Retry on; everything else as nginx.
+            conf = conf.replace(f"pid {work}/nginx.pid;", f"pid {work}/nginx-retry.pid;")
+            conf = conf.replace("http3 on;", "http3 on;\n        quic_retry on;")
+        (work / f"{name}.conf").write_text(conf)
+        servers[name] = groups.start(["taskset", "-c", "0", args.nginx, "-c",
+                                      work / f"{name}.conf", "-p", work, "-e",
+                                      work / f"{name}-error.log"], env=nginx_env, **quiet)
     if "caddy" in names:
         (work / "Caddyfile").write_text(CADDYFILE.format(work=work, port=ports["caddy"],
                                                          public=PUBLIC))
@@ -203,6 +226,8 @@ def main():
                                                  XDG_DATA_HOME=str(work),
                                                  XDG_CONFIG_HOME=str(work)),
                                         **quiet)
+    big = PUBLIC / BIG_FILE
+    big.write_bytes(os.urandom(10 * 1024 * 1024))
     try:
         for name in names:
             procs.wait_for_port(ports[name], servers[name])
@@ -211,13 +236,15 @@ def main():
             if rps == 0 or errors:
                 raise SystemExit(f"h3.py: {name} does not answer over HTTP/3")
         best = {}
-        for label, protocol, conns, m in WORKLOADS:
+        for label, protocol, conns, m, path, fresh in WORKLOADS:
             for _ in range(args.rounds):
                 for name in names:
+                    if name == "nginx-retry" and protocol != "h3":
+                        continue
                     tree = proc_tree(servers[name].pid)
                     before, start = cpu_ticks(tree), time.monotonic()
                     rps, bad, client = run_client(h3load, protocol, ports[name], conns, m,
-                                                  args.seconds)
+                                                  args.seconds, path, fresh)
                     elapsed = time.monotonic() - start
                     cpu = (cpu_ticks(tree) - before) / CLK_TCK / elapsed
                     if (label, name) not in best or rps > best[(label, name)]["rps"]:
@@ -230,8 +257,9 @@ def main():
         head += f"  {'server us/req':>{7 * len(names) - 1}}"
         head += "".join(f" {'x' + n:>7}" for n in peers) + "  errors"
         print("\n" + head)
+        none = {"rps": 0.0, "cpu": 0.0, "bad": 0, "client": 0.0}
         for label, *_ in WORKLOADS:
-            r = {n: best[(label, n)] for n in names}
+            r = {n: best.get((label, n), none) for n in names}
             us = {n: r[n]["cpu"] / r[n]["rps"] * 1e6 if r[n]["rps"] else float("nan")
                   for n in names}
             errors = ", ".join(f"{n} {r[n]['bad']}" for n in names if r[n]["bad"]) or "none"
@@ -241,10 +269,12 @@ def main():
             line += "  " + "/".join(f"{r[n]['cpu']:4.0%}" for n in names)
             line += "  " + "/".join(f"{r[n]['client']:4.0%}" for n in names)
             line += "  " + "/".join(f"{us[n]:6.1f}" for n in names)
-            line += "".join(f" {us['tern'] / us[n]:7.2f}" for n in peers)
+            line += "".join(f" {us['tern'] / us[n] if r[n]['rps'] else float('nan'):7.2f}"
+                            for n in peers)
             print(f"{line}  {errors}")
         described = {"tern": "tern: examples/live, 2 event loops sharing CPU 0, a UDP socket each",
                      "nginx": "nginx 1.26: one worker",
+                     "nginx-retry": "nginx-retry: the same with quic_retry on (HTTP/3 rows)",
                      "caddy": "caddy: GOMAXPROCS=1"}
         print(f"\n(best of {args.rounds} interleaved rounds of {args.seconds} s each; servers on "
               f"CPU 0, the client on CPU 1; CPU and us/req columns in the order "
@@ -252,6 +282,7 @@ def main():
               + "; ".join(described[n] for n in names) + "; h3load: GOMAXPROCS=1)")
     finally:
         stop_groups(servers.values())
+        big.unlink(missing_ok=True)
         shutil.rmtree(work, ignore_errors=True)
 
 
