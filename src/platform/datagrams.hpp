@@ -39,9 +39,16 @@ int open_datagram_socket(int family) noexcept;
 /// recvfrom per datagram.
 std::size_t receive_datagrams(int fd, std::span<incoming_datagram> slots) noexcept;
 
-/// Sends the first of `datagrams` (Linux: up to 16 in one sendmmsg) without waiting: how
-/// many of them are done with, at least one. A datagram the kernel has no room for is dropped
-/// and counted done (QUIC retransmits).
+/// Sends the first of `datagrams` without waiting: how many of them are done with, at least
+/// one. A datagram the kernel has no room for is dropped and counted done (QUIC
+/// retransmits). Linux: up to 16 messages in one sendmmsg, and where the kernel segments
+/// UDP (UDP_SEGMENT), each message carries a run of datagrams to one address, all of one
+/// size but the last (no larger), cut apart by the kernel. Portable: one sendto each.
 std::size_t send_datagrams(int fd, std::span<const outgoing_datagram> datagrams) noexcept;
+
+/// Turns the kernel's segmentation of runs (above) on or off for the whole process, whatever
+/// the probe at the first send found: for the tests of both paths. No effect on the portable
+/// path, which has none.
+void segment_datagrams(bool on) noexcept;
 
 }  // namespace tern::detail::platform

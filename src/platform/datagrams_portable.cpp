@@ -51,4 +51,6 @@ std::size_t send_datagrams(int fd, std::span<const outgoing_datagram> datagrams)
     return 1;
 }
 
+void segment_datagrams(bool /*on*/) noexcept {}
+
 }  // namespace tern::detail::platform

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -96,6 +97,81 @@ TEST_CASE(
         CHECK(a->sin_port == sender.address.sin_port);
     }
     CHECK(platform::receive_datagrams(receiver.fd, slots) == 0);
+}
+
+// Runs of full-size datagrams to one address, a shorter one ending each run, interleaved with
+// datagrams to a second address: on Linux with segmentation a run is one message the kernel
+// cuts apart; each datagram must still arrive whole, alone, and in its order.
+void send_runs_and_check(bool segmented) {
+    platform::segment_datagrams(segmented);
+    udp sender;
+    udp first;
+    udp second;
+    // Each payload starts with its number, so that a datagram out of order, cut or merged
+    // with another is seen; `payloads` and `out` are filled before any is sent (`out` points
+    // into `payloads`).
+    std::vector<std::string> payloads;
+    std::vector<const udp*> targets;
+    std::vector<std::string> to_first;
+    std::vector<std::string> to_second;
+    const auto add = [&](const udp& to, std::size_t size) {
+        std::string p = size == 0 ? std::string() : std::to_string(payloads.size()) + ":";
+        p.resize(size, 'x');
+        payloads.push_back(p);
+        targets.push_back(&to);
+        (&to == &first ? to_first : to_second).push_back(p);
+    };
+    // 70 full ones then a short one (past the kernel's 64 segments a message), a lone one
+    // elsewhere, three full and a short, one longer than the run's size, an empty one.
+    for (int i = 0; i < 70; ++i) add(first, 1200);
+    add(first, 300);
+    add(second, 1200);
+    for (int i = 0; i < 3; ++i) add(first, 1000);
+    add(first, 10);
+    add(first, 1100);
+    add(second, 0);
+    std::vector<platform::outgoing_datagram> out;
+    for (std::size_t i = 0; i < payloads.size(); ++i) {
+        out.push_back({bytes_of(payloads[i]),
+                       reinterpret_cast<const sockaddr*>(&targets[i]->address),
+                       sizeof targets[i]->address});
+    }
+    std::span<const platform::outgoing_datagram> left(out);
+    while (!left.empty()) {
+        const std::size_t done = platform::send_datagrams(sender.fd, left);
+        REQUIRE(done >= 1);
+        REQUIRE(done <= left.size());
+        left = left.subspan(done);
+    }
+    const auto receive_all = [](udp& at, std::size_t expected) {
+        std::vector<std::string> got;
+        std::vector<std::array<std::uint8_t, 2048>> buffers(16);
+        std::array<sockaddr_storage, 16> from{};
+        std::array<platform::incoming_datagram, 16> slots{};
+        pollfd p{at.fd, POLLIN, 0};
+        for (int tries = 0; got.size() < expected && tries < 200; ++tries) {
+            for (std::size_t k = 0; k < slots.size(); ++k) slots[k] = {buffers[k], &from[k]};
+            const std::size_t n = platform::receive_datagrams(at.fd, slots);
+            for (std::size_t k = 0; k < n; ++k) {
+                got.emplace_back(reinterpret_cast<const char*>(buffers[k].data()), slots[k].size);
+            }
+            if (n == 0) ::poll(&p, 1, 20);
+        }
+        return got;
+    };
+    CHECK(receive_all(first, to_first.size()) == to_first);
+    CHECK(receive_all(second, to_second.size()) == to_second);
+    platform::segment_datagrams(true);
+}
+
+TEST_CASE("runs of datagrams to one address arrive whole and in order, segmented by the kernel",
+          "[platform]") {
+    send_runs_and_check(true);
+}
+
+TEST_CASE("runs of datagrams to one address arrive whole and in order, each sent on its own",
+          "[platform]") {
+    send_runs_and_check(false);
 }
 
 }  // namespace unit_test_platform_datagrams
