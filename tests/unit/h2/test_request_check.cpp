@@ -6,6 +6,7 @@
 
 #include "h2/request_check.hpp"
 
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -71,6 +72,39 @@ TEST_CASE("h2 requests: names upper-case or not tokens, values with CR, LF, NUL 
     CHECK_FALSE(head_ok(with(get, {"x-lead", " a"})));
     CHECK_FALSE(head_ok(with(get, {"x-trail", "a\t"})));
     CHECK_FALSE(head_ok(with(get, {"x-del", "a\x7f"})));
+}
+
+TEST_CASE(
+    "h2 requests: every byte at every place of a value is refused exactly when it is a "
+    "control but HTAB, or DEL",
+    "[h2check]") {
+    // Values of 1 to 20 bytes (the check reads eight at a time), every byte value at every
+    // place but the ends (where a space or HTAB is refused for another reason).
+    for (std::size_t length = 3; length <= 20; ++length) {
+        for (std::size_t at = 1; at + 1 < length; ++at) {
+            for (unsigned b = 0; b < 256; ++b) {
+                std::string value(length, 'a');
+                value[at] = static_cast<char>(b);
+                const bool refused = (b < 0x20 && b != '\t') || b == 0x7f;
+                INFO("length " << length << ", byte " << b << " at " << at);
+                CHECK(head_ok(with(get, {"x-v", value})) == !refused);
+            }
+        }
+    }
+}
+
+TEST_CASE("h2 requests: every byte of a name is refused unless it is a lower-case tchar",
+          "[h2check]") {
+    const std::string_view tchar_specials = "!#$%&'*+-.^_`|~";
+    for (unsigned b = 0; b < 256; ++b) {
+        std::string name = "x-";
+        name.push_back(static_cast<char>(b));
+        const bool ok =
+            (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') ||
+            (b != 0 && tchar_specials.find(static_cast<char>(b)) != std::string_view::npos);
+        INFO("byte " << b);
+        CHECK(head_ok(with(get, {name, "1"})) == ok);
+    }
 }
 
 TEST_CASE("h2 requests: connection-specific fields and te other than trailers are malformed",
