@@ -208,7 +208,7 @@ pull_status h2_connection::pull(std::string& out, std::size_t max) {
         if (pending_.empty() && !given && waiting_.size() == before) break;
         if (out.size() >= max) break;
     }
-    graveyard_.clear();
+    bury();
     busy_ = false;
     if (failed_) return pending_.empty() ? pull_status::ended : pull_status::more;
     // Done: GOAWAY sent (or received) and every stream over.
@@ -235,6 +235,16 @@ void h2_connection::bury_closed() noexcept {
     });
     if (before != 0 && streams_.empty()) idle_since_ = clock::now();
     if (next_sender_ >= streams_.size()) next_sender_ = 0;
+}
+
+void h2_connection::bury() noexcept {
+    for (auto& s : graveyard_) {
+        // Only the graveyard holds it: nothing reads its request or response again.
+        if (s.use_count() == 1 && spares_.size() < max_spares) {
+            s->give_buffers(spares_.emplace_back());
+        }
+    }
+    graveyard_.clear();
 }
 
 void h2_connection::closed() noexcept {
@@ -311,7 +321,11 @@ void h2_connection::calm_down() { fail(error_code::enhance_your_calm); }
 std::chrono::milliseconds h2_connection::idle_interval() const noexcept {
     const auto now = clock::now();
     auto next = clock::time_point::max();
-    if (streams_.empty()) next = idle_since_ + host_.settings().timeouts.keep_alive;
+    if (streams_.empty()) {
+        next = idle_since_ + host_.settings().timeouts.keep_alive;
+        // Spare buffers are let go a second after the last stream (on_idle).
+        if (!spares_.empty()) next = std::min(next, idle_since_ + spare_linger);
+    }
     for (const auto& [id, stream] : streams_) next = std::min(next, stream->next_deadline());
     next = std::min(next, send_rate_deadline());
     if (shutdown_notice_at_ != clock::time_point{} && !going_away_) {
@@ -328,7 +342,12 @@ void h2_connection::on_idle() {
     busy_ = true;
     check_deadlines(clock::now());
     bury_closed();
-    graveyard_.clear();
+    bury();
+    // A connection without streams for spare_linger keeps no spare buffers: an idle
+    // connection holds no more memory than before they were kept.
+    if (streams_.empty() && clock::now() >= idle_since_ + spare_linger) {
+        std::vector<exchange_buffers>().swap(spares_);
+    }
     busy_ = false;
 }
 

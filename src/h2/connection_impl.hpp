@@ -10,6 +10,7 @@
 #include "h2/stream_states.hpp"
 #include "http/body_memory.hpp"
 #include "http/field_section.hpp"
+#include "http/stream_exchange.hpp"
 
 #include <array>
 #include <chrono>
@@ -137,6 +138,8 @@ private:
     void finish_shutdown() noexcept;
     // Streams the state machine closed leave the table.
     void bury_closed() noexcept;
+    // Lets go of the buried streams, keeping the buffers of those nothing else holds.
+    void bury() noexcept;
     h2_stream* find(std::uint32_t id) const noexcept;
 
     protocol_host& host_;
@@ -183,7 +186,12 @@ private:
     // bound of unsent bytes or open files (admit).
     std::vector<std::shared_ptr<h2_stream>> waiting_;
     std::vector<std::shared_ptr<h2_stream>> graveyard_;  // closed while the table is walked
-    std::vector<std::shared_ptr<h2_stream>> checked_;    // the streams check_deadlines walks
+    // Buffers of finished streams for the next ones (stream_exchange's exchange_buffers):
+    // at most max_spares; none once the connection has had no stream for spare_linger.
+    std::vector<exchange_buffers> spares_;
+    static constexpr std::size_t max_spares = 16;
+    static constexpr std::chrono::seconds spare_linger{1};
+    std::vector<std::shared_ptr<h2_stream>> checked_;  // the streams check_deadlines walks
     // The connection's flow-control window holds its streams back: since when, and the
     // DATA bytes sent by then (check_send_rate).
     clock::time_point window_stalled_since_{};

@@ -79,7 +79,7 @@ bool h2_connection::receive(std::string_view bytes) {
     ready_.clear();
     admit();
     bury_closed();
-    graveyard_.clear();
+    bury();
     settle_bodies();  // what closed streams and spooled bodies let go
     busy_ = false;
     return !broken_;
@@ -163,6 +163,10 @@ void h2_connection::on_headers(const frames::frame_view& frame, const h2::stream
         } else {
             auto stream =
                 std::make_shared<h2_stream>(*this, id, head_limits_, peer_initial_window_, now);
+            if (!spares_.empty()) {
+                stream->take_buffers(spares_.back());
+                spares_.pop_back();
+            }
             stream->checks().begin(false);
             streams_.emplace_back(id, std::move(stream));
             last_taken_ = std::max(last_taken_, id);

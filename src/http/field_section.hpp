@@ -60,7 +60,6 @@ public:
     /// from :authority.
     bool fill(request& req, int major = 2);
 
-private:
     // A stretch of text_.
     struct piece {
         std::uint32_t at = 0;
@@ -69,6 +68,22 @@ private:
     struct field {
         piece name, value;
     };
+    /// The head's list of fields, emptied, with its capacity: for the next head of the
+    /// connection (stream_exchange's spare buffers). Call after fill().
+    std::vector<field> give_fields() noexcept {
+        fields_.clear();
+        return std::move(fields_);
+    }
+    /// Takes `text` (the storage of an earlier request) and `fields` (an earlier head's), both
+    /// emptied, as this head's buffers: before its first field.
+    void take_buffers(std::string&& text, std::vector<field>&& fields) noexcept {
+        text_ = std::move(text);
+        text_.clear();
+        fields_ = std::move(fields);
+        fields_.clear();
+    }
+
+private:
     piece keep(std::string_view text);
     std::string_view view(piece p) const noexcept { return {text_.data() + p.at, p.size}; }
 

@@ -180,6 +180,40 @@ void stream_exchange::release() noexcept {
     spool_.reset();
 }
 
+namespace {
+
+// `from`, emptied, into `to`, unless its capacity is past what a spare keeps.
+void keep_spare(std::string& from, std::string& to) noexcept {
+    if (from.capacity() > exchange_buffers::spare_capacity) return;
+    to = std::move(from);
+    to.clear();
+}
+
+}  // namespace
+
+void stream_exchange::give_buffers(exchange_buffers& spare) noexcept {
+    keep_spare(req_.storage, spare.text);
+    spare.fields = head_.give_fields();
+    req_.headers.clear();
+    spare.headers = std::move(req_.headers);
+    res_.fields.clear();
+    spare.response_fields = std::move(res_.fields);
+    keep_spare(res_.content_type, spare.content_type);
+    keep_spare(res_.body, spare.body);
+}
+
+void stream_exchange::take_buffers(exchange_buffers& spare) noexcept {
+    head_.take_buffers(std::move(spare.text), std::move(spare.fields));
+    req_.headers = std::move(spare.headers);
+    req_.headers.clear();
+    res_.fields = std::move(spare.response_fields);
+    res_.fields.clear();
+    res_.content_type = std::move(spare.content_type);
+    res_.content_type.clear();
+    res_.body = std::move(spare.body);
+    res_.body.clear();
+}
+
 stream_exchange::work_left stream_exchange::work() const {
     work_left w;
     w.exchange_ = weak_from_this();

@@ -23,8 +23,29 @@ namespace tern::detail {
 class protocol_host;
 class spooled_body;
 
+/// What one finished exchange leaves to the next of its connection: its request's and its
+/// response's buffers, emptied, their capacity kept, as an HTTP/1.1 connection keeps its one
+/// request and response from one request to the next (an HTTP/2 connection keeps a few:
+/// h2/connection). Each is bounded (spare_capacity) so that a large body does not stay.
+struct exchange_buffers {
+    std::string text;                         // the request's storage (its head's text)
+    std::vector<request_head::field> fields;  // the head's fields
+    std::vector<header_field> headers;        // the request's fields
+    std::vector<std::pair<std::string, std::string>> response_fields;
+    std::string content_type;
+    std::string body;  // the response's body in memory
+    /// The largest string kept (a body past it is let go).
+    static constexpr std::size_t spare_capacity = 4 * 1024;
+};
+
 class stream_exchange : public answer_later, public std::enable_shared_from_this<stream_exchange> {
 public:
+    /// Hands this exchange's buffers, emptied, to `spare`: once its stream has closed and
+    /// nothing but its connection holds it (nothing will read its request or response again).
+    void give_buffers(exchange_buffers& spare) noexcept;
+    /// Takes `spare`'s buffers as this exchange's own: before its first field.
+    void take_buffers(exchange_buffers& spare) noexcept;
+
     stream_exchange(const stream_exchange&) = delete;
     stream_exchange& operator=(const stream_exchange&) = delete;
 

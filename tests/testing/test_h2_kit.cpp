@@ -4,6 +4,7 @@
 // RST_STREAM and GOAWAY, an app without HTTP/2, and a connection the server closed.
 
 #include "support/eventually.hpp"
+#include "support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 #include <tern/tern.hpp>
@@ -294,6 +295,52 @@ TEST_CASE("HTTP/2: a server that stops before answering is a client_error naming
                                               Catch::Contains("before the response was complete"));
     stopper.join();
     CHECK_THROWS_AS(http.get("/never"), tern::testing::client_error);  // the port refuses now
+}
+
+TEST_CASE(
+    "HTTP/2: each stream's request and response start empty though the connection reuses "
+    "the buffers of the streams before it",
+    "[kit][h2]") {
+    // A static file's answer carries fields and a body in memory; the route after it on the
+    // same connection must see none of that request's fields and send none of its answer's.
+    tern_test::temp_dir dir;
+    dir.write("page.html", std::string(1400, 'p'));
+    tern::app app;
+    app.static_files(dir.path.string());
+    app.get("/seen", [](tern::context& ctx) {
+        std::string names;
+        for (const auto& f : ctx.headers()) names += std::string(f.name) + ",";
+        ctx.header("X-Own", "1").text(names);
+    });
+    tern::testing::server server(app);
+    auto http = server.make_client({.http2 = true});
+    for (int round = 0; round < 3; ++round) {
+        // Ten at once, then one by one: streams end together and start together, so that
+        // the buffers of several are kept and taken.
+        std::vector<tern::testing::request> pages;
+        for (int i = 0; i < 10; ++i) {
+            pages.push_back({"GET", "/page.html", {}, {{"X-Page-Only", std::to_string(i)}}});
+        }
+        for (const auto& page : http.send_all(pages)) {
+            CHECK(page.status == 200);
+            CHECK(page.body == std::string(1400, 'p'));
+            CHECK(page.header("etag").has_value());
+        }
+        std::vector<tern::testing::request> seen(10, {"GET", "/seen", {}, {}});
+        for (const auto& r : http.send_all(seen)) {
+            CHECK(r.status == 200);
+            CHECK(r.body.find("x-page-only") == std::string::npos);
+            CHECK(r.body.find("Host,") != std::string::npos);
+            CHECK(r.header("x-own") == "1");
+            CHECK_FALSE(r.header("etag").has_value());
+            CHECK_FALSE(r.header("last-modified").has_value());
+            CHECK(r.header("content-type") == "text/plain; charset=utf-8");
+        }
+        const auto one = http.get("/seen", {{"X-Late", "1"}});
+        CHECK(one.body.find("x-late") != std::string::npos);
+        CHECK(one.body.find("x-page-only") == std::string::npos);
+    }
+    CHECK(server.app().stats().h2_connections == 1);
 }
 
 }  // namespace kit_test_h2_kit
