@@ -301,7 +301,7 @@ if [ -n "$proto_workloads" ]; then
         h3) title="HTTP/3 (and HTTP/2, HTTPS) beside nginx 1.26 and Caddy (bench/h3.py)"
             nginx126="$build_dir/nginx126/root/usr/sbin/nginx"
             h3_peers=tern
-            [ -x "$nginx126" ] && h3_peers+=,nginx
+            [ -x "$nginx126" ] && h3_peers+=,nginx,nginx-retry
             command -v caddy >/dev/null && h3_peers+=,caddy
             cmd=(python3 "$bench_dir/h3.py" --live "$build_dir/tern/examples/live/live"
                  --seconds "$duration" --rounds "$rounds" --peers "$h3_peers")
