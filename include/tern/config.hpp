@@ -140,6 +140,10 @@ struct limits_config {
     std::size_t max_empty_lines = 10;
     /// Request body bytes (after de-chunking); more is answered 413 and the connection closes.
     std::size_t max_body_size = 10 * 1024 * 1024;
+    /// Bytes of a streamed request body (tern::streamed_body) left unread when its handler
+    /// answered that HTTP/1.1 reads and discards to keep the connection; with more left (or
+    /// a chunked body), the answer carries `Connection: close` and the connection closes.
+    std::size_t max_discarded_body = 64 * 1024;
     /// Bytes of one uploaded file in a multipart/form-data body; more is answered 413. The
     /// whole body is bounded by max_body_size.
     std::size_t max_upload_file_size = 10 * 1024 * 1024;
