@@ -148,6 +148,20 @@ void routes(tern::app& app, seen& s) {
                                   while (auto piece = co_await body.next()) n += piece->size();
                                   ctx.text("slow bytes=" + std::to_string(n));
                               })));
+    // A plain handler answering at once, without deferring or reading.
+    app.post("/plain",
+             tern::streamed_body([](tern::context& ctx) { ctx.status(403).text("plain"); }));
+    // A route without streamed_body: the reader gives the whole body as one piece.
+    app.post("/whole", [](tern::context& ctx) -> tern::task {
+        tern::body_reader body = ctx.body_reader();
+        std::string got;
+        int pieces = 0;
+        while (auto piece = co_await body.next()) {
+            got.append(*piece);
+            ++pieces;
+        }
+        ctx.text(std::to_string(pieces) + " " + got);
+    });
     app.get("/after", [](tern::context& ctx) { ctx.text("after"); });
 }
 
@@ -380,6 +394,38 @@ TEST_CASE(
     CHECK(s.bytes > 0);
     CHECK(c.closed_by_peer());
     another_client_is_served(server);
+}
+
+TEST_CASE(
+    "a plain handler answering a streamed route at once keeps the connection when "
+    "the body is small, and closes it when it is large",
+    "[wire][streamed-body]") {
+    seen s;
+    test_server server([&s](tern::app& app) { routes(app, s); });
+    raw_client c = server.client();
+    c.send(head("/plain", length(5)) + "hello" + get_request("/after"));
+    const response r = c.read_response();
+    CHECK(r.status == 403);
+    CHECK_FALSE(r.header("Connection").has_value());
+    CHECK(c.read_response().body == "after");
+    raw_client big = server.client();
+    big.send(head("/plain", length(1'000'000)) + "x");
+    const response refused = big.read_response();
+    CHECK(refused.status == 403);
+    CHECK(refused.header("Connection") == std::optional<std::string>("close"));
+    CHECK(big.closed_by_peer());
+    another_client_is_served(server);
+}
+
+TEST_CASE("on a route without streamed_body the reader gives the whole body as one piece",
+          "[wire][streamed-body]") {
+    seen s;
+    test_server server([&s](tern::app& app) { routes(app, s); });
+    raw_client c = server.client();
+    c.send(head("/whole", "Transfer-Encoding: chunked") + "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n");
+    const response r = c.read_response();
+    CHECK(r.status == 200);
+    CHECK(r.body == "1 abcde");
 }
 
 TEST_CASE("a handler answering before a chunked body's end answers with Connection: close",
