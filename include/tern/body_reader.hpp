@@ -89,8 +89,9 @@ public:
     /// the first call also sends `100 Continue` when the client waits for it.
     next_piece next();
     /// The next piece, given to `fn` once (on the loop; at once when it is there already).
-    /// `fn` must not throw (what it throws is logged and the reading ends). Call `next`
-    /// again from `fn` to go on.
+    /// `fn` must not throw: what it throws is only logged (the response is not failed for
+    /// it, and nothing more is read until `next` is called again). Call `next` again from
+    /// `fn` to go on.
     void next(piece_fn fn);
 
     /// Built by `context::body_reader`.
