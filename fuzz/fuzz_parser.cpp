@@ -10,7 +10,10 @@
 //   4. the input read through FuzzedDataProvider: read sizes and, half the time, small
 //      limits taken from its last bytes, the rest as the stream, so the limit paths run at
 //      every split;
-//   5. that stream with those limits in one read.
+//   5. that stream with those limits in one read;
+//   6, 7 and 8. runs 1, 2 and 4 again with every body streamed (body_plan::streamed: the
+//      head alone first, then the body a piece per feed, each piece a view of that read):
+//      the pieces joined must be the body the whole runs kept.
 // Runs over the same bytes and limits must agree: where reads split the stream must not
 // change what is parsed. Every read is copied into its own heap buffer that dies after the
 // read, so a view the parser kept into an earlier read is a use-after-free ASan reports.
@@ -30,10 +33,12 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace {
 
+using tern::detail::body_plan;
 using tern::detail::parser_limits;
 using tern::detail::request;
 using tern::detail::request_parser;
@@ -101,6 +106,17 @@ std::string check_request(const request& req, const parser_limits& limits) {
     return flat;
 }
 
+// Streams every body, up to max_body_size (the limit the whole runs apply).
+class streaming_planner final : public tern::detail::body_planner {
+public:
+    explicit streaming_planner(std::size_t limit) : limit_(limit) {}
+    std::size_t body_limit(const request&) const noexcept override { return limit_; }
+    body_plan plan_body(const request&) const noexcept override { return {limit_, true}; }
+
+private:
+    std::size_t limit_;
+};
+
 // What one run produced: every completed request, flattened, then how the run ended.
 struct outcome {
     std::vector<std::string> requests;
@@ -110,10 +126,14 @@ struct outcome {
 
 // Parses `stream` as src/http1/connection.cpp does, one read of `next_read()` bytes (at least
 // one) at a time.
-outcome parse(std::string_view stream, const parser_limits& limits,
-              const std::function<std::size_t()>& next_read) {
+outcome parse(std::string_view stream, const parser_limits& whole_limits,
+              const std::function<std::size_t()>& next_read, bool streamed = false) {
     outcome out;
+    const streaming_planner planner(whole_limits.max_body_size);
+    parser_limits limits = whole_limits;
+    if (streamed) limits.planner = &planner;
     request_parser parser(limits);
+    std::string pieces;  // a streamed body's pieces, joined
     while (!stream.empty() && !out.error && !out.closed) {
         const std::size_t n = std::min(std::max<std::size_t>(next_read(), 1), stream.size());
         // A fresh allocation per read, freed at the end of this iteration.
@@ -127,12 +147,27 @@ outcome parse(std::string_view stream, const parser_limits& limits,
             check(r.consumed <= data.size());
             // need_more means every byte was taken: anything else would make the caller loop.
             check(r.what != event::need_more || r.consumed == data.size());
+            // Only a streamed body gives pieces, each a view of this read.
+            const std::string_view piece = parser.piece();
+            check(streamed || (r.what != event::head && r.what != event::piece && piece.empty()));
+            check(within(piece, data.substr(0, r.consumed)));
+            check(r.what != event::piece || !piece.empty());
+            pieces.append(piece);
+            if (r.what == event::head) {
+                check(parser.streaming() && parser.reading_body());
+                check(pieces.empty());
+            }
             data.remove_prefix(r.consumed);
             sink = parser.in_progress() + parser.reading_body() + parser.wants_continue();
             if (r.what == event::request) {
                 check(r.consumed > 0);  // a request ends on a byte of this read
                 check(!parser.in_progress());
                 request& req = parser.current();
+                if (parser.streaming()) {
+                    check(req.body.empty());  // handed out, not kept
+                    req.body = std::exchange(pieces, {});
+                }
+                check(pieces.empty());
                 out.requests.push_back(check_request(req, limits));
                 const bool keep_alive = req.keep_alive;
                 parser.next();
@@ -200,6 +235,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         parse(stream, defaults, [&] { return part < parts.size() ? parts[part++].size() : 1; });
     check_same(at_once, bytewise);
     check_same(at_once, as_written);
+    // 6 and 7.
+    check_same(at_once, parse(
+                            stream, defaults, [&] { return stream.size(); }, true));
+    check_same(at_once, parse(
+                            stream, defaults, [] { return std::size_t{1}; }, true));
 
     // 4 and 5: read sizes and limits chosen by the input.
     FuzzedDataProvider fdp(data, size);
@@ -218,5 +258,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::size_t turn = 0;
     const outcome chosen = parse(stream, limits, [&] { return reads[turn++ % reads.size()]; });
     check_same(parse(stream, limits, [&] { return stream.size(); }), chosen);
+    // 8.
+    turn = 0;
+    check_same(chosen, parse(
+                           stream, limits, [&] { return reads[turn++ % reads.size()]; }, true));
     return 0;
 }

@@ -61,6 +61,14 @@ public:
         body_limit_ = bytes;
         return *this;
     }
+    /// Whether the handler reads the request body itself, piece by piece (see
+    /// tern::streamed_body); false by default.
+    bool streamed_body() const noexcept { return streamed_body_; }
+    /// Sets it.
+    route_handler& streamed_body(bool on) noexcept {
+        streamed_body_ = on;
+        return *this;
+    }
     /// What the route says about itself in the OpenAPI document (see tern::documented in
     /// <tern/openapi.hpp>); null: nothing.
     const std::shared_ptr<const api_doc>& doc() const noexcept { return doc_; }
@@ -74,6 +82,7 @@ private:
     handler fn_;
     bool coroutine_ = false;
     std::size_t body_limit_ = 0;
+    bool streamed_body_ = false;
     std::shared_ptr<const api_doc> doc_;
 };
 
@@ -87,6 +96,23 @@ template <class F>
 route_handler body_limit(std::size_t max_bytes, F f) {
     route_handler r(std::move(f));
     r.body_limit(max_bytes == 0 ? 1 : max_bytes);
+    return r;
+}
+
+/// A route whose handler reads the request body itself, piece by piece as it arrives, with
+/// `ctx.body_reader()` (docs/uploads.md): the handler runs once the head is complete, before
+/// any body byte is read, and no body byte is read from the network until it asks. The
+/// route's body limit still counts (a Content-Length over it: 413 before the handler runs;
+/// a chunked body passing it: `body_failure::too_large` and 413). The handler must answer
+/// on the event loop: a coroutine handler, or a plain one that calls `ctx.defer()` and
+/// reads with `next`'s callback form. Over HTTP/2 and HTTP/3 the body is read whole first
+/// for now and handed over as one piece. Composes with tern::body_limit in either order.
+///
+///     app.post("/upload", tern::streamed_body(handle_upload));
+template <class F>
+route_handler streamed_body(F f) {
+    route_handler r(std::move(f));
+    r.streamed_body(true);
     return r;
 }
 

@@ -2,6 +2,7 @@
 /// @file context.hpp
 /// The request and response of one exchange, as a handler sees them.
 
+#include <tern/body_reader.hpp>
 #include <tern/cookie.hpp>
 #include <tern/deferred.hpp>
 #include <tern/detail/convert.hpp>
@@ -187,6 +188,10 @@ public:
     }
     /// Every request header field, in the order received.
     std::span<const header_field> headers() const noexcept;
+    /// The request body piece by piece (docs/uploads.md). On a route wrapped in
+    /// tern::streamed_body over HTTP/1.1 it is read from the network as the reader asks;
+    /// elsewhere the body was read whole and comes as one piece. Call it once per request.
+    tern::body_reader body_reader();
     /// The value of the first request trailer field named `name` (case-insensitive);
     /// std::nullopt when absent. Trailers arrive after the body: complete when a handler runs
     /// (the body is read whole before it).

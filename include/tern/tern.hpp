@@ -5,6 +5,7 @@
 /// JSON support is separate (`<tern/json.hpp>`), so only users who want it pay for it.
 
 #include <tern/app.hpp>
+#include <tern/body_reader.hpp>
 #include <tern/config.hpp>
 #include <tern/context.hpp>
 #include <tern/deferred.hpp>

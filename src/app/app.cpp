@@ -104,6 +104,7 @@ app& app::add(std::string_view method, std::string_view pattern, route_handler r
     impl_->require_not_started("routes");
     const bool coroutine = route.is_coroutine();
     const std::size_t route_body_limit = route.body_limit();
+    const bool streamed = route.streamed_body();
     const std::shared_ptr<const api_doc> doc = route.doc();
     handler h = std::move(route).take();
     if (!h) throw std::invalid_argument("tern: empty handler for " + std::string(pattern));
@@ -114,9 +115,10 @@ app& app::add(std::string_view method, std::string_view pattern, route_handler r
     }
     const bool blocking = detail::is_blocking(h);
     if (doc) detail::check_doc_against_pattern(*doc, pattern);
-    impl_->chain.routes.add(method, pattern, std::move(h), route_body_limit);
+    impl_->chain.routes.add(method, pattern, std::move(h), route_body_limit, streamed);
     if (doc) impl_->docs[{std::string(method), std::string(pattern)}] = doc;
     impl_->has_body_limits = impl_->has_body_limits || route_body_limit != 0;
+    impl_->has_streamed_bodies = impl_->has_streamed_bodies || streamed;
     // A coroutine handler may co_await tern::on_blocking_pool: the pool is started for it.
     impl_->has_blocking_routes = impl_->has_blocking_routes || blocking || coroutine;
     return *this;

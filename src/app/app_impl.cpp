@@ -105,6 +105,15 @@ std::size_t app::impl::body_limit(const detail::request& head) const noexcept {
     return settings.limits.max_body_size;
 }
 
+detail::body_plan app::impl::plan_body(const detail::request& head) const noexcept {
+    if (!has_body_limits && !has_streamed_bodies) return {settings.limits.max_body_size, false};
+    std::vector<detail::path_param> params;
+    const auto found = chain.routes.find(head.method, head.path, params);
+    if (found.result != detail::router::outcome::found) return {settings.limits.max_body_size};
+    return {found.body_limit != 0 ? found.body_limit : settings.limits.max_body_size,
+            found.streamed_body};
+}
+
 void app::impl::handle_failure(detail::request& req, int status, std::string_view message,
                                detail::response& res, std::string_view remote_ip,
                                detail::loop_state& state) noexcept {

@@ -46,7 +46,8 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     mutable std::mutex server_mutex;  // guards `server` itself
     std::mutex join_mutex;            // one thread joins the workers at a time
     bool has_blocking_routes = false;
-    bool has_body_limits = false;  // some route has its own body limit (tern::body_limit)
+    bool has_body_limits = false;      // some route has its own body limit (tern::body_limit)
+    bool has_streamed_bodies = false;  // some route reads its body itself (tern::streamed_body)
     // Runs tern::blocking handlers; made at start() when some route has one, reset after
     // the workers are joined (they wait for every handler they handed to it).
     std::unique_ptr<detail::blocking_pool> pool;
@@ -112,6 +113,7 @@ struct __attribute__((visibility("hidden"))) app::impl final : detail::request_h
     // body_planner: a route's own limit, else max_body_size. Routing costs only when some
     // route has a limit of its own.
     std::size_t body_limit(const detail::request& head) const noexcept override;
+    detail::body_plan plan_body(const detail::request& head) const noexcept override;
 
     void handle_failure(detail::request& req, int status, std::string_view message,
                         detail::response& res, std::string_view remote_ip,

@@ -80,6 +80,10 @@ public:
     virtual void stop_reading() noexcept = 0;
     /// The loop's read buffer, where `on_read`'s bytes are until its handler returns.
     std::span<char> read_buffer() const noexcept { return read_buffer_; }
+    /// Where the next reads put their bytes: the protocol's own buffer (a streamed request
+    /// body, whose pieces must outlive the read's handler), or the loop's again
+    /// (`read_buffer()` from before). The buffer must outlive every read into it.
+    void read_into(std::span<char> buffer) noexcept { read_buffer_ = buffer; }
     /// Looks at the socket without taking a byte: 1 when bytes wait, 0 at the peer's end or
     /// an error, -1 when there is nothing yet.
     virtual int peek() noexcept = 0;

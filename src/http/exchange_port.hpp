@@ -9,10 +9,13 @@
 #include "http/response.hpp"
 #include "http/trailer_fields.hpp"
 
+#include <tern/header_field.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -116,6 +119,35 @@ public:
     /// notice). True when it queued something: the transport pulls. The stop itself still
     /// comes through `end_on_stop`.
     virtual bool on_closing() noexcept { return false; }
+};
+
+/// Why the reading of a streamed request body ended before its end: the values of the public
+/// tern::body_failure (src/handling checks that they agree), which this layer cannot see.
+enum class body_stop : int { client_left = 1, too_large, idle, stopped };
+
+/// Told, on the loop, what a streamed request body brings (tern::streamed_body): one call
+/// per `body_port::ask`. Implemented by src/handling's body channel.
+class body_sink {
+public:
+    virtual ~body_sink() = default;
+    /// The next piece of the body; it stays valid until the next `ask`.
+    virtual void on_piece(std::string_view piece) = 0;
+    /// The body is complete; `trailers` (valid during the call) are its trailer fields.
+    virtual void on_end(std::span<const header_field> trailers, std::string_view storage) = 0;
+    /// The reading ended before the body's end.
+    virtual void on_failure(body_stop reason) = 0;
+};
+
+/// The transport's side of a streamed request body: nothing of it is read until asked.
+/// Loop thread only.
+class body_port {
+public:
+    /// `sink` wants the next piece (or the end, or the failure): told once, later, on the
+    /// loop (never inside this call).
+    virtual void ask(std::shared_ptr<body_sink> sink) = 0;
+
+protected:
+    ~body_port() = default;
 };
 
 /// One request's way back to its transport, given to the application with the request

@@ -10,6 +10,8 @@
 
 #include <llhttp.h>
 
+#include <utility>
+
 namespace tern::detail {
 
 namespace {
@@ -47,6 +49,11 @@ struct request_parser::state {
     // This request's body limit (its route's, or max_body_size) and the bytes read so far.
     std::size_t body_limit = 0;
     std::size_t body_bytes = 0;
+    // A streamed body (body_plan::streamed): its bytes are not kept but handed out a piece
+    // per feed; the parser pauses after the head and after each chunk that gave a piece.
+    bool streamed = false;
+    bool head_pause = false;  // the pause is the streamed head's, not a piece's
+    std::string_view piece;
 
     explicit state(const parser_limits& l) : limits(l) {
         llhttp_init(&parser, HTTP_REQUEST, &settings());
@@ -91,6 +98,9 @@ struct request_parser::state {
         has_expect = false;
         expect_continue = false;
         continue_was_sent = false;
+        streamed = false;
+        head_pause = false;
+        piece = {};
     }
 
     // ---- llhttp callbacks ------------------------------------------------------------
@@ -203,19 +213,26 @@ struct request_parser::state {
         s.body_limit = s.limits.max_body_size;
         s.body_bytes = 0;
         if (has_body && s.limits.planner != nullptr) {
-            s.body_limit = s.limits.planner->body_limit(s.req);
+            const body_plan plan = s.limits.planner->plan_body(s.req);
+            s.body_limit = plan.limit;
+            s.streamed = plan.streamed;
         }
         if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > s.body_limit) {
             return s.fail(detail::error::body_too_large);
         }
         // A body known to be large goes to its file from the first byte.
-        if ((p->flags & F_CONTENT_LENGTH) != 0 && s.limits.spool_body_above != 0 &&
+        if (!s.streamed && (p->flags & F_CONTENT_LENGTH) != 0 && s.limits.spool_body_above != 0 &&
             p->content_length > s.limits.spool_body_above) {
             if (const auto e = s.start_spool(p->content_length); e != detail::error{})
                 return s.fail(e);
         }
         if (s.has_expect) {
             if (int rc = s.check_expect(has_body); rc != 0) return rc;
+        }
+        if (s.streamed) {
+            // The handler runs before any body byte is read (event::head).
+            s.head_pause = true;
+            return HPE_PAUSED;
         }
         return 0;
     }
@@ -225,6 +242,18 @@ struct request_parser::state {
         s.expect_continue = false;  // the client did not wait; no 100 Continue is owed
         if (s.body_bytes + len > s.body_limit) return s.fail(detail::error::body_too_large);
         s.body_bytes += len;
+        if (s.streamed) {
+            // One piece per feed: Content-Length gives one span per input, chunked one per
+            // chunk, and the parser pauses after each chunk that gave one (on_chunk_complete).
+            if (s.piece.empty()) {
+                s.piece = {at, len};
+            } else if (s.piece.data() + s.piece.size() == at) {
+                s.piece = {s.piece.data(), s.piece.size() + len};
+            } else {
+                return s.fail(detail::error::bad_request);
+            }
+            return 0;
+        }
         if (!s.req.spooled && s.limits.spool_body_above != 0 &&
             s.body_bytes > s.limits.spool_body_above) {
             if (const auto e = s.start_spool(0); e != detail::error{}) return s.fail(e);
@@ -267,6 +296,11 @@ struct request_parser::state {
         return s.check(s.head.chunk_extension(len));
     }
 
+    static int on_chunk_complete(llhttp_t* p) {
+        // A streamed body's piece is handed out before the next chunk is parsed.
+        return of(p).streamed && !of(p).piece.empty() ? HPE_PAUSED : 0;
+    }
+
     static int on_message_complete(llhttp_t* p) {
         auto& s = of(p);
         if (s.req.spooled && !s.req.spooled->finish()) {
@@ -295,6 +329,7 @@ struct request_parser::state {
             st.on_body = on_body;
             st.on_chunk_extension_name = on_chunk_extension;
             st.on_chunk_extension_value = on_chunk_extension;
+            st.on_chunk_complete = on_chunk_complete;
             st.on_message_complete = on_message_complete;
             return st;
         }();
@@ -463,6 +498,7 @@ request_parser::result request_parser::feed(std::string_view data) {
         llhttp_resume_after_upgrade(&s.parser);
     }
     s.paused = HPE_OK;
+    s.piece = {};
 
     const char* begin = data.data() + off;
     std::size_t len = data.size() - off;
@@ -481,12 +517,18 @@ request_parser::result request_parser::feed(std::string_view data) {
         if (s.stage == phase::head && s.check(s.head.chunk_ended_in_head(len)) != 0) {
             return {event::error, data.size()};
         }
-        return {event::need_more, data.size()};
+        return {s.piece.empty() ? event::need_more : event::piece, data.size()};
     }
     if ((rc == HPE_PAUSED || rc == HPE_PAUSED_UPGRADE) && s.stage == phase::complete) {
         s.paused = rc;
         const char* stop = llhttp_get_error_pos(&s.parser);
         return {event::request, static_cast<std::size_t>(stop - data.data())};
+    }
+    if (rc == HPE_PAUSED && s.streamed) {
+        s.paused = rc;
+        const auto consumed =
+            static_cast<std::size_t>(llhttp_get_error_pos(&s.parser) - data.data());
+        return {std::exchange(s.head_pause, false) ? event::head : event::piece, consumed};
     }
     if (!s.failure) s.failure = s.classify(rc, begin, data.data() + data.size());
     return {event::error, data.size()};
@@ -527,5 +569,15 @@ bool request_parser::wants_continue() const noexcept {
 }
 
 void request_parser::continue_sent() noexcept { state_->continue_was_sent = true; }
+
+bool request_parser::streaming() const noexcept { return state_->streamed; }
+
+std::string_view request_parser::piece() const noexcept { return state_->piece; }
+
+std::int64_t request_parser::body_left() const noexcept {
+    const auto& s = *state_;
+    if (s.stage != phase::body || (s.parser.flags & F_CONTENT_LENGTH) == 0) return -1;
+    return static_cast<std::int64_t>(s.parser.content_length);
+}
 
 }  // namespace tern::detail

@@ -6,6 +6,7 @@
 #include "http/request.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <system_error>
@@ -14,11 +15,23 @@ namespace tern::detail {
 
 class spool_quota;
 
+/// How a request's body is read: its limit, and whether the route reads it itself, piece by
+/// piece (tern::streamed_body), instead of having it whole before the handler runs.
+struct body_plan {
+    std::size_t limit = 0;
+    bool streamed = false;
+};
+
 /// Decides a request's body limit when its head is complete (a route's own limit).
 class body_planner {
 public:
     /// The most body bytes `head` may carry.
     virtual std::size_t body_limit(const request& head) const noexcept = 0;
+    /// The limit and whether the body is streamed (HTTP/1's parser asks this; the others
+    /// read every body whole and ask `body_limit`).
+    virtual body_plan plan_body(const request& head) const noexcept {
+        return {body_limit(head), false};
+    }
 
 protected:
     ~body_planner() = default;
@@ -51,6 +64,12 @@ public:
         need_more,  ///< all bytes consumed; the request is not complete yet
         request,    ///< `current()` is complete; bytes after `consumed` belong to the next one
         error,      ///< the stream is invalid; see `error()`
+        /// The head of a request whose body is streamed (body_plan::streamed) is complete:
+        /// answer it; feeding again then gives its body a piece at a time.
+        head,
+        /// A piece of a streamed body is in `piece()` (it views the input); bytes after
+        /// `consumed` follow it. The last piece may come with `request` instead.
+        piece,
     };
     struct result {
         event what;
@@ -86,6 +105,13 @@ public:
     bool wants_continue() const noexcept;
     /// Records that `100 Continue` was sent.
     void continue_sent() noexcept;
+    /// The current request's body is streamed (its head came as `event::head`).
+    bool streaming() const noexcept;
+    /// The streamed body bytes the last feed found (empty when none): a view of its input.
+    std::string_view piece() const noexcept;
+    /// Bytes of a streamed body still to come when its length is known (Content-Length),
+    /// else -1 (chunked).
+    std::int64_t body_left() const noexcept;
 
 private:
     struct state;

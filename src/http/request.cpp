@@ -47,6 +47,7 @@ void copy_request(const request& from, request& to) {
     to.storage = from.storage;
     to.body = from.body;
     to.spooled = from.spooled;  // the file is read-only once complete: shared
+    to.body_stream = from.body_stream;
     to.method = rebase(from.method, from, to);
     to.target = rebase(from.target, from, to);
     to.path = rebase(from.path, from, to);
@@ -84,6 +85,7 @@ void request::clear() noexcept {
     clear_buffer(trailer_storage);
     clear_buffer(body);
     spooled.reset();
+    body_stream.reset();
     keep_alive = true;
     is_head = false;
     secure = false;

@@ -14,6 +14,7 @@
 namespace tern::detail {
 
 class spooled_body;  // http/spooled_body.hpp
+class body_port;     // http/exchange_port.hpp
 
 /// A request as the parser produced it. Views stay valid until `clear()`.
 struct request {
@@ -30,6 +31,9 @@ struct request {
     std::string body;  ///< de-chunked body (empty when spooled)
     /// A large body kept in a temporary file instead of `body` (config::spool_body_above).
     std::shared_ptr<spooled_body> spooled;
+    /// A streamed body (tern::streamed_body over HTTP/1.1): where its pieces come from.
+    /// Empty when the body was read whole (into `body` or `spooled`).
+    std::weak_ptr<body_port> body_stream;
     bool keep_alive = true;  ///< the client allows another request after this one
     bool is_head = false;    ///< method is HEAD (the response omits its body)
     bool secure = false;     ///< it came over TLS (set by the connection)

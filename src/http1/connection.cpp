@@ -103,6 +103,16 @@ void http1_connection::on_close() noexcept {
     // Work not started for a request that can no longer be answered never runs. Taken back
     // before the socket closes, so that it is gone once the client sees the close.
     take_back(false);
+    // A streamed request body's reader hears that the reading ended: the server's stop
+    // (its grace period is over) or the client's departure.
+    if (body_ == body_stage::streaming) {
+        const auto why = host_.stopping() ? body_stop::stopped : body_stop::client_left;
+        body_failure_ = why;
+        // Told now, not posted: at the stop's end the loop runs no more posted work.
+        if (auto sink = std::exchange(body_sink_, nullptr)) sink->on_failure(why);
+        body_ = body_stage::none;
+        end_body_stream();
+    }
     // A held response or a streamed body is told that nothing more reaches the client.
     if (auto link = std::exchange(held_, nullptr)) link->abandon();
     end_stream();
@@ -117,6 +127,7 @@ void http1_connection::end_request() noexcept {
     } else {
         parser_.next();
     }
+    if (body_buffer_) body_buffer_.reset();  // a streamed body's last piece is done with
 }
 
 void http1_connection::read() {
@@ -148,6 +159,16 @@ void http1_connection::read_input(std::error_code ec, std::size_t n) {
                 close();  // the peer went away (or reset); there is nobody to answer
             } else {
                 process(n);
+            }
+            return;
+        case phase::body_streaming:
+            body_reading_ = false;
+            if (ec) {
+                // The client left (or reset) before the body's end.
+                body_failed(body_stop::client_left, error{});
+            } else {
+                input_ = std::string_view(io_->read_buffer().data(), n);
+                pump_body();
             }
             return;
         case phase::lingering:  // the transport discards the reads while lingering
@@ -182,6 +203,34 @@ void http1_connection::consume_input() {
         const auto r = parser_.feed(input_);
         input_.remove_prefix(r.consumed);
         if (was_idle && parser_.in_progress()) head_started_ = now;
+        if (body_ == body_stage::draining) {
+            // What is left of a streamed body whose handler answered before its end.
+            if (r.what == request_parser::event::request) {
+                body_ = body_stage::none;
+                end_request();
+            } else if (r.what == request_parser::event::error) {
+                body_ = body_stage::none;
+                close_after_write_ = true;
+            }
+            continue;
+        }
+        if (r.what == request_parser::event::head) {
+            // A streamed body: the handler runs now, and reads the body as it asks.
+            start_body(parser_.current());
+            answer(parser_.current());
+            if (deferred_) {
+                if (!out_.empty()) {
+                    write();  // the responses before it; after_write comes to the body
+                } else {
+                    phase_ = phase::body_streaming;
+                    io_->clear_deadline();
+                    pump_body();
+                }
+                return;
+            }
+            if (body_ != body_stage::draining) end_request();
+            continue;
+        }
         if (r.what == request_parser::event::request) {
             answer(parser_.current());
             if (deferred_) {
@@ -239,7 +288,9 @@ void http1_connection::answer(request& req) {
         return;
     }
     host_.handler().handle(req, response_, io_->remote_ip(), *this, host_.app_state());
-    if (!deferred_) finish_answer(req);
+    if (deferred_) return;
+    if (body_ == body_stage::streaming) settle_body();
+    finish_answer(req);
 }
 
 void http1_connection::finish_answer(request& req) {
@@ -344,6 +395,10 @@ void http1_connection::on_deadline(deadline_kind kind) {
             return;
         case deadline_kind::header:
         case deadline_kind::body:
+            if (phase_ == phase::body_streaming && kind == deadline_kind::body) {
+                if (body_reading_) body_failed(body_stop::idle, error::body_timeout);
+                return;
+            }
             if (phase_ != phase::reading) return;
             // RFC 9110 15.5.9: 408 tells the client the server gave up waiting.
             fail(kind == deadline_kind::header ? error::header_timeout : error::body_timeout);

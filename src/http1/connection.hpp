@@ -5,6 +5,7 @@
 // header are the transport's, src/net/transport.cpp).
 
 #include "http/byte_transport.hpp"
+#include "http/error.hpp"
 #include "http/exchange_port.hpp"
 #include "http/parser.hpp"
 #include "http/protocol_host.hpp"
@@ -15,6 +16,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,7 +33,8 @@ namespace tern::detail {
 /// upgraded_connection (upgraded.hpp) and hears nothing more.
 class http1_connection final : public std::enable_shared_from_this<http1_connection>,
                                public transport_user,
-                               private answer_later {
+                               private answer_later,
+                               private body_port {
 public:
     using clock = std::chrono::steady_clock;
 
@@ -55,10 +59,23 @@ public:
 
 private:
     // waiting: a request was deferred (a blocking handler runs elsewhere, or the response
-    // is held); nothing is read or answered until it resumes. streaming: a streamed body's
-    // source has nothing to send now; wake() or the idle deadline goes on. handed_over: the
-    // transport carries another protocol now (a 101, the h2c preface).
-    enum class phase { reading, writing, waiting, streaming, lingering, handed_over, closed };
+    // is held); nothing is read or answered until it resumes. body_streaming: a streamed
+    // request body (tern::streamed_body) is read as its handler asks, and only then. streaming: a
+    // streamed body's source has nothing to send now; wake() or the idle deadline goes on.
+    // handed_over: the transport carries another protocol now (a 101, the h2c preface).
+    enum class phase {
+        reading,
+        writing,
+        waiting,
+        body_streaming,
+        streaming,
+        lingering,
+        handed_over,
+        closed
+    };
+    // A streamed request body: read as its handler asks; or, after the handler answered
+    // before its end, the small remainder read and discarded to keep the connection.
+    enum class body_stage { none, streaming, draining };
 
     // How long a stop waits for the first request of a connection accepted just before it.
     static constexpr std::chrono::milliseconds first_request_wait_at_stop{500};
@@ -93,6 +110,16 @@ private:
     void pull_stream();
     void end_stream() noexcept;
     void wait_for_stream();
+    // The streamed request body (connection_body.cpp).
+    void ask(std::shared_ptr<body_sink> sink) override;
+    void start_body(request& req);
+    void pump_body();
+    void read_body();
+    // The reading ended before the body's end: the sink hears `reason`; `answer` (none: the
+    // connection closes) is what tern answers in place of the handler.
+    void body_failed(body_stop reason, error answer);
+    void settle_body() noexcept;
+    void end_body_stream() noexcept;
     // The transport to another protocol (upgraded.cpp): after a 101, or the h2c preface.
     void start_upgrade();
     bool h2_preface_arrived() const noexcept;
@@ -145,6 +172,19 @@ private:
     // The streamed response's trailers (ctx.trailer), sent in its last chunk with the
     // source's own; HTTP/1.1 only.
     trailer_list stream_trailers_;
+    // The streamed request body: where it is, who asked for its next piece, whether its
+    // end was parsed, how its reading failed (none: it did not).
+    body_stage body_ = body_stage::none;
+    std::shared_ptr<body_sink> body_sink_;
+    bool body_ended_ = false;
+    bool body_reading_ = false;
+    bool pumping_ = false;
+    bool pump_posted_ = false;
+    std::optional<body_stop> body_failure_;
+    // The body's reads go to this buffer, so that a piece stays valid while its handler
+    // holds it (the loop's buffer is the next read's, whichever connection it is for).
+    std::unique_ptr<char[]> body_buffer_;
+    std::span<char> loop_buffer_;
     std::size_t served_ = 0;
     std::chrono::steady_clock::time_point head_started_{};
 };

@@ -119,8 +119,9 @@ void http1_connection::resume(std::function<void()> on_connection) noexcept {
     }
     deferred_ = false;
     on_connection();
+    settle_body();  // a streamed body not read to its end: drained, or the connection closes
     finish_answer(parser_.current());
-    end_request();
+    if (body_ != body_stage::draining) end_request();
     if (phase_ == phase::handed_over) return;  // a 101
     phase_ = phase::writing;  // as after a write: consume_input goes on with what is left
     consume_input();

@@ -37,6 +37,18 @@ void http1_connection::on_written(std::error_code ec) {
 }
 
 void http1_connection::after_write() {
+    if (body_ == body_stage::streaming) {
+        // 100 Continue, or the responses before a streamed request, are out: its body is
+        // read as its handler asks (or its answer, which came meanwhile, goes out).
+        phase_ = phase::body_streaming;
+        io_->clear_deadline();
+        if (parked_resume_) {
+            resume(std::exchange(parked_resume_, nullptr));
+            return;
+        }
+        pump_body();
+        return;
+    }
     if (close_after_write_) {
         linger();
         return;

@@ -37,7 +37,7 @@ const router::route* router::route_set::find(std::string_view method) const noex
 }
 
 void router::add(std::string_view method, std::string_view pattern, handler h,
-                 std::size_t body_limit) {
+                 std::size_t body_limit, bool streamed_body) {
     if (!is_token(method)) {
         std::string message = "invalid method \"";
         message.append(method);
@@ -100,8 +100,8 @@ void router::add(std::string_view method, std::string_view pattern, handler h,
         message.append("\", already registered (parameter names do not distinguish routes)");
         throw std::invalid_argument(message);
     }
-    set->routes.push_back(
-        route{std::string(method), std::move(h), parsed.text(), std::move(names), body_limit});
+    set->routes.push_back(route{std::string(method), std::move(h), parsed.text(), std::move(names),
+                                body_limit, streamed_body});
 }
 
 template <class Visit>
@@ -199,6 +199,7 @@ router::match router::find(std::string_view method, std::string_view path,
         m.result = outcome::found;
         m.target = &chosen->target;
         m.body_limit = chosen->body_limit;
+        m.streamed_body = chosen->streamed_body;
         m.head_from_get = from_get;
         return m;
     }

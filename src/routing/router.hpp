@@ -37,9 +37,10 @@ public:
     /// pattern and the fault, for a bad pattern, an empty or invalid method (it must be an
     /// RFC 9110 token), or a duplicate route: the same method and the same pattern shape
     /// (parameter names do not count, and `{x}`/`*` or `<x>`/final `*` are the same shape).
-    /// `body_limit`: the route's own limit on request bodies (0: config::max_body_size).
+    /// `body_limit`: the route's own limit on request bodies (0: config::max_body_size);
+    /// `streamed_body`: its handler reads the body piece by piece (tern::streamed_body).
     void add(std::string_view method, std::string_view pattern, handler h,
-             std::size_t body_limit = 0);
+             std::size_t body_limit = 0, bool streamed_body = false);
 
     /// How a lookup ended.
     enum class outcome {
@@ -54,6 +55,7 @@ public:
         const handler* target = nullptr;      ///< set when found
         bool head_from_get = false;  ///< HEAD answered by the GET handler (no explicit HEAD route)
         std::size_t body_limit = 0;  ///< the route's own body limit (0: none)
+        bool streamed_body = false;  ///< the handler reads the body piece by piece
         std::string allow;  ///< set for method_not_allowed: e.g. "GET, HEAD, OPTIONS, POST"
     };
 
@@ -87,6 +89,7 @@ private:
         /// nothing. Kept per route because same-shape patterns may name captures differently.
         std::vector<std::string> names;
         std::size_t body_limit = 0;  ///< See `add`.
+        bool streamed_body = false;  ///< See `add`.
     };
 
     /// The routes of one pattern shape, one per method; a handful, so a linear scan.

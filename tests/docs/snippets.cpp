@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <system_error>
 #include <string>
 #include <string_view>
 #include <functional>
@@ -111,6 +112,7 @@ tern::config cfg;
 cfg.timeouts.header = std::chrono::seconds(5);
 cfg.limits.max_body_size = 1024 * 1024;
 tern::app configured(cfg);
+cfg.limits.max_discarded_body = 16 * 1024;  // a streamed body's remainder read to keep the connection
 }
 }  // namespace docs_limits
 
@@ -270,6 +272,62 @@ app.post("/upload",
              ctx.json_text("{\"bytes\": " + std::to_string(bytes.size()) + ", \"sha256\": \"" +
                            digest + "\"}");
          }));
+}
+struct sha256 {
+    void update(std::string_view) {}
+    std::string hex() const { return {}; }
+};
+bool authorised(const tern::context&) { return true; }
+void streamed(tern::app& app) {
+app.post("/hash", tern::streamed_body([](tern::context& ctx) -> tern::task {
+    tern::body_reader body = ctx.body_reader();
+    sha256 digest;
+    while (std::optional<std::string_view> piece = co_await body.next()) {
+        digest.update(*piece);  // valid until the next call of next()
+    }
+    ctx.text(digest.hex());
+}));
+app.post("/private", tern::streamed_body([](tern::context& ctx) -> tern::task {
+    if (!authorised(ctx)) {
+        ctx.status(401).text("who are you?");  // the body is never invited
+        co_return;
+    }
+    tern::body_reader body = ctx.body_reader();
+    try {
+        std::size_t bytes = 0;
+        while (auto piece = co_await body.next()) bytes += piece->size();
+        ctx.text(std::to_string(bytes));
+    } catch (const tern::body_error& e) {
+        // e.reason(): client_left, too_large (tern answers 413), idle (408), stopped
+        ctx.status(500).text(e.what());
+    }
+}));
+app.post("/count", tern::streamed_body([](tern::context& ctx) {
+    auto reply = ctx.defer();
+    auto body = std::make_shared<tern::body_reader>(ctx.body_reader());
+    auto bytes = std::make_shared<std::size_t>(0);
+    auto step = std::make_shared<tern::body_reader::piece_fn>();
+    *step = [reply, body, bytes, step](std::optional<std::string_view> piece, std::error_code ec) {
+        if (piece) {
+            *bytes += piece->size();
+            body->next(*step);  // asking lets the next piece in
+            return;
+        }
+        reply.complete([n = *bytes, ec](tern::context& c) {
+            if (ec) c.status(500);  // ec == tern::body_failure::client_left, ...
+            c.text(ec ? ec.message() : std::to_string(n));
+        });
+        *step = nullptr;  // the callback held itself: let it go
+    };
+    body->next(*step);
+}));
+app.post("/upload-stream", tern::body_limit(std::size_t{1} << 34, tern::streamed_body(
+    [](tern::context& ctx) -> tern::task {
+        tern::body_reader body = ctx.body_reader();
+        std::size_t bytes = 0;
+        while (auto piece = co_await body.next()) bytes += piece->size();
+        ctx.text(std::to_string(bytes));
+    })));
 }
 }  // namespace docs_uploads
 namespace docs_streaming {

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""One large upload to a tern::streamed_body route that hashes the body as it arrives
+(examples/bench_app/streamed_upload_main.cpp), with the server's memory: its RSS when idle,
+its peak RSS while the body passed (VmHWM, reset through /proc/PID/clear_refs once the
+server is up), the wall time and the throughput. No file is written on either side: the
+client sends a repeated 64 KiB pattern from memory, the server keeps one read buffer.
+Loopback only (127.0.0.1), bounded in time (--timeout), one upload at a time.
+
+    bench/streamed-upload.py [--size-mib 1024] [--rounds 1] [--timeout 300]
+                             [--server build/examples/bench_app/bench_streamed_upload_app]
+
+Build the server first: cmake --build build --target bench_streamed_upload_app. Not part of
+ctest: timings vary with the machine, and tests never assert on them.
+"""
+import argparse
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+from common import free_port, status_fields  # noqa: E402  (bench/lib, beside this script)
+from servers import wait_ready  # noqa: E402
+import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
+
+MIB = 1024 * 1024
+
+
+def fnv1a(data: bytes, h: int = 14695981039346656037) -> int:
+    for c in data:
+        h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def upload(port: int, size: int, chunk: bytes, deadline: float) -> tuple[float, bytes]:
+    """Sends `size` bytes of `chunk` repeated with a Content-Length; returns the seconds
+    from the head to the answer's end, and the answer."""
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.settimeout(max(1.0, deadline - time.monotonic()))
+        t = time.monotonic()
+        s.sendall(b"POST /hash HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n"
+                  b"Connection: close\r\n\r\n" % size)
+        view = memoryview(chunk)
+        left = size
+        while left > 0:
+            n = min(left, len(chunk))
+            s.sendall(view[:n])
+            left -= n
+            if time.monotonic() > deadline:
+                raise TimeoutError("the upload did not finish within --timeout")
+        answer = b""
+        while True:
+            more = s.recv(65536)
+            if not more:
+                break
+            answer += more
+        return time.monotonic() - t, answer
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size-mib", type=int, default=1024, help="body size in MiB (default 1024)")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds for all rounds")
+    ap.add_argument("--server", default="build/examples/bench_app/bench_streamed_upload_app")
+    a = ap.parse_args()
+    size = a.size_mib * MIB
+    chunk = bytes((i * 7) % 251 for i in range(64 * 1024))
+    # FNV-1a over the repeated pattern, when it is small enough to check here in Python.
+    expected = None
+    if size <= 64 * MIB:
+        h = 14695981039346656037
+        for _ in range(size // len(chunk)):
+            h = fnv1a(chunk, h)
+        expected = h
+    port = free_port()
+    server = groups.start([a.server, str(port)], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + a.timeout
+    try:
+        if not wait_ready(server, port):
+            print("the server did not start", file=sys.stderr)
+            return 1
+        idle = status_fields(server.pid)["VmRSS"]
+        print(f"body {a.size_mib} MiB, idle RSS {idle / 1024:.1f} MiB")
+        print("round  seconds  MiB/s  peak RSS (MiB)  above idle (MiB)  answer")
+        for r in range(a.rounds):
+            with open(f"/proc/{server.pid}/clear_refs", "w") as f:
+                f.write("5")  # VmHWM := VmRSS
+            seconds, answer = upload(port, size, chunk, deadline)
+            peak = status_fields(server.pid)["VmHWM"]
+            body = answer.split(b"\r\n\r\n", 1)[-1].decode(errors="replace")
+            ok = f"bytes={size}" in body and (expected is None or f"fnv1a={expected}" in body)
+            print(f"{r + 1:5}  {seconds:7.2f}  {size / MIB / seconds:5.0f}  {peak / 1024:14.1f}"
+                  f"  {(peak - idle) / 1024:16.1f}  {body}{'' if ok else '  (WRONG)'}")
+            if not ok:
+                return 1
+    finally:
+        groups.stop(server)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
