@@ -52,6 +52,12 @@ toolchain="$repo/cmake/toolchains/mingw-w64.cmake"
 source_lib="$here/lib/debian-source.sh"
 root="${TERN_WINDOWS_DEPS:-$HOME/.cache/tern-deps/mingw64}"
 mkdir -p "$root"
+# One run at a time on a cache (another engineer's, or another checkout's): a second waits.
+exec 9>"$root/.lock"
+if ! flock -n 9; then
+    log "waiting for another run on $root to finish"
+    flock 9
+fi
 
 # --- the versions -------------------------------------------------------------------------
 # Debian 12 (bookworm) for all but llhttp. llhttp >= 9.2 (tern's floor, cmake/dependencies.cmake):
@@ -79,10 +85,12 @@ declare -A package_of=([asio]=libasio-dev [nlohmann]=nlohmann-json3 [llhttp]=lib
                        [fmt]=fmtlib [zlib]=zlib [zstd]=libzstd [brotli]=brotli [catch2]=catch2
                        [openssl]=openssl)
 
-# The cache key: every package's version, this script, the toolchain file and the compiler.
+# The cache key: every package's version, the build recipe (this script from "the builds" on),
+# the toolchain file and the compiler.
 key=$({
     for name in "${order[@]}"; do echo "$name ${package_of[$name]} ${version[${package_of[$name]}]}"; done
-    cat "$0" "$toolchain"
+    sed -n '/^# --- the builds/,$p' "$0"
+    cat "$toolchain"
     x86_64-w64-mingw32-gcc-posix --version | head -n 1
 } | sha256sum | cut -c1-16)
 prefix="$root/$key"
@@ -200,16 +208,27 @@ build_openssl() {
 }
 
 # The toolchain's own runtime DLLs (C++ library, libgcc, winpthread) beside the others, so
-# that one directory next to an executable or on WINEPATH holds every DLL a test needs.
+# that one directory next to an executable or on WINEPATH holds every DLL a program needs.
 copy_runtime() {
     local dll f
     for dll in libstdc++-6.dll libgcc_s_seh-1.dll libwinpthread-1.dll; do
         f=$(x86_64-w64-mingw32-g++-posix -print-file-name="$dll")
         [ -f "$f" ] || { log "the toolchain has no $dll"; exit 1; }
-        cp "$f" "$prefix/bin/"
+        # Without their debug information: libstdc++-6.dll goes from 23 MB to about 2 MB.
+        x86_64-w64-mingw32-strip --strip-debug -o "$prefix/bin/$dll" "$f"
     done
 }
 copy_runtime
+
+# The CPU seconds (user + system) of this shell's finished children so far: on a shared
+# machine a build's wall time says more about the neighbours than about the build.
+children_cpu() {
+    local stat
+    read -r -a stat <"/proc/$$/stat"
+    # Fields 16 and 17 (cutime, cstime) in clock ticks; the command name (field 2) has no
+    # space here.
+    echo $(((stat[15] + stat[16]) / $(getconf CLK_TCK)))
+}
 
 total_start=$(date +%s)
 for name in "${order[@]}"; do
@@ -218,12 +237,14 @@ for name in "${order[@]}"; do
     fi
     log "building $name (${package_of[$name]} ${version[${package_of[$name]}]}, ${suite_of[${package_of[$name]}]})"
     start=$(date +%s)
+    cpu_start=$(children_cpu)
     mkdir -p "$work"
     "build_$name"
     rm -rf "${work:?}/${package_of[$name]}"
     seconds=$(($(date +%s) - start))
-    log "built $name in ${seconds} s"
-    echo "$seconds" >"$stamps/$name"
+    cpu=$(($(children_cpu) - cpu_start))
+    log "built $name in ${seconds} s (${cpu} s of CPU)"
+    echo "$seconds s, $cpu s of CPU" >"$stamps/$name"
     grep -qx "$name" "$prefix/READY" || echo "$name" >>"$prefix/READY"
 done
 rm -rf "${work:?}"

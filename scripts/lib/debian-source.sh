@@ -7,12 +7,14 @@
 #
 #   debian-source.sh DIR SUITE update
 #       writes the configuration for SUITE (deb and deb-src, with SUITE-updates and, when the
-#       machine's sources name a security archive, SUITE-security) and fetches its indexes;
+#       machine's sources name a security archive, SUITE-security) and fetches its indexes,
+#       unless it fetched them less than a day ago (DEBIAN_SOURCE_REFRESH=1: fetch anyway);
 #       keeps the indexes it had when the archive cannot be reached
 #   debian-source.sh DIR SUITE fetch SOURCE
 #       downloads source package SOURCE into DIR/files/SOURCE_VERSION (once: a later call finds
 #       it there) and prints VERSION. The newest version of the suite is taken, or the newest
-#       whose files the archive serves when a newer one's cannot be fetched.
+#       whose files the archive serves when a newer one's cannot be fetched (a version that
+#       could not be fetched is not tried again for a day).
 #   debian-source.sh DIR SUITE unpack SOURCE VERSION DEST
 #       unpacks that download into DEST with dpkg-source -x, which applies Debian's patches
 #   debian-source.sh DIR SUITE fetch-deb PACKAGE
@@ -72,6 +74,9 @@ fetch() {
             echo "$v"
             return 0
         fi
+        if [ -n "$(find "$dir/files" -maxdepth 1 -name "${name}_$v.unavailable" -mmin -1440 2>/dev/null)" ]; then
+            continue
+        fi
         rm -rf "$dest"
         mkdir -p "$dest"
         # apt checks each file against the signed indexes, and fails when one cannot be had.
@@ -88,6 +93,7 @@ fetch() {
         fi
         echo "debian-source.sh: $name $v could not be fetched from $suite, trying an older version" >&2
         rm -rf "$dest"
+        touch "$dir/files/${name}_$v.unavailable"
     done
     echo "debian-source.sh: no version of '$name' in $suite could be fetched" >&2
     exit 1
@@ -112,9 +118,17 @@ update)
                 ;;
             esac
         done
-    } >"$apt_dir/sources.list"
+    } >"$apt_dir/sources.list.new"
     [ -f "$apt_dir/status" ] || : >"$apt_dir/status"
-    if ! apt-get "${apt_private[@]}" update -qq >&2; then
+    if cmp -s "$apt_dir/sources.list.new" "$apt_dir/sources.list" && [ "${DEBIAN_SOURCE_REFRESH:-0}" != 1 ] &&
+        [ -n "$(find "$apt_dir" -maxdepth 1 -name updated -mmin -1440)" ]; then
+        rm "$apt_dir/sources.list.new"
+        exit 0
+    fi
+    mv "$apt_dir/sources.list.new" "$apt_dir/sources.list"
+    if apt-get "${apt_private[@]}" update -qq >&2; then
+        touch "$apt_dir/updated"
+    else
         compgen -G "$apt_dir/lists/*Sources*" >/dev/null || exit 1
         echo "debian-source.sh: $suite's indexes could not be updated; using the ones fetched before" >&2
     fi
