@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libraries tern needs on Windows, cross-compiled with Debian's mingw-w64 toolchain
 # (GCC 12, posix threads) from Debian's own source packages (apt-get source: Debian's patches
-# applied by dpkg-source), into a prefix a CMake cross build consumes through
+# applied by dpkg-source; asio's headers and llhttp's generated C sources from Debian's
+# arch-independent binary packages, below), into a prefix a CMake cross build consumes through
 # cmake/toolchains/mingw-w64.cmake (docs/building.md, "Windows (cross-built, run under Wine)").
 #
 #   scripts/windows-deps.sh          installs the toolchain and Wine, builds what is missing,
@@ -61,12 +62,15 @@ fi
 
 # --- the versions -------------------------------------------------------------------------
 # Debian 12 (bookworm) for all but llhttp. llhttp >= 9.2 (tern's floor, cmake/dependencies.cmake):
-# Debian 12 has 8.1, and Debian 13's (trixie) is built from node-undici's source package, whose
-# generated parser needs node, TypeScript and llparse to build; Debian's testing suite (forky)
-# ships the generated C sources as the arch-independent package libllhttp-source, which is
+# Debian 12 has 8.1, and Debian 13's (trixie) 9.2.1 is built from node-undici's source
+# package, whose files the archive reached here does not serve (and whose parser is generated
+# at build time with node, TypeScript and llparse); Debian's testing suite (forky) ships the
+# generated C sources of llhttp as the arch-independent package libllhttp-source, which is
 # what is built here. asio: its headers from Debian 12's libasio-dev (arch-independent, the
-# same files the source package installs). The newest version of each whose files the archive
-# serves is taken (debian-source.sh fetch).
+# same files the source package installs; the archive here does not serve asio's source
+# tarball). The newest version of each whose files the archive serves is taken
+# (debian-source.sh fetch): here, bookworm's point-release versions, since the archive serves
+# no file of the bookworm-security suite's source packages.
 "$source_lib" "$root/debian/bookworm" bookworm update
 "$source_lib" "$root/debian/forky" forky update
 declare -A version suite_of
