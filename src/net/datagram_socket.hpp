@@ -9,12 +9,11 @@
 #include "http/datagram_port.hpp"
 #include "http/exchange_port.hpp"
 
-#include <asio/io_context.hpp>
-#include <asio/posix/stream_descriptor.hpp>
-#include <asio/steady_timer.hpp>
+#include "net/waitable.hpp"
+#include "platform/socket_api.hpp"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
 
 #include <array>
 #include <chrono>
@@ -99,7 +98,7 @@ private:
     datagram_group* group_ = nullptr;
     std::shared_ptr<void> own_shared_;  // shared() without a group
     unsigned index_ = 0;
-    asio::posix::stream_descriptor socket_;
+    waitable socket_;
     asio::steady_timer timer_;
     sockaddr_storage local_{};
     socklen_t local_length_ = 0;

@@ -14,11 +14,11 @@ constexpr std::size_t max_batch = 16;
 
 }  // namespace
 
-int open_datagram_socket(int family) noexcept {
+native_socket open_datagram_socket(int family) noexcept {
     return ::socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
-std::size_t receive_datagrams(int fd, std::span<incoming_datagram> slots) noexcept {
+std::size_t receive_datagrams(native_socket fd, std::span<incoming_datagram> slots) noexcept {
     std::array<mmsghdr, max_batch> messages{};
     std::array<iovec, max_batch> vectors{};
     const std::size_t n = std::min(slots.size(), max_batch);
@@ -40,7 +40,8 @@ std::size_t receive_datagrams(int fd, std::span<incoming_datagram> slots) noexce
     return count;
 }
 
-std::size_t send_datagrams(int fd, std::span<const outgoing_datagram> datagrams) noexcept {
+std::size_t send_datagrams(native_socket fd,
+                           std::span<const outgoing_datagram> datagrams) noexcept {
     std::array<mmsghdr, max_batch> messages{};
     std::array<iovec, max_batch> vectors{};
     const std::size_t n = std::min(max_batch, datagrams.size());
@@ -56,6 +57,10 @@ std::size_t send_datagrams(int fd, std::span<const outgoing_datagram> datagrams)
     // A datagram the kernel refuses (no room: EAGAIN) is dropped, as QUIC allows; the rest
     // of the batch goes on after it.
     return sent > 0 ? static_cast<std::size_t>(sent) : 1;
+}
+
+ssize_t send_datagram(native_socket fd, const outgoing_datagram& d) noexcept {
+    return ::sendto(fd, d.bytes.data(), d.bytes.size(), MSG_DONTWAIT, d.to, d.to_length);
 }
 
 }  // namespace tern::detail::platform

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The Windows build, cross-compiled with mingw-w64 and run under wine (issue 52, docs/platforms.md):
+# configures build-windows/ with the toolchain file, builds examples/hello, starts
+# `wine hello.exe PORT` headless in a wine prefix of its own, waits for the port, fetches / with
+# curl from the Linux side and checks the body; then the same over HTTPS (a certificate made
+# here with openssl) with HTTP/1.1 and HTTP/2; then stops it. Fails (non-zero) at the first
+# step that does not work, saying which.
+#
+#   tests/windows/run.sh            # the dependencies' prefix from scripts/windows-deps.sh
+#   TERN_WINDOWS_DEPS_PREFIX=... tests/windows/run.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$here"
+build=${TERN_WINDOWS_BUILD:-build-windows}
+port=${TERN_WINDOWS_PORT:-18089}
+
+fail() {
+    echo "tests/windows/run.sh: FAIL: $*" >&2
+    exit 1
+}
+
+if [[ -z "${TERN_WINDOWS_DEPS_PREFIX:-}" ]]; then
+    [[ -x scripts/windows-deps.sh ]] || fail "no scripts/windows-deps.sh and no TERN_WINDOWS_DEPS_PREFIX"
+    TERN_WINDOWS_DEPS_PREFIX=$(scripts/windows-deps.sh | tail -n 1)
+fi
+toolchain=${TERN_WINDOWS_TOOLCHAIN:-cmake/toolchains/mingw-w64.cmake}
+[[ -f "$toolchain" ]] || fail "no toolchain file $toolchain"
+
+start=$(date +%s)
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DTERN_WINDOWS_DEPS_PREFIX="$TERN_WINDOWS_DEPS_PREFIX" \
+    -DTERN_IO=portable -DTERN_HTTP3=OFF -DTERN_OPENSSL_DLOPEN=OFF -DTERN_CODECS_DLOPEN=OFF \
+    -DTERN_BUILD_TESTS=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null ||
+    fail "configure"
+nice cmake --build "$build" --target hello || fail "build of hello.exe"
+echo "tests/windows/run.sh: hello.exe built in $(($(date +%s) - start)) s"
+
+exe=$(find "$build" -name hello.exe | head -n 1)
+[[ -n "$exe" ]] || fail "no hello.exe in $build"
+
+export WINEPREFIX=${WINEPREFIX:-$HOME/.cache/tern-wine/tests-windows}
+export WINEDEBUG=-all
+export WINEDLLOVERRIDES="mscoree,mshtml="  # no Mono or Gecko prompts on a fresh prefix
+mkdir -p "$WINEPREFIX"
+winebin=$(printf 'Z:%s/bin' "$TERN_WINDOWS_DEPS_PREFIX" | tr / '\\')
+export WINEPATH="$winebin"
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do
+        kill "$p" 2>/dev/null || true
+        wait "$p" 2>/dev/null || true
+    done
+    # Whatever still runs in this script's own wine prefix (hello.exe outlives its launcher).
+    wineserver -k 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# start_hello LOG ARGS...: hello.exe under wine, serving ./public from examples/hello.
+start_hello() {
+    local log=$1
+    shift
+    (cd examples/hello && exec wine "$here/$exe" "$@") >"$log" 2>&1 &
+    pids+=($!)
+}
+
+# wait_for URL LOG: until the port answers (wine's first start in a fresh prefix is slow).
+wait_for() {
+    local pid=${pids[-1]}
+    for _ in $(seq 1 120); do
+        if curl -sk -o /dev/null "$1" 2>/dev/null; then return 0; fi
+        kill -0 "$pid" 2>/dev/null || { cat "$2" >&2; fail "hello.exe ended before it listened"; }
+        sleep 0.5
+    done
+    cat "$2" >&2
+    fail "hello.exe did not answer on $1"
+}
+
+expect='An incoming GET request!'
+
+start_hello "$work/http.log" "$port"
+wait_for "http://127.0.0.1:$port/" "$work/http.log"
+body=$(curl -sS --max-time 10 "http://127.0.0.1:$port/") || fail "curl GET / over HTTP/1.1"
+[[ "$body" == "$expect" ]] || fail "GET / answered '$body', not '$expect'"
+body=$(curl -sS --max-time 10 -X PUT --data 'echo me' "http://127.0.0.1:$port/") ||
+    fail "curl PUT / over HTTP/1.1"
+[[ "$body" == "echo me" ]] || fail "PUT / answered '$body', not its body"
+echo "tests/windows/run.sh: wine hello.exe answered curl over HTTP/1.1 (GET, PUT)"
+
+# HTTPS: a certificate for 127.0.0.1, made here; wine reads it through its Z: drive.
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+    -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 ||
+    fail "openssl could not make a test certificate"
+tls_port=$((port + 1))
+winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
+start_hello "$work/https.log" "$tls_port" --cert "$(winpath "$work/cert.pem")" \
+    --key "$(winpath "$work/key.pem")"
+wait_for "https://127.0.0.1:$tls_port/" "$work/https.log"
+for version in 1.1 2; do
+    out=$(curl -sS --max-time 10 --cacert "$work/cert.pem" "--http$version" \
+        -w '\n%{http_version}' "https://127.0.0.1:$tls_port/") || fail "curl --http$version over HTTPS"
+    got_version=${out##*$'\n'}
+    body=${out%$'\n'*}
+    [[ "$body" == "$expect" ]] || fail "HTTPS GET / (--http$version) answered '$body'"
+    [[ "$got_version" == "$version" ]] || fail "HTTPS --http$version was served as HTTP/$got_version"
+done
+echo "tests/windows/run.sh: wine hello.exe answered curl over HTTPS with HTTP/1.1 and HTTP/2"
