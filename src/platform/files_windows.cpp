@@ -1,9 +1,13 @@
 // The Windows path of platform/files.hpp: the CRT's descriptors (_wopen, _write), a spool
 // file deleted when it closes (_O_TEMPORARY), reads at an offset and mappings through the
 // file's handle (ReadFile with an OVERLAPPED offset, a file mapping). No kernel copy of file
-// pieces (TransmitFile is not used). Directories are not opened on Windows: the walk below
-// a static root (static/open_beneath.cpp) needs descriptors of directories, which the CRT
-// does not give, so open_directory refuses (ENOSYS) and static files are not served there yet.
+// pieces (TransmitFile is not used). The walk below a static root (static/open_beneath.cpp)
+// gets descriptors of directories too: a handle opened with CreateFileW (directories with
+// FILE_FLAG_BACKUP_SEMANTICS) wrapped in a CRT descriptor (_open_osfhandle), and each name
+// opened in the directory's final path. A reparse point (a symlink or a junction) is never
+// opened (ELOOP) and no link is read, so symlinks are not followed on Windows; a name Windows
+// would read as something else (a device such as CON, a stream "a:b", a trailing dot or
+// space, an 8.3 short name) is refused (ENOENT), so it cannot reach a dotfile or a device.
 #include "platform/files.hpp"
 
 #include <windows.h>
@@ -14,7 +18,9 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace tern::detail::platform {
 
@@ -115,14 +121,139 @@ std::string real_path(const char* path) {
 
 int stat_no_follow(const char* path, struct stat& st) noexcept { return ::stat(path, &st); }
 
-int open_file_at(int /*at*/, const char* /*name*/) noexcept {
-    errno = ENOSYS;
-    return -1;
+namespace {
+
+int errno_for_last_error() noexcept {
+    switch (::GetLastError()) {
+        case ERROR_FILE_NOT_FOUND:
+        case ERROR_PATH_NOT_FOUND:
+        case ERROR_INVALID_NAME:
+        case ERROR_BAD_NETPATH:
+            return ENOENT;
+        case ERROR_ACCESS_DENIED:
+        case ERROR_SHARING_VIOLATION:
+            return EACCES;
+        case ERROR_DIRECTORY:
+            return ENOTDIR;
+        case ERROR_TOO_MANY_OPEN_FILES:
+            return EMFILE;
+        case ERROR_FILENAME_EXCED_RANGE:
+            return ENAMETOOLONG;
+        default:
+            return EIO;
+    }
 }
+
+// The final path of the open `handle` (long names, a drive letter): empty when unknown.
+std::wstring final_path(HANDLE handle) {
+    std::wstring path(MAX_PATH, L'\0');
+    for (int tries = 0; tries < 2; ++tries) {
+        const DWORD n =
+            ::GetFinalPathNameByHandleW(handle, path.data(), static_cast<DWORD>(path.size()),
+                                        FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+        if (n == 0) return {};
+        if (n < path.size()) {
+            path.resize(n);
+            return path;
+        }
+        path.resize(n);
+    }
+    return {};
+}
+
+// Whether Windows could read `name` as anything but the entry of that name: a device (CON,
+// NUL, COM1, ... with or without an extension), a stream (':'), a separator, a trailing dot
+// or space (dropped by Windows).
+bool ambiguous_name(std::string_view name) noexcept {
+    if (name.empty() || name.back() == '.' || name.back() == ' ') return true;
+    if (name.find_first_of(":\\*?\"<>|") != std::string_view::npos) return true;
+    const std::string_view stem = name.substr(0, name.find('.'));
+    static constexpr std::string_view devices[] = {"con", "prn", "aux", "nul", "conin$", "conout$"};
+    auto lower_equal = [](std::string_view a, std::string_view b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const char c = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+            if (c != b[i]) return false;
+        }
+        return true;
+    };
+    for (const auto device : devices) {
+        if (lower_equal(stem, device)) return true;
+    }
+    if (stem.size() == 4 &&
+        (lower_equal(stem.substr(0, 3), "com") || lower_equal(stem.substr(0, 3), "lpt"))) {
+        return true;
+    }
+    return false;
+}
+
+// Opens `name` in the directory descriptor `at` (the root's or one below it), never through a
+// reparse point: a CRT descriptor owning the handle, or -1 with errno.
+int open_in(int at, const char* name, bool directory) noexcept {
+    try {
+        if (ambiguous_name(name)) {
+            errno = ENOENT;
+            return -1;
+        }
+        const std::wstring dir = final_path(handle_of(at));
+        if (dir.empty()) {
+            errno = EBADF;
+            return -1;
+        }
+        const std::wstring wide_name = widen(name);
+        const std::wstring path = dir + L"\\" + wide_name;
+        const HANDLE h = ::CreateFileW(
+            path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+            nullptr, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS,
+            nullptr);
+        if (h == INVALID_HANDLE_VALUE) {
+            errno = errno_for_last_error();
+            return -1;
+        }
+        BY_HANDLE_FILE_INFORMATION info{};
+        int err = 0;
+        if (!::GetFileInformationByHandle(h, &info)) {
+            err = errno_for_last_error();
+        } else if ((info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0) {
+            err = ELOOP;  // a symlink or a junction: never followed
+        } else if (directory && (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) == 0) {
+            err = ENOTDIR;
+        } else {
+            // The entry Windows opened must carry the name asked for (case aside): an 8.3
+            // short name ("ENV~1" for ".env") reaches a file under another name.
+            const std::wstring opened = final_path(h);
+            const std::size_t cut = opened.find_last_of(L'\\');
+            const std::wstring last = cut == std::wstring::npos ? opened : opened.substr(cut + 1);
+            if (::CompareStringOrdinal(last.c_str(), static_cast<int>(last.size()),
+                                       wide_name.c_str(), static_cast<int>(wide_name.size()),
+                                       TRUE) != CSTR_EQUAL) {
+                err = ENOENT;
+            }
+        }
+        if (err != 0) {
+            ::CloseHandle(h);
+            errno = err;
+            return -1;
+        }
+        const int fd = ::_open_osfhandle(reinterpret_cast<intptr_t>(h), _O_RDONLY | _O_BINARY);
+        if (fd < 0) {
+            ::CloseHandle(h);
+            errno = EMFILE;
+        }
+        return fd;
+    } catch (...) {
+        errno = ENOMEM;
+        return -1;
+    }
+}
+
+}  // namespace
+
+int open_file_at(int at, const char* name) noexcept { return open_in(at, name, false); }
 
 ssize_t read_link_at(int /*at*/, const char* /*name*/, char* /*out*/,
                      std::size_t /*size*/) noexcept {
-    errno = EINVAL;
+    errno = EINVAL;  // no link is read: reparse points are refused where they are met
     return -1;
 }
 
@@ -131,14 +262,36 @@ int stat_at_no_follow(int /*at*/, const char* /*name*/, struct stat& /*st*/) noe
     return -1;
 }
 
-int open_directory(const char* /*path*/) noexcept {
-    errno = ENOSYS;
-    return -1;
+int open_directory(const char* path) noexcept {
+    try {
+        const HANDLE h = ::CreateFileW(
+            widen(path).c_str(), GENERIC_READ,
+            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+            FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+        if (h == INVALID_HANDLE_VALUE) {
+            errno = errno_for_last_error();
+            return -1;
+        }
+        BY_HANDLE_FILE_INFORMATION info{};
+        if (!::GetFileInformationByHandle(h, &info) ||
+            (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) == 0 ||
+            (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0) {
+            ::CloseHandle(h);
+            errno = ENOTDIR;
+            return -1;
+        }
+        const int fd = ::_open_osfhandle(reinterpret_cast<intptr_t>(h), _O_RDONLY | _O_BINARY);
+        if (fd < 0) {
+            ::CloseHandle(h);
+            errno = EMFILE;
+        }
+        return fd;
+    } catch (...) {
+        errno = ENOMEM;
+        return -1;
+    }
 }
 
-int open_directory_at(int /*at*/, const char* /*name*/) noexcept {
-    errno = ENOSYS;
-    return -1;
-}
+int open_directory_at(int at, const char* name) noexcept { return open_in(at, name, true); }
 
 }  // namespace tern::detail::platform

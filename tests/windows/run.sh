@@ -88,7 +88,17 @@ body=$(curl -sS --max-time 10 "http://127.0.0.1:$port/") || fail "curl GET / ove
 body=$(curl -sS --max-time 10 -X PUT --data 'echo me' "http://127.0.0.1:$port/") ||
     fail "curl PUT / over HTTP/1.1"
 [[ "$body" == "echo me" ]] || fail "PUT / answered '$body', not its body"
-echo "tests/windows/run.sh: wine hello.exe answered curl over HTTP/1.1 (GET, PUT)"
+# A static file below ./public, and names Windows would read as something else refused.
+curl -sS --max-time 10 -o "$work/index.html" "http://127.0.0.1:$port/index.html" ||
+    fail "curl GET /index.html"
+cmp -s "$work/index.html" examples/hello/public/index.html ||
+    fail "GET /index.html did not answer examples/hello/public/index.html"
+for refused in /CON /index.html. '/index.html::$DATA' /.hidden; do
+    code=$(curl -sS --max-time 10 --path-as-is -o /dev/null -w '%{http_code}' \
+        "http://127.0.0.1:$port$refused") || fail "curl GET $refused"
+    [[ "$code" == 404 ]] || fail "GET $refused answered $code, not 404"
+done
+echo "tests/windows/run.sh: wine hello.exe answered curl over HTTP/1.1 (GET, PUT, a static file)"
 
 # HTTPS: a certificate for 127.0.0.1, made here; wine reads it through its Z: drive.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
