@@ -53,6 +53,14 @@ inline std::uint64_t modified_ns(const struct stat& st) noexcept {
 #endif
 }
 
+/// fstat(2) of `fd`: 0, or -1 with errno. Windows: the C runtime's, with a directory (a
+/// handle the static-files walk opened) said to be one, which the runtime does not tell.
+#if defined(_WIN32)
+int stat_descriptor(int fd, struct stat& st) noexcept;
+#else
+inline int stat_descriptor(int fd, struct stat& st) noexcept { return ::fstat(fd, &st); }
+#endif
+
 /// `path` made absolute with every symlink resolved (realpath(3); on Windows the full path,
 /// _wfullpath): empty with errno when it cannot be.
 std::string real_path(const char* path);

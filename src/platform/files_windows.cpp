@@ -249,6 +249,16 @@ int open_in(int at, const char* name, bool directory) noexcept {
 
 }  // namespace
 
+int stat_descriptor(int fd, struct stat& st) noexcept {
+    if (::fstat(fd, &st) != 0) return -1;
+    BY_HANDLE_FILE_INFORMATION info{};
+    if (::GetFileInformationByHandle(handle_of(fd), &info) &&
+        (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+        st.st_mode = static_cast<decltype(st.st_mode)>((st.st_mode & ~_S_IFMT) | _S_IFDIR);
+    }
+    return 0;
+}
+
 int open_file_at(int at, const char* name) noexcept { return open_in(at, name, false); }
 
 ssize_t read_link_at(int /*at*/, const char* /*name*/, char* /*out*/,

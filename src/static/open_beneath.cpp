@@ -129,10 +129,10 @@ void record_found(opened_file& opened, int at, beneath_walk& walk, std::string_v
 open_status found_directory(int root_fd, beneath_walk& walk, opened_file& opened) {
     if (!walk.cur) {
         // The root itself: only its fstat is used, and the cached descriptor stays cached.
-        if (::fstat(root_fd, &opened.st) != 0) return from_errno(errno);
+        if (platform::stat_descriptor(root_fd, opened.st) != 0) return from_errno(errno);
         return open_status::ok;
     }
-    if (::fstat(walk.cur.get(), &opened.st) != 0) return from_errno(errno);
+    if (platform::stat_descriptor(walk.cur.get(), opened.st) != 0) return from_errno(errno);
     opened.file = std::move(walk.cur);
     opened.name.clear();
     return open_status::ok;
@@ -172,7 +172,7 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
                 continue;
             }
             opened.file = file_handle(fd);
-            if (::fstat(fd, &opened.st) != 0) return from_errno(errno);
+            if (platform::stat_descriptor(fd, opened.st) != 0) return from_errno(errno);
             record_found(opened, at, walk, comp);
             return open_status::ok;
         }
@@ -213,7 +213,8 @@ bool open_sibling(const opened_file& opened, std::string_view suffix, file_handl
     name.append(suffix);
     file_handle sibling(platform::open_file_at(opened.dir, name.c_str()));
     struct stat found {};
-    if (!sibling || ::fstat(sibling.get(), &found) != 0 || !S_ISREG(found.st_mode)) return false;
+    if (!sibling || platform::stat_descriptor(sibling.get(), found) != 0 || !S_ISREG(found.st_mode))
+        return false;
     file = std::move(sibling);
     st = found;
     return true;
