@@ -102,6 +102,19 @@ for refused in /CON /index.html. '/index.html::$DATA' /.hidden; do
 done
 echo "tests/windows/run.sh: wine hello.exe answered curl over HTTP/1.1 (GET, PUT, a static file)"
 
+# Ctrl-C: wine turns SIGINT into the console's Ctrl-C, which app.listen's signal set takes as
+# a stop; hello then returns from main (status 0), not killed by the signal.
+kill -INT "${pids[0]}"
+status=0
+for _ in $(seq 1 40); do
+    kill -0 "${pids[0]}" 2>/dev/null || break
+    sleep 0.25
+done
+kill -0 "${pids[0]}" 2>/dev/null && fail "hello.exe still runs 10 s after SIGINT (Ctrl-C)"
+wait "${pids[0]}" || status=$?
+[[ "$status" == 0 ]] || { cat "$work/http.log" >&2; fail "hello.exe ended with $status after SIGINT, not 0"; }
+echo "tests/windows/run.sh: hello.exe stopped on Ctrl-C (SIGINT under wine) with status 0"
+
 # HTTPS: a certificate for 127.0.0.1, made here; wine reads it through its Z: drive.
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
     -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 ||
