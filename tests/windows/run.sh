@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The Windows build, cross-compiled with mingw-w64 and run under wine (issue 52, docs/platforms.md):
-# configures build-windows/ with the toolchain file, builds examples/hello, starts
-# `wine hello.exe PORT` headless in a wine prefix of its own, waits for the port, fetches / with
-# curl from the Linux side and checks the body; then the same over HTTPS (a certificate made
-# here with openssl) with HTTP/1.1 and HTTP/2; then stops it. Fails (non-zero) at the first
-# step that does not work, saying which.
+# configures build-windows/ with the toolchain file (-Werror, HTTP/3 off), builds
+# examples/hello and examples/live, and runs them under wine, headless, in a wine prefix of its
+# own, with clients on the Linux side: hello over HTTP/1.1 (GET, PUT, a static file, names
+# Windows must refuse), stopped by Ctrl-C (SIGINT); hello over HTTPS (a certificate made here
+# with openssl) with HTTP/1.1 and HTTP/2; live through tests/examples/live_smoke.sh and
+# tests/clients/ws_clients.sh. Fails (non-zero) at the first step that does not work, saying
+# which; the one check known to fail only under Wine is named where it is let through.
 #
 #   tests/windows/run.sh            # the dependencies' prefix from scripts/windows-deps.sh
 #   TERN_WINDOWS_DEPS_PREFIX=... tests/windows/run.sh
+#   TERN_WINDOWS_TOOLCHAIN=FILE (default cmake/toolchains/mingw-w64.cmake), TERN_WINDOWS_BUILD=DIR
+#   (default build-windows), TERN_WINDOWS_PORT=N (default 18089; N+1 for HTTPS), WINEPREFIX
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,6 +35,7 @@ start=$(date +%s)
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DTERN_WINDOWS_DEPS_PREFIX="$TERN_WINDOWS_DEPS_PREFIX" \
     -DTERN_IO=portable -DTERN_HTTP3=OFF -DTERN_OPENSSL_DLOPEN=OFF -DTERN_CODECS_DLOPEN=OFF \
+    -DTERN_WERROR=ON \
     -DTERN_BUILD_TESTS=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null ||
     fail "configure"
 nice cmake --build "$build" --target hello live || fail "build of hello.exe and live.exe"
