@@ -13,8 +13,14 @@ find_package(ZLIB REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS SSL Crypto)
 # nghttp2 (Debian libnghttp2-dev): not libtern's (HTTP/2 framing and HPACK are tern's own,
 # src/h2), but the test kit's HTTP/2 client codec and the oracle of the unit tests and fuzzers.
+# On Windows it is looked for only: without it there is no test kit and no tests, but
+# libtern and the examples build (docs/platforms.md).
 find_package(PkgConfig REQUIRED)
-pkg_check_modules(TERN_NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2>=1.52)
+if(WIN32)
+    pkg_check_modules(TERN_NGHTTP2 IMPORTED_TARGET libnghttp2>=1.52)
+else()
+    pkg_check_modules(TERN_NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2>=1.52)
+endif()
 # br and zstd compression of responses beside gzip (private to libtern; Debian
 # libbrotli-dev, libzstd-dev).
 pkg_check_modules(TERN_BROTLI REQUIRED IMPORTED_TARGET libbrotlienc>=1.0)

@@ -161,14 +161,14 @@ std::string sha256_hex(int fd, std::string_view bytes) {
     if (fd < 0) {
         EVP_DigestUpdate(md.get(), bytes.data(), bytes.size());
     } else {
+        // lseek and read, which Windows's C runtime has too (pread it has not).
         std::string piece(1 << 20, '\0');
-        off_t at = 0;
+        if (::lseek(fd, 0, SEEK_SET) != 0) throw std::runtime_error("sha256: cannot seek");
         for (;;) {
-            const ssize_t n = ::pread(fd, piece.data(), piece.size(), at);
+            const auto n = ::read(fd, piece.data(), static_cast<unsigned>(piece.size()));
             if (n < 0) throw std::runtime_error("sha256: cannot read the body");
             if (n == 0) break;
             EVP_DigestUpdate(md.get(), piece.data(), static_cast<std::size_t>(n));
-            at += n;
         }
     }
     unsigned char digest[EVP_MAX_MD_SIZE];

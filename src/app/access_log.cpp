@@ -4,6 +4,7 @@
 #include <tern/app.hpp>
 
 #include "http/date.hpp"
+#include "platform/system.hpp"
 
 #include <fmt/core.h>
 
@@ -40,7 +41,7 @@ void append_quoted_field(std::string& out, std::string_view s) {
 std::string timestamp(std::chrono::system_clock::time_point now) {
     const std::time_t t = std::chrono::system_clock::to_time_t(now);
     std::tm tm{};
-    gmtime_r(&t, &tm);
+    detail::platform::utc_time(t, tm);
     return fmt::format("{:02}/{}/{:04}:{:02}:{:02}:{:02} +0000", tm.tm_mday,
                        detail::month_abbreviations[static_cast<std::size_t>(tm.tm_mon)],
                        tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);

@@ -3,8 +3,8 @@
 // starting at file descriptor 3.
 #include <tern/listen_fds.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
+#include "platform/sockets.hpp"
+#include "platform/system.hpp"
 
 #include <charconv>
 #include <cstdlib>
@@ -19,9 +19,9 @@ namespace {
 constexpr int first_passed_fd = 3;  // SD_LISTEN_FDS_START
 
 void unset_protocol_variables() noexcept {
-    ::unsetenv("LISTEN_PID");
-    ::unsetenv("LISTEN_FDS");
-    ::unsetenv("LISTEN_FDNAMES");
+    detail::platform::unset_environment("LISTEN_PID");
+    detail::platform::unset_environment("LISTEN_FDS");
+    detail::platform::unset_environment("LISTEN_FDNAMES");
 }
 
 // A decimal variable, or -1 when it is not set.
@@ -44,16 +44,14 @@ long long read_number(const char* name) {
 std::vector<int> listen_fds() {
     const long long pid = read_number("LISTEN_PID");
     // Meant for another process (a parent that exec'd without clearing them): not ours.
-    if (pid != static_cast<long long>(::getpid())) return {};
+    if (pid != static_cast<long long>(detail::platform::process_id())) return {};
     const long long count = read_number("LISTEN_FDS");
     unset_protocol_variables();
     std::vector<int> fds;
     for (long long i = 0; i < count; ++i) {
         const int fd = first_passed_fd + static_cast<int>(i);
-        const int flags = ::fcntl(fd, F_GETFD);
-        if (flags < 0) continue;  // the launcher said n but one is not open: skip it
-        ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-        fds.push_back(fd);
+        // The launcher said n but one is not open: skip it.
+        if (detail::platform::keep_passed_socket(fd)) fds.push_back(fd);
     }
     return fds;
 }

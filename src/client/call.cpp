@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "platform/files.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -181,7 +182,7 @@ bool client_call::open_body_file() {
         return false;
     }
     if (!request_.body_file.empty()) {
-        body_file_ = file_handle(::open(request_.body_file.c_str(), O_RDONLY | O_CLOEXEC));
+        body_file_ = file_handle(platform::open_read_only(request_.body_file.c_str()));
         body_fd_ = body_file_.get();
     } else if (request_.body_fd >= 0) {
         body_fd_ = request_.body_fd;
@@ -323,7 +324,7 @@ bool client_call::fill_from_file() {
     out_.resize(n);
     ssize_t got = 0;
     do {
-        got = ::pread(body_fd_, out_.data(), n, static_cast<off_t>(file_at_));
+        got = platform::read_file_at(body_fd_, out_.data(), n, file_at_);
     } while (got < 0 && errno == EINTR);
     if (got <= 0) {
         fail(client_failure::bad_request, "the body file could not be read to its end");
@@ -347,7 +348,7 @@ bool client_call::receiving(wait_for& next) {
                 return true;
             }
             if (!gate_->resumed) {
-                next.fd = -1;  // paused: the driver waits for the gate
+                next.fd = platform::invalid_socket;  // paused: the driver waits for the gate
                 return false;
             }
         }

@@ -43,7 +43,7 @@ public:
     /// `timeout` (zero: no bound). `fd` -1: paused by `pace` until its resume fires, which
     /// runs `gate()->wake` (loop drivers) or notifies `gate()->ready` (fetch_blocking).
     struct wait_for {
-        int fd = -1;
+        platform::native_socket fd = platform::invalid_socket;
         bool write = false;
         std::chrono::nanoseconds timeout{};
     };

@@ -9,7 +9,7 @@
 
 #include <tern/client.hpp>
 
-#include <poll.h>
+#include "platform/socket_api.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -29,7 +29,7 @@ void drive(const std::shared_ptr<client_call>& call, const deferred& reply,
         (*done)();
         return;
     }
-    if (next.fd < 0) {
+    if (next.fd == platform::invalid_socket) {
         // Paused by pace: the resume (called on this loop) or its drop takes the next step.
         const auto gate = call->gate();
         {
@@ -47,10 +47,13 @@ void drive(const std::shared_ptr<client_call>& call, const deferred& reply,
         if (how == io_ready::cancelled) call->cancel();
         drive(call, reply, done);
     };
+    // Through the loop's descriptor waits, which take a descriptor: on Windows they refuse
+    // every wait (docs/platforms.md), so a client call on a loop fails there.
+    const auto fd = static_cast<int>(next.fd);
     if (next.write) {
-        reply.when_writable(next.fd, next.timeout, std::move(go_on));
+        reply.when_writable(fd, next.timeout, std::move(go_on));
     } else {
-        reply.when_readable(next.fd, next.timeout, std::move(go_on));
+        reply.when_readable(fd, next.timeout, std::move(go_on));
     }
 }
 
@@ -114,21 +117,20 @@ client_response client::fetch_blocking(client_request request) const {
     detail::client_call call(shared_, std::move(request));
     detail::client_call::wait_for next;
     while (!call.step(next)) {
-        if (next.fd < 0) {
+        if (next.fd == detail::platform::invalid_socket) {
             // Paused by pace: until the resume is called (from any thread) or dropped.
             const auto& gate = call.gate();
             std::unique_lock lock(gate->mutex);
             gate->ready.wait(lock, [&] { return gate->resumed || gate->dropped; });
             continue;
         }
-        pollfd p{next.fd, static_cast<short>(next.write ? POLLOUT : POLLIN), 0};
         int ms = -1;
         if (next.timeout.count() > 0) {
             // Rounded up: a wait never ends before its deadline.
             ms = static_cast<int>(
                 std::chrono::ceil<std::chrono::milliseconds>(next.timeout).count());
         }
-        const int rc = ::poll(&p, 1, ms);
+        const int rc = detail::platform::wait_socket(next.fd, next.write, ms);
         if (rc == 0) call.timed_out();
         if (rc < 0 && errno != EINTR) call.cancel();
     }

@@ -1,7 +1,6 @@
 #include "client/pool.hpp"
 
-#include <netdb.h>
-#include <netinet/in.h>
+#include "platform/socket_api.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <sys/socket.h>
+#include "platform/socket_api.hpp"
 
 namespace tern::detail {
 

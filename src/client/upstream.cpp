@@ -1,11 +1,7 @@
 #include "client/upstream.hpp"
 
+#include "platform/socket_api.hpp"
 #include "platform/sockets.hpp"
-
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -20,19 +16,19 @@ upstream::io upstream::fail(std::string why) {
 
 upstream::io upstream::connect(const sockaddr* address, unsigned length) {
     platform::ignore_sigpipe();  // the portable path's sends have no MSG_NOSIGNAL
-    socket_ = file_handle(platform::open_stream_socket(address->sa_family, true));
+    socket_ = platform::socket_handle(platform::open_stream_socket(address->sa_family, true));
     if (!socket_) return fail(std::string("socket: ") + std::strerror(errno));
-    const int one = 1;
-    ::setsockopt(socket_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (::connect(socket_.get(), address, length) == 0) return {};
+    platform::set_no_delay(socket_.get());
+    if (platform::connect_socket(socket_.get(), address,
+                                 static_cast<platform::socket_length>(length)) == 0) {
+        return {};
+    }
     if (errno == EINPROGRESS) return {status::want_write, 0};
     return fail(std::strerror(errno));
 }
 
 upstream::io upstream::connected() {
-    int err = 0;
-    socklen_t len = sizeof err;
-    if (::getsockopt(socket_.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+    const int err = platform::pending_error(socket_.get());
     if (err == EINPROGRESS || err == EALREADY) return {status::want_write, 0};
     if (err != 0) return fail(std::strerror(err));
     return {};
@@ -69,7 +65,7 @@ upstream::io upstream::from_tls(tls_channel::result r) {
 upstream::io upstream::read(char* into, std::size_t n) noexcept {
     if (tls_) return from_tls(tls_->read(into, n));
     for (;;) {
-        const ssize_t got = ::recv(socket_.get(), into, n, 0);
+        const ssize_t got = platform::receive_bytes(socket_.get(), into, n, 0);
         if (got > 0) return {status::done, static_cast<std::size_t>(got)};
         if (got == 0) return {status::closed, 0};
         if (errno == EINTR) continue;
@@ -81,7 +77,7 @@ upstream::io upstream::read(char* into, std::size_t n) noexcept {
 upstream::io upstream::write(const char* from, std::size_t n) noexcept {
     if (tls_) return from_tls(tls_->write(from, n));
     for (;;) {
-        const ssize_t sent = ::send(socket_.get(), from, n, platform::send_flags);
+        const ssize_t sent = platform::send_bytes(socket_.get(), from, n, platform::send_flags);
         if (sent >= 0) return {status::done, static_cast<std::size_t>(sent)};
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return {status::want_write, 0};
@@ -92,7 +88,8 @@ upstream::io upstream::write(const char* from, std::size_t n) noexcept {
 bool upstream::fit_for_reuse() noexcept {
     if (tls_ && tls_->has_pending()) return false;
     char byte = 0;
-    const ssize_t got = ::recv(socket_.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    const ssize_t got =
+        platform::receive_bytes(socket_.get(), &byte, 1, MSG_PEEK | platform::dont_wait);
     return got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 

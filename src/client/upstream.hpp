@@ -4,7 +4,7 @@
 // says which readiness it needs, and the call's driver waits (docs/client.md).
 
 #include "client/url.hpp"
-#include "http/file_handle.hpp"
+#include "platform/socket_api.hpp"
 #include "tls/channel.hpp"
 
 #include <chrono>
@@ -48,7 +48,7 @@ public:
     /// connection the server has given up on says so by its FIN or a close_notify).
     bool fit_for_reuse() noexcept;
 
-    int fd() const noexcept { return socket_.get(); }
+    platform::native_socket fd() const noexcept { return socket_.get(); }
     const origin& where() const noexcept { return where_; }
     const std::string& error() const noexcept { return error_; }
     /// Requests sent on it so far (0: new).
@@ -61,7 +61,7 @@ private:
     io from_tls(tls_channel::result r);
 
     origin where_;
-    file_handle socket_;
+    platform::socket_handle socket_;
     std::unique_ptr<tls_channel> tls_;
     std::string error_;
 };

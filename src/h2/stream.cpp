@@ -6,7 +6,7 @@
 
 #include <tern/config.hpp>
 
-#include <unistd.h>
+#include "platform/files.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -160,8 +160,9 @@ h2_stream::wrote h2_stream::write_data(std::string& out, std::size_t allowed, st
         const std::size_t at = out.size();
         h2::frames::write_data_header(out, id_, static_cast<std::uint32_t>(n), last && !trails_);
         out.resize(at + h2::frames::header_size + n);
-        const ssize_t got = ::pread(res_.file.file.get(), out.data() + at + h2::frames::header_size,
-                                    n, static_cast<off_t>(res_.file.offset + sent_));
+        const ssize_t got =
+            platform::read_file_at(res_.file.file.get(), out.data() + at + h2::frames::header_size,
+                                   n, res_.file.offset + sent_);
         if (got < 0 || static_cast<std::size_t>(got) != n) {
             out.resize(at);  // the file shrank or failed
             sending_ = false;

@@ -1,6 +1,6 @@
 #include "handling/request_id.hpp"
 
-#include <sys/random.h>
+#include "platform/system.hpp"
 
 #include <fmt/format.h>
 
@@ -23,8 +23,7 @@ bool valid_request_id(std::string_view id) noexcept {
 request_id_source::request_id_source() {
     // Unpredictable only so that two loops, servers or restarts do not collide: the ids
     // are names, not secrets.
-    if (::getrandom(&prefix_, sizeof prefix_, GRND_NONBLOCK) !=
-        static_cast<ssize_t>(sizeof prefix_)) {
+    if (!platform::system_random(&prefix_, sizeof prefix_)) {
         std::random_device rd;
         prefix_ =
             (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^

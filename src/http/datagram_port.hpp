@@ -6,8 +6,7 @@
 
 #include "platform/datagrams.hpp"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include "platform/socket_api.hpp"
 
 #include <chrono>
 #include <cstdint>

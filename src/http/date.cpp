@@ -1,5 +1,7 @@
 #include "http/date.hpp"
 
+#include "platform/system.hpp"
+
 #include <chrono>
 #include <cstring>
 
@@ -25,7 +27,7 @@ void format_http_date(std::time_t t, char (&out)[29]) noexcept {
         return;
     }
     std::tm tm{};
-    gmtime_r(&t, &tm);
+    platform::utc_time(t, tm);
     char* p = out;
     for (std::size_t i = 0; i < 3; ++i)
         *p++ = day_abbreviations[static_cast<std::size_t>(tm.tm_wday)][i];

@@ -1,6 +1,7 @@
 #include "http/http_date_parse.hpp"
 
 #include "http/date.hpp"
+#include "platform/system.hpp"
 
 #include <array>
 #include <chrono>
@@ -83,7 +84,7 @@ std::optional<std::time_t> to_time(int year, int month0, int day, int h, int m, 
 
 int current_year(std::time_t now) noexcept {
     std::tm tm{};
-    gmtime_r(&now, &tm);
+    platform::utc_time(now, tm);
     return tm.tm_year + 1900;
 }
 

@@ -3,7 +3,7 @@
 // and TLVs), as specified in HAProxy's proxy-protocol.txt.
 #include "http/proxy_header.hpp"
 
-#include <arpa/inet.h>
+#include "platform/socket_api.hpp"
 
 #include <algorithm>
 #include <array>

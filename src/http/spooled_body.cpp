@@ -3,7 +3,6 @@
 #include "http/spool_quota.hpp"
 #include "platform/files.hpp"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,7 +28,7 @@ std::shared_ptr<spooled_body> spooled_body::create(std::string_view dir, spool_q
 }
 
 spooled_body::~spooled_body() {
-    if (map_ != nullptr) ::munmap(map_, static_cast<std::size_t>(size_));
+    if (map_ != nullptr) platform::unmap_file(map_, static_cast<std::size_t>(size_));
     ::close(fd_);
     if (quota_) quota_->give(reserved_);
 }
@@ -44,7 +43,7 @@ spooled_body::outcome spooled_body::reserve(std::uint64_t total) noexcept {
 spooled_body::outcome spooled_body::append(std::string_view data) noexcept {
     if (const auto room = reserve(size_ + data.size()); room != outcome::stored) return room;
     while (!data.empty()) {
-        const ssize_t n = ::write(fd_, data.data(), data.size());
+        const ssize_t n = platform::write_file(fd_, data.data(), data.size());
         if (n < 0) {
             if (errno == EINTR) continue;
             return outcome::failed;
@@ -57,12 +56,8 @@ spooled_body::outcome spooled_body::append(std::string_view data) noexcept {
 
 bool spooled_body::finish() noexcept {
     if (size_ == 0) return true;
-    map_ = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (map_ == MAP_FAILED) {
-        map_ = nullptr;
-        return false;
-    }
-    return true;
+    map_ = platform::map_file(fd_, static_cast<std::size_t>(size_));
+    return map_ != nullptr;
 }
 
 std::string_view spooled_body::view() const noexcept {

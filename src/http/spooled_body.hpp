@@ -51,7 +51,7 @@ private:
     std::shared_ptr<spool_quota> quota_;
     std::uint64_t reserved_ = 0;  // bytes taken from quota_ (when there is one)
     std::uint64_t size_ = 0;
-    void* map_ = nullptr;
+    const void* map_ = nullptr;
 };
 
 }  // namespace tern::detail

@@ -8,7 +8,7 @@
 #include <tern/config.hpp>
 #include "http/protocol_host.hpp"
 
-#include <unistd.h>
+#include "platform/files.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -355,8 +355,8 @@ bool http1_connection::append_file(const file_body& f) {
     out_.resize(at + length);
     std::size_t done = 0;
     while (done < length) {
-        const ssize_t n = ::pread(f.file.get(), out_.data() + at + done, length - done,
-                                  static_cast<off_t>(f.offset + done));
+        const ssize_t n = platform::read_file_at(f.file.get(), out_.data() + at + done,
+                                                 length - done, f.offset + done);
         if (n > 0) {
             done += static_cast<std::size_t>(n);
         } else if (n < 0 && errno == EINTR) {

@@ -9,10 +9,6 @@
 #include <asio/error.hpp>
 #include <asio/post.hpp>
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -29,7 +25,7 @@ namespace {
 
 // A non-blocking UDP socket bound to host:port, sharing it with the other workers' sockets
 // (SO_REUSEPORT, platform/sockets.hpp) unless `alone`.
-int bind_udp(const std::string& host, std::uint16_t port, bool alone = false) {
+platform::native_socket bind_udp(const std::string& host, std::uint16_t port, bool alone = false) {
     addrinfo hints{};
     hints.ai_socktype = SOCK_DGRAM;
     hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
@@ -39,16 +35,16 @@ int bind_udp(const std::string& host, std::uint16_t port, bool alone = false) {
         throw std::system_error(EINVAL, std::generic_category(),
                                 "tern: http3: not an IP address: " + host);
     }
-    const int fd = platform::open_datagram_socket(found->ai_family);
-    if (fd < 0) {
+    const platform::native_socket fd = platform::open_datagram_socket(found->ai_family);
+    if (fd == platform::invalid_socket) {
         freeaddrinfo(found);
         fail("tern: http3: socket");
     }
     if (!alone) platform::share_port(fd);
-    if (::bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
-        const int err = errno;
+    if (::bind(fd, found->ai_addr, static_cast<platform::socket_length>(found->ai_addrlen)) != 0) {
+        const int err = platform::socket_error();
         freeaddrinfo(found);
-        ::close(fd);
+        platform::close_socket(fd);
         throw std::system_error(err, std::generic_category(), "tern: http3: bind UDP " + service);
     }
     freeaddrinfo(found);
@@ -58,7 +54,7 @@ int bind_udp(const std::string& host, std::uint16_t port, bool alone = false) {
 }  // namespace
 
 void datagram_socket::refuse_in_use(const std::string& host, std::uint16_t port) {
-    ::close(bind_udp(host, port, true));
+    platform::close_socket(bind_udp(host, port, true));
 }
 
 datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, std::uint16_t port,
@@ -71,9 +67,16 @@ datagram_socket::datagram_socket(asio::io_context& io, const std::string& host, 
                                  datagram_group* group, std::shared_ptr<loop_door> door)
     : group_(group),
       index_(group != nullptr ? static_cast<unsigned>(group->sockets.size()) : 0),
-      socket_(io, bind_udp(host, port)),
+      socket_(io),
       timer_(io),
       buffer_(batch * max_datagram) {
+    const platform::native_socket fd = bind_udp(host, port);
+    std::error_code ec;
+    assign_waitable(socket_, fd, ec);
+    if (ec) {
+        platform::close_socket(fd);
+        throw std::system_error(ec, "tern: http3: UDP socket");
+    }
     local_length_ = sizeof local_;
     if (::getsockname(socket_.native_handle(), reinterpret_cast<sockaddr*>(&local_),
                       &local_length_) != 0) {
@@ -97,7 +100,7 @@ void datagram_socket::forward(unsigned to, std::span<const std::uint8_t> bytes,
     const auto& [target, door] = group_->sockets[to];
     if (!door) return;
     sockaddr_storage from{};
-    const auto n = std::min<std::size_t>(remote_length, sizeof from);
+    const auto n = std::min(static_cast<std::size_t>(remote_length), sizeof from);
     std::memcpy(&from, remote, n);
     // The target runs it on its own thread; a door shut (its loop ended) drops it uncalled.
     (void)door->post([target = target, copy = std::vector<std::uint8_t>(bytes.begin(), bytes.end()),
@@ -118,12 +121,11 @@ void datagram_socket::start() { arm(); }
 
 void datagram_socket::arm() {
     if (!open_) return;
-    socket_.async_wait(asio::posix::stream_descriptor::wait_read,
-                       [this](const std::error_code& ec) {
-                           if (ec || !open_) return;
-                           read_all();
-                           arm();
-                       });
+    socket_.async_wait(waitable::wait_read, [this](const std::error_code& ec) {
+        if (ec || !open_) return;
+        read_all();
+        arm();
+    });
 }
 
 void datagram_socket::read_all() {
@@ -147,8 +149,7 @@ void datagram_socket::read_all() {
 bool datagram_socket::send(std::span<const std::uint8_t> bytes, const sockaddr* to,
                            socklen_t to_length) {
     if (!open_) return false;
-    const auto sent =
-        ::sendto(socket_.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT, to, to_length);
+    const auto sent = platform::send_datagram(socket_.native_handle(), {bytes, to, to_length});
     return sent == static_cast<ssize_t>(bytes.size());
 }
 

@@ -9,12 +9,11 @@
 #include "http/datagram_port.hpp"
 #include "http/exchange_port.hpp"
 
-#include <asio/io_context.hpp>
-#include <asio/posix/stream_descriptor.hpp>
-#include <asio/steady_timer.hpp>
+#include "net/waitable.hpp"
+#include "platform/socket_api.hpp"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
 
 #include <array>
 #include <chrono>
@@ -107,7 +106,7 @@ private:
     datagram_group* group_ = nullptr;
     std::shared_ptr<void> own_shared_;  // shared() without a group
     unsigned index_ = 0;
-    asio::posix::stream_descriptor socket_;
+    waitable socket_;
     asio::steady_timer timer_;
     using clock = std::chrono::steady_clock;
     clock::time_point wanted_ = clock::time_point::max();     // the receiver's last expire_at

@@ -2,7 +2,7 @@
 
 #include "net/fd_waits.hpp"
 
-#include <unistd.h>
+#include "platform/sockets.hpp"
 
 #include <utility>
 
@@ -21,10 +21,7 @@ bool worker_door::post(std::function<void()> fn) {
         // The byte is written under the lock: the worker closes the pipe only after shut(),
         // which takes the lock. A full pipe (EAGAIN) already holds a byte that wakes the loop;
         // a non-empty inbox has one on its way.
-        if (was_empty) {
-            const char byte = 1;
-            [[maybe_unused]] const auto ignored = ::write(wake_fd_, &byte, 1);
-        }
+        if (was_empty) platform::ring_wake(wake_fd_);
     }
     return true;
 }

@@ -4,6 +4,7 @@
 // it; once the loop has ended, posts are refused.
 
 #include "http/exchange_port.hpp"
+#include "platform/socket_api.hpp"
 
 #include <chrono>
 #include <functional>
@@ -27,7 +28,7 @@ class worker_door final : public loop_door {
 public:
     /// `wake_fd`: the write end of the worker's wake pipe (not owned; the worker closes it
     /// only after `shut()`).
-    explicit worker_door(int wake_fd) noexcept : wake_fd_(wake_fd) {}
+    explicit worker_door(platform::native_socket wake_fd) noexcept : wake_fd_(wake_fd) {}
 
     bool post(std::function<void()> fn) override;
     void after(std::chrono::nanoseconds delay, std::function<void(bool fired)> fn) override;
@@ -49,7 +50,7 @@ public:
 private:
     std::mutex mutex_;
     std::vector<std::function<void()>> inbox_;
-    int wake_fd_;
+    platform::native_socket wake_fd_;
     bool open_ = true;
     timer_service* timers_ = nullptr;  // loop thread only
     fd_waits* waits_ = nullptr;        // loop thread only

@@ -1,7 +1,6 @@
 #include "net/fd_waits.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include "platform/sockets.hpp"
 
 #include <cerrno>
 #include <exception>
@@ -16,7 +15,8 @@ class fd_waits::one final : public fd_wait,
                             public std::enable_shared_from_this<one> {
 public:
     /// Takes `own`, tern's duplicate of the application's descriptor, which close() closes.
-    one(fd_waits& owner, int own, bool write, std::function<void(fd_wait_end)> fn) noexcept
+    one(fd_waits& owner, platform::native_socket own, bool write,
+        std::function<void(fd_wait_end)> fn) noexcept
         : owner_(owner), fd_(own), write_(write), fn_(std::move(fn)) {}
     one(const one&) = delete;
     one& operator=(const one&) = delete;
@@ -43,7 +43,7 @@ public:
         if (!open_) return {};
         open_ = false;
         owner_.poller_.forget(fd_, *this);
-        ::close(fd_);
+        platform::close_socket(fd_);
         owner_.open_.erase(at_);
         return std::move(fn_);
     }
@@ -58,7 +58,7 @@ private:
     }
 
     fd_waits& owner_;
-    int fd_;  // tern's own: the application may close its number meanwhile
+    platform::native_socket fd_;  // tern's own: the application may close its number meanwhile
     bool write_;
     bool open_ = true;
     std::function<void(fd_wait_end)> fn_;
@@ -81,14 +81,14 @@ std::shared_ptr<fd_wait> fd_waits::wait(int fd, bool write, std::chrono::nanosec
     // the end would take out whatever it names by then (issue 50). Each wait
     // has a duplicate of its own, so two waits on one descriptor (or on two eventfds, which
     // fstat cannot tell apart) are two registrations and never collide.
-    const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (own < 0) refuse(errno, fd);
+    const platform::native_socket own = platform::duplicate_descriptor(fd);
+    if (own == platform::invalid_socket) refuse(errno, fd);
     auto w = std::make_shared<one>(*this, own, write, std::move(fn));
     // Told of the readiness the descriptor has now too: one already readable ends the wait
     // at the poller's next round.
     if (!poller_.watch(own, *w)) {
         const int error = errno;
-        ::close(own);
+        platform::close_socket(own);
         refuse(error, fd);
     }
     poller_.want(own, *w, write);  // the portable poller waits only when asked

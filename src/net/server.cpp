@@ -3,6 +3,7 @@
 #include "net/worker.hpp"
 
 #include "http/spool_quota.hpp"
+#include "platform/listeners.hpp"
 #include "platform/sockets.hpp"
 
 #include <asio/io_context.hpp>
@@ -11,13 +12,7 @@
 #include <asio/post.hpp>
 #include <asio/signal_set.hpp>
 
-#include <pthread.h>
-#include <signal.h>
-
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
+#include <csignal>
 
 #include <algorithm>
 #include <atomic>
@@ -54,17 +49,6 @@ parser_limits limits_of(const config& c, const body_planner& planner) {
 // served (tls_context::build).
 h2_ready_check h2_offer(const shared_state& shared) noexcept {
     return shared.settings.http2.enabled ? shared.h2_ready : nullptr;
-}
-
-// A peer that resets a connection turns the next send into SIGPIPE, which kills the process
-// by default. asio's sends pass MSG_NOSIGNAL, but sendfile(2) has no such flag. Blocking the
-// signal in tern's own threads makes it an EPIPE error there, without changing the
-// disposition the application chose for its other threads.
-void block_sigpipe() noexcept {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 // SO_REUSEPORT would let this server quietly share a port with another listener of the same
@@ -116,71 +100,6 @@ std::optional<asio::ip::tcp::endpoint> plain_listener_beside(const config& setti
     return plain;
 }
 
-// What app::start_fd accepts: a listening stream socket, TCP (IPv4 or IPv6) or Unix. Its
-// address family.
-int listening_socket_family(int fd) {
-    int listening = 0;
-    int type = 0;
-    socklen_t len = sizeof listening;
-    const bool is_listening =
-        ::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening != 0;
-    len = sizeof type;
-    const bool is_stream =
-        ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
-    sockaddr_storage addr{};
-    len = sizeof addr;
-    const bool is_ip_or_unix =
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0 &&
-        (addr.ss_family == AF_INET || addr.ss_family == AF_INET6 || addr.ss_family == AF_UNIX);
-    if (!is_listening || !is_stream || !is_ip_or_unix) {
-        throw std::invalid_argument("tern: listen_fd(" + std::to_string(fd) +
-                                    "): not a listening TCP or Unix stream socket");
-    }
-    return addr.ss_family;
-}
-
-[[noreturn]] void throw_errno(int err, const std::string& what) {
-    throw std::system_error(err, std::generic_category(), "tern: " + what);
-}
-
-// A listening Unix domain socket at `path` with `permissions`. A socket file left by a
-// process that is gone (nothing accepts on it) is replaced; anything else at the path (a
-// live socket, a regular file) is an error, never deleted.
-int open_unix_listener(const std::string& path, unsigned permissions) {
-    sockaddr_un addr{};
-    if (path.empty() || path.size() >= sizeof addr.sun_path) {
-        throw std::invalid_argument("tern: Unix socket path '" + path +
-                                    "' is empty or longer than " +
-                                    std::to_string(sizeof addr.sun_path - 1) + " bytes");
-    }
-    addr.sun_family = AF_UNIX;
-    path.copy(addr.sun_path, path.size());
-    const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0) {
-        if (!S_ISSOCK(st.st_mode)) {
-            throw std::invalid_argument("tern: '" + path + "' exists and is not a socket");
-        }
-        const int probe = platform::open_stream_socket(AF_UNIX, false);
-        if (probe < 0) throw_errno(errno, "socket(AF_UNIX)");
-        const bool live = ::connect(probe, sa, sizeof addr) == 0 || errno != ECONNREFUSED;
-        ::close(probe);
-        if (live) throw_errno(EADDRINUSE, "Unix socket '" + path + "' is in use");
-        ::unlink(path.c_str());  // stale: its process is gone
-    }
-    const int fd = platform::open_stream_socket(AF_UNIX, false);
-    if (fd < 0) throw_errno(errno, "socket(AF_UNIX)");
-    // The mode is set before anyone can connect: bind creates the file, listen opens it.
-    if (::bind(fd, sa, sizeof addr) != 0 || ::chmod(path.c_str(), permissions) != 0 ||
-        ::listen(fd, SOMAXCONN) != 0) {
-        const int err = errno;
-        ::close(fd);
-        ::unlink(path.c_str());
-        throw_errno(err, "cannot listen on Unix socket '" + path + "'");
-    }
-    return fd;
-}
-
 }  // namespace
 
 struct server::impl {
@@ -204,7 +123,7 @@ struct server::impl {
 
     // start_unix: the socket tern made (closed when the server ends) and its path (removed
     // when the stop closes the listener).
-    int own_fd = -1;
+    platform::native_socket own_fd = platform::invalid_socket;
     std::string unix_path;
 
     // listen(): a private loop in the caller's thread waiting for a signal or a stop, and
@@ -233,14 +152,14 @@ server::~server() {
     begin_stop();
     if (!on_worker_thread()) join();
     if (impl_->grace.joinable()) impl_->grace.join();
-    if (impl_->own_fd >= 0) ::close(impl_->own_fd);
+    if (impl_->own_fd != platform::invalid_socket) platform::close_socket(impl_->own_fd);
 }
 
 std::string server::all_interfaces() {
     // A host without IPv6 (a container with it disabled) cannot open an IPv6 socket.
-    const int probe = platform::open_stream_socket(AF_INET6, false);
-    if (probe < 0) return "0.0.0.0";
-    ::close(probe);
+    const platform::native_socket probe = platform::open_stream_socket(AF_INET6, false);
+    if (probe == platform::invalid_socket) return "0.0.0.0";
+    platform::close_socket(probe);
     return "::";
 }
 
@@ -252,12 +171,13 @@ unsigned server::thread_count() const noexcept {
 
 void server::start_unix(const std::string& path, unsigned permissions) {
     auto& s = *impl_;
-    s.own_fd = open_unix_listener(path, permissions);
+    s.own_fd = platform::open_unix_listener(path, permissions);
     s.unix_path = path;
     try {
-        start_fd(s.own_fd);
+        // A descriptor: Unix domain sockets are made on POSIX systems only.
+        start_fd(static_cast<int>(s.own_fd));
     } catch (...) {
-        ::unlink(path.c_str());
+        platform::remove_unix_socket(path);
         throw;
     }
 }
@@ -269,7 +189,7 @@ void server::start_fd(int fd) {
             "tern: http3 needs listen(host, port) or start(host, port): it opens its own UDP "
             "socket");
     }
-    const int family = listening_socket_family(fd);
+    const int family = platform::listening_socket_family(fd);
     const auto& tls = s.shared.settings.tls;
     if (family == AF_UNIX && tls && tls->http_port) {
         throw std::invalid_argument(
@@ -353,7 +273,7 @@ void server::launch() {
     for (auto& w : s.workers) {
         s.threads.emplace_back([this, w = w.get()] {
             current_server = this;
-            block_sigpipe();
+            platform::block_sigpipe();
             w->run();
         });
     }
@@ -403,7 +323,7 @@ void server::stop_accepting() noexcept {
     s.shared.closing_connections.store(true, std::memory_order_relaxed);
     if (s.shared.stopping.exchange(true)) return;
     // A client connecting from now on finds no socket file (ENOENT), not a dead one.
-    if (!s.unix_path.empty()) ::unlink(s.unix_path.c_str());
+    if (!s.unix_path.empty()) platform::remove_unix_socket(s.unix_path);
     for (auto& w : s.workers) w->post_stop();
 }
 
@@ -433,7 +353,9 @@ void server::catch_stop_signals() {
     // From here on SIGINT and SIGTERM (SIGHUP with TLS) are asio's: one that arrives before
     // wait_for_stop_signal waits is queued and ends that wait at once.
     s.stop_signals.emplace(s.waiter, SIGINT, SIGTERM);
-    if (s.shared.settings.tls) s.stop_signals->add(SIGHUP);  // reloads the certificates
+    if (s.shared.settings.tls && platform::reload_signal != 0) {
+        s.stop_signals->add(platform::reload_signal);  // reloads the certificates
+    }
 }
 
 void server::wait_for_stop_signal() {
@@ -453,7 +375,7 @@ void server::wait_for_stop_signal() {
     }
     std::function<void(std::error_code, int)> on_signal = [&](std::error_code ec, int sig) {
         if (ec) return;
-        if (sig != SIGHUP) {
+        if (platform::reload_signal == 0 || sig != platform::reload_signal) {
             begin_stop();
             return;
         }

@@ -15,10 +15,17 @@
 //   object that does not own the descriptor: kqueue, IOCP or select underneath. It tells only
 //   what was asked for: a user that found its descriptor empty (or full) says so with want(),
 //   and is told once when that changed. Nothing is waited for while nobody asked, so bytes
-//   left unread never make the loop spin.
+//   left unread never make the loop spin. On Windows (socket_poller_windows.cpp) the same, on
+//   a duplicate of each socket held by an asio socket (Windows has no descriptor objects).
+
+#include "platform/socket_api.hpp"
 
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
+
+#if defined(_WIN32)
+#include <asio/ip/tcp.hpp>
+#endif
 
 #if !defined(TERN_IO_PORTABLE)
 #include <sys/epoll.h>
@@ -55,13 +62,13 @@ public:
 
     /// Tells `target` of every change of `fd`'s readiness from now on, until forget(). The
     /// readiness `fd` has now is told too (once). False with errno when epoll refuses it.
-    bool watch(int fd, poll_target& target) noexcept;
+    bool watch(platform::native_socket fd, poll_target& target) noexcept;
     /// Stops telling `target` (call before `fd` closes). A change already taken from the set
     /// in this round is dropped, so `target` may be destroyed afterwards.
-    void forget(int fd, poll_target& target) noexcept;
+    void forget(platform::native_socket fd, poll_target& target) noexcept;
     /// `target` found `fd` empty (`write` false) or full (`write` true) and waits for that
     /// to change. Nothing here: every change is told anyway.
-    void want(int /*fd*/, poll_target& /*target*/, bool /*write*/) noexcept {}
+    void want(platform::native_socket /*fd*/, poll_target& /*target*/, bool /*write*/) noexcept {}
 
 private:
     static constexpr std::size_t batch_size = 64;
@@ -92,19 +99,29 @@ public:
     /// Starts watching `fd` for `target`; nothing is told until want() asks. False with
     /// errno when it cannot be waited for: EPERM for a regular file or a directory (as the
     /// epoll set), EMFILE for a descriptor asio's select reactor cannot hold (FD_SETSIZE).
-    bool watch(int fd, poll_target& target) noexcept;
+    bool watch(platform::native_socket fd, poll_target& target) noexcept;
     /// Stops watching (call before `fd` closes): a wait under way ends untold, so `target`
     /// may be destroyed afterwards.
-    void forget(int fd, poll_target& target) noexcept;
+    void forget(platform::native_socket fd, poll_target& target) noexcept;
     /// `target` found `fd` empty (`write` false) or full (`write` true): once it is readable
     /// (writable) again, `target.on_ready` says so, in a handler of its own. One wait per
     /// direction at a time; asking again while one is under way changes nothing.
-    void want(int fd, poll_target& target, bool write) noexcept;
+    void want(platform::native_socket fd, poll_target& target, bool write) noexcept;
+#if defined(_WIN32)
+    /// Windows (socket_poller_windows.cpp): keeps `socket`, asio's, for the waits on `fd`, a
+    /// duplicate of it that its transport reads and writes (net/waitable.hpp, take_socket).
+    /// Windows binds a socket to one completion port once, so the waits go through the asio
+    /// socket that bound it; it is closed at forget(), the duplicate by its owner.
+    void hold(platform::native_socket fd, asio::ip::tcp::socket socket);
+#endif
 
 private:
     struct watched;
     asio::io_context& io_;
     std::unordered_map<const poll_target*, std::shared_ptr<watched> > watched_;
+#if defined(_WIN32)
+    std::unordered_map<platform::native_socket, asio::ip::tcp::socket> held_;
+#endif
 };
 
 #endif

@@ -18,7 +18,7 @@ socket_poller::socket_poller(asio::io_context& io) : set_(io) {
     }
 }
 
-bool socket_poller::watch(int fd, poll_target& target) noexcept {
+bool socket_poller::watch(platform::native_socket fd, poll_target& target) noexcept {
     // Edge-triggered: one event per change, not one per loop round while bytes wait. The
     // target reads until a read comes back short, and writes until the socket is full, so no
     // change is left untold. Room to write is told only after a write found none (the
@@ -32,7 +32,7 @@ bool socket_poller::watch(int fd, poll_target& target) noexcept {
     return true;
 }
 
-void socket_poller::forget(int fd, poll_target& target) noexcept {
+void socket_poller::forget(platform::native_socket fd, poll_target& target) noexcept {
     if (::epoll_ctl(set_.native_handle(), EPOLL_CTL_DEL, fd, nullptr) == 0) --watched_;
     if (watched_ == 0 && armed_) {
         armed_ = false;

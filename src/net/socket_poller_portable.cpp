@@ -35,7 +35,7 @@ socket_poller::~socket_poller() {
     }
 }
 
-bool socket_poller::watch(int fd, poll_target& target) noexcept {
+bool socket_poller::watch(platform::native_socket fd, poll_target& target) noexcept {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return false;
     if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
@@ -58,7 +58,7 @@ bool socket_poller::watch(int fd, poll_target& target) noexcept {
     return true;
 }
 
-void socket_poller::forget(int /*fd*/, poll_target& target) noexcept {
+void socket_poller::forget(platform::native_socket /*fd*/, poll_target& target) noexcept {
     const auto it = watched_.find(&target);
     if (it == watched_.end()) return;
     auto& w = *it->second;
@@ -69,7 +69,7 @@ void socket_poller::forget(int /*fd*/, poll_target& target) noexcept {
     watched_.erase(it);
 }
 
-void socket_poller::want(int /*fd*/, poll_target& target, bool write) noexcept {
+void socket_poller::want(platform::native_socket /*fd*/, poll_target& target, bool write) noexcept {
     const auto it = watched_.find(&target);
     if (it == watched_.end()) return;
     auto& w = it->second;

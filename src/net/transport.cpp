@@ -3,13 +3,10 @@
 #include "http/buffers.hpp"
 #include "net/worker.hpp"
 #include "platform/files.hpp"
+#include "platform/socket_api.hpp"
 #include "platform/sockets.hpp"
 
 #include <asio/post.hpp>
-
-#include <fcntl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -36,9 +33,8 @@ transport::transport(asio::ip::tcp::socket socket, worker& owner)
     // From here the socket is tern's: asio's reactor forgets it, the worker's poller watches
     // it. Reads, writes and file pieces are tried directly and wait only when the socket is
     // empty or full: all need a socket that never blocks.
-    socket_ = file_handle(socket.release(ec));
-    if (socket_ &&
-        ::fcntl(socket_.get(), F_SETFL, ::fcntl(socket_.get(), F_GETFL) | O_NONBLOCK) == 0) {
+    socket_ = platform::socket_handle(take_socket(socket, owner_.poller(), ec));
+    if (socket_ && platform::set_non_blocking(socket_.get())) {
         polled_ = owner_.poller().watch(socket_.get(), *this);
     }
 }
@@ -200,7 +196,7 @@ int transport::peek() noexcept {
     char byte = 0;
     ssize_t n = 0;
     do {
-        n = ::recv(socket_.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        n = platform::receive_bytes(socket_.get(), &byte, 1, MSG_PEEK | platform::dont_wait);
     } while (n < 0 && errno == EINTR);
     if (n > 0) return 1;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -237,7 +233,7 @@ void transport::read_now() {
     const auto buffer = read_buffer_;
     ssize_t n = 0;
     do {
-        n = ::recv(socket_.get(), buffer.data(), buffer.size(), 0);
+        n = platform::receive_bytes(socket_.get(), buffer.data(), buffer.size(), 0);
     } while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         can_read_ = ended_;
@@ -308,8 +304,8 @@ void transport::write_some() {
     // whole, and then nothing waits at all.
     ssize_t n = 0;
     while (written_ < out_.size()) {
-        n = ::send(socket_.get(), out_.data() + written_, out_.size() - written_,
-                   platform::send_flags);
+        n = platform::send_bytes(socket_.get(), out_.data() + written_, out_.size() - written_,
+                                 platform::send_flags);
         if (n >= 0) {
             written_ += static_cast<std::size_t>(n);
         } else if (errno != EINTR) {
@@ -412,14 +408,14 @@ ssize_t transport::send_file_chunk(std::size_t n) {
     // from its offset next time.
     const ssize_t got = read_file_piece(n);
     if (got < 0) return -1;
-    return ::send(socket_.get(), owner_.file_buffer().data(), static_cast<std::size_t>(got),
-                  platform::send_flags);
+    return platform::send_bytes(socket_.get(), owner_.file_buffer().data(),
+                                static_cast<std::size_t>(got), platform::send_flags);
 }
 
 ssize_t transport::read_file_piece(std::size_t n) {
     const auto buffer = owner_.file_buffer();
-    const ssize_t got = ::pread(file_.file.get(), buffer.data(), std::min(n, buffer.size()),
-                                static_cast<off_t>(file_.offset));
+    const ssize_t got = platform::read_file_at(file_.file.get(), buffer.data(),
+                                               std::min(n, buffer.size()), file_.offset);
     if (got <= 0) {
         if (got == 0) errno = EIO;  // the file shrank under us
         return -1;
@@ -429,7 +425,7 @@ ssize_t transport::read_file_piece(std::size_t n) {
 
 void transport::shutdown_sending() noexcept {
     if (tls_) tls_->shutdown();  // close_notify before the TCP FIN
-    ::shutdown(socket_.get(), SHUT_WR);
+    ::shutdown(socket_.get(), platform::shut_write);
 }
 
 // ---- deadlines ---------------------------------------------------------------------------

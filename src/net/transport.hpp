@@ -11,11 +11,11 @@
 #include "http/file_handle.hpp"
 #include "net/deadline_heap.hpp"
 #include "net/socket_poller.hpp"
+#include "platform/socket_api.hpp"
 #include "tls/channel.hpp"
 
 #include <asio/ip/tcp.hpp>
 
-#include <sys/types.h>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -132,7 +132,7 @@ private:
     // Waits for the readiness a TLS call that could not go on asked for, then runs `fn`.
     void tls_wait(tls_channel::status want, ready_fn fn);
 
-    file_handle socket_;  // non-blocking, watched by the worker's poller
+    platform::socket_handle socket_;  // non-blocking, watched by the worker's poller
     worker& owner_;
     std::shared_ptr<transport_user> user_;  // null until open, and after the close
     std::size_t written_ = 0;               // bytes of out_ already written

@@ -6,7 +6,7 @@
 #include "net/transport.hpp"
 #include "net/worker.hpp"
 
-#include <sys/socket.h>
+#include "platform/socket_api.hpp"
 
 #include <array>
 #include <cerrno>
@@ -22,7 +22,7 @@ void transport::on_proxy_bytes() {
     set_deadline_at(accepted_at_ + owner_.settings().timeouts.header, deadline_kind::handshake);
     std::array<char, max_proxy_header> peeked;
     const auto room = max_proxy_header - proxy_bytes_.size();
-    const auto n = ::recv(socket_.get(), peeked.data(), room, MSG_PEEK);
+    const auto n = platform::receive_bytes(socket_.get(), peeked.data(), room, MSG_PEEK);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
         can_read_ = ended_;
         read_proxy_header();
@@ -44,7 +44,7 @@ void transport::on_proxy_bytes() {
     // Incomplete: every byte seen is header. Done: only the header's bytes are taken.
     const auto take = header.result == proxy_header::state::done ? header.size - proxy_bytes_.size()
                                                                  : static_cast<std::size_t>(n);
-    const auto consumed = ::recv(socket_.get(), peeked.data(), take, 0);
+    const auto consumed = platform::receive_bytes(socket_.get(), peeked.data(), take, 0);
     if (consumed != static_cast<ssize_t>(take)) {
         // The peeked bytes are in the socket's buffer: anything else is an error.
         open_failed(false);

@@ -1,13 +1,8 @@
 #include "net/worker.hpp"
 
-#include "http/file_handle.hpp"
 #include "net/cancel_waits.hpp"
 #include "net/transport.hpp"
 #include "platform/sockets.hpp"
-
-#include <fcntl.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <fmt/core.h>
 #include <asio/ip/v6_only.hpp>
@@ -28,12 +23,8 @@ namespace {
 // Descriptors kept free for the work in progress (files, spooled bodies, TLS): a
 // sixteenth of RLIMIT_NOFILE, at least 16 and at most 1,024 (docs/security.md).
 int descriptor_limit_less_reserve() noexcept {
-    rlimit limit{};
-    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
-        limit.rlim_cur > static_cast<rlim_t>(std::numeric_limits<int>::max())) {
-        return std::numeric_limits<int>::max();
-    }
-    const auto total = static_cast<int>(limit.rlim_cur);
+    const int total = platform::descriptor_limit();
+    if (total == std::numeric_limits<int>::max()) return total;
     return total - std::clamp(total / 16, 16, 1024);
 }
 
@@ -49,19 +40,19 @@ worker::worker(shared_state& shared)
                       &shared_.limits,  &shared_.stopping, &shared_.closing_connections,
                       &requests_,       &h2_requests_,     &h2_connections_,
                       &h3_requests_,    &h3_connections_};
-    int fds[2];
-    if (::pipe(fds) != 0) throw std::system_error(errno, std::system_category(), "tern: pipe");
-    file_handle read_end(fds[0]);
-    file_handle write_end(fds[1]);
-    for (const int fd : fds) {
-        if (::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
-            ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
-            throw std::system_error(errno, std::system_category(), "tern: fcntl on the wake pipe");
-        }
+    platform::native_socket read_end = platform::invalid_socket;
+    platform::native_socket write_end = platform::invalid_socket;
+    if (!platform::open_wake_channel(read_end, write_end)) {
+        throw std::system_error(errno, std::generic_category(), "tern: the wake pipe");
     }
-    wake_.assign(read_end.get());
-    read_end.release();
-    wake_write_ = write_end.release();
+    std::error_code ec;
+    assign_waitable(wake_, read_end, ec);
+    if (ec) {
+        platform::close_socket(read_end);
+        platform::close_socket(write_end);
+        throw std::system_error(ec, "tern: the wake pipe");
+    }
+    wake_write_ = write_end;
     door_ = std::make_shared<worker_door>(wake_write_);
     door_->set_timers(this, &fd_waits_);
     fd_short_at_ = descriptor_limit_less_reserve();
@@ -73,7 +64,7 @@ worker::~worker() {
     // here for a worker whose loop never ran).
     auto left = door_->shut();
     left.clear();
-    ::close(wake_write_);
+    platform::close_socket(wake_write_);
 }
 
 void worker::open_listener(listener& l, const asio::ip::tcp::endpoint& endpoint) {
@@ -93,8 +84,11 @@ void worker::bind(const asio::ip::tcp::endpoint& endpoint) { open_listener(main_
 void worker::adopt(int fd, bool ipv6) {
     // A duplicate per worker: each loop watches the one socket (and its one accept queue)
     // through its own descriptor, and closes only that at stop.
-    const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (own < 0) throw std::system_error(errno, std::generic_category(), "tern: dup listen fd");
+    // Windows: refused (ENOTSUP), no descriptor names a socket there.
+    const platform::native_socket own = platform::duplicate_descriptor(fd);
+    if (own == platform::invalid_socket) {
+        throw std::system_error(errno, std::generic_category(), "tern: dup listen fd");
+    }
     // A Unix socket is accepted through the same acceptor type: accept(2) and the reads and
     // writes are the same calls; only TCP options (ignored where they fail) differ.
     const auto protocol = ipv6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4();
@@ -102,7 +96,7 @@ void worker::adopt(int fd, bool ipv6) {
     main_.adopted = true;
     main_.acceptor.assign(protocol, own, ec);
     if (ec) {
-        ::close(own);
+        platform::close_socket(own);
         throw std::system_error(ec, "tern: adopt listen fd");
     }
 }
@@ -152,14 +146,12 @@ void worker::post_stop() {
     stop_posted_.store(true, std::memory_order_release);
     // write(2) is safe from any thread, unlike asio::post on a loop without locks. A full
     // pipe (EAGAIN) already holds a byte that wakes the loop.
-    const char byte = 1;
-    [[maybe_unused]] const auto ignored = ::write(wake_write_, &byte, 1);
+    platform::ring_wake(wake_write_);
 }
 
 void worker::post_closing() {
     // The loop finds closing_connections set when it wakes (on_messages).
-    const char byte = 1;
-    [[maybe_unused]] const auto ignored = ::write(wake_write_, &byte, 1);
+    platform::ring_wake(wake_write_);
 }
 
 void worker::post(std::function<void()> fn) {
@@ -191,7 +183,7 @@ void worker::unexpect_posted() noexcept {
 void worker::wait_for_messages() {
     if (waiting_for_messages_) return;  // one wait at a time: each would run on_messages
     waiting_for_messages_ = true;
-    wake_.async_wait(asio::posix::stream_descriptor::wait_read, [this](std::error_code ec) {
+    wake_.async_wait(waitable::wait_read, [this](std::error_code ec) {
         waiting_for_messages_ = false;
         if (ec == asio::error::operation_aborted) return;
         on_messages();
@@ -199,9 +191,7 @@ void worker::wait_for_messages() {
 }
 
 void worker::on_messages() {
-    char bytes[64];
-    while (::read(wake_.native_handle(), bytes, sizeof bytes) > 0) {
-    }
+    platform::drain_wake(wake_.native_handle());
     for (auto& fn : door_->take()) fn();
     // A stop began: first the warning (during the grace period, or right before the stop
     // when there is none), then the stop.
@@ -361,9 +351,8 @@ bool worker::short_of_descriptors() noexcept {
     if (now - fd_looked_at_ < fd_look_interval) return fd_short_;
     fd_looked_at_ = now;
     // The lowest free descriptor number, by taking it and giving it back.
-    const int probe = ::fcntl(wake_write_, F_DUPFD_CLOEXEC, 0);
+    const int probe = platform::lowest_free_descriptor(wake_write_);
     fd_short_ = probe < 0 || probe >= fd_short_at_;
-    if (probe >= 0) ::close(probe);
     return fd_short_;
 }
 
@@ -405,7 +394,8 @@ void worker::hand_out_to(std::vector<worker*> loops) { loops_ = std::move(loops)
 void worker::hand_out(const listener& l, asio::ip::tcp::socket socket) {
     // Without SO_REUSEPORT balancing (the portable path), this loop's acceptor serves every
     // loop, in turn. Once a stop began, what is accepted stays here (served with the drain).
-    if (loops_.empty() || draining_) {
+    // On Windows a socket stays on the loop that accepted it (net/waitable.hpp).
+    if (loops_.empty() || draining_ || !sockets_move_between_loops) {
         accepted(l.plain, std::move(socket));
         return;
     }
@@ -422,7 +412,7 @@ void worker::hand_out(const listener& l, asio::ip::tcp::socket socket) {
     }
     // Out of this loop's reactor, into the other's on its own thread; closed unserved if that
     // loop has ended by then (its door refuses the post).
-    auto fd = std::make_shared<file_handle>(socket.release(ec));
+    auto fd = std::make_shared<platform::socket_handle>(take_socket(socket, poller_, ec));
     if (ec || !*fd) return;
     const bool plain = l.plain;
     (void)to->door_->post([to, fd, plain, protocol] {
@@ -437,13 +427,14 @@ void worker::hand_out(const listener& l, asio::ip::tcp::socket socket) {
 
 void worker::accepted(bool plain, asio::ip::tcp::socket socket) {
     bump(accepted_);
-    const int fd = socket.native_handle();
+    const platform::native_socket fd = socket.native_handle();
     auto conn = std::make_shared<transport>(std::move(socket), *this);
     const std::shared_ptr<const tls_context> tls = plain ? nullptr : tls_;
     const auto open = shared_.open_connections.fetch_add(1, std::memory_order_relaxed);
     // Over the connection cap, or holding one of the last descriptors (the reserve left
     // for the work in progress): refused with an answer rather than left unaccepted.
-    if (open >= shared_.settings.limits.max_concurrent_connections || fd >= fd_short_at_) {
+    if (open >= shared_.settings.limits.max_concurrent_connections ||
+        static_cast<long long>(fd) >= fd_short_at_) {
         shared_.open_connections.fetch_sub(1, std::memory_order_relaxed);
         bump(refused_);
         // A 503 in plain text means nothing to a TLS client, and a handshake to say it

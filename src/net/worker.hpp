@@ -15,6 +15,7 @@
 #include "net/door.hpp"
 #include "net/fd_waits.hpp"
 #include "net/socket_poller.hpp"
+#include "net/waitable.hpp"
 #include "tls/context.hpp"
 
 #include <tern/config.hpp>
@@ -22,7 +23,6 @@
 
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
-#include <asio/posix/stream_descriptor.hpp>
 #include <asio/steady_timer.hpp>
 
 #include <atomic>
@@ -227,7 +227,7 @@ private:
     // from other threads (stop, and the completions of deferred requests) come through a
     // pipe: the sender sets a flag or queues a function, then writes a byte.
     asio::io_context io_context_{ASIO_CONCURRENCY_HINT_UNSAFE};
-    asio::posix::stream_descriptor wake_{io_context_};  // the pipe's read end
+    waitable wake_{io_context_};  // the wake channel's read end (a pipe's on POSIX)
     socket_poller poller_{io_context_};
     // Coroutines' waits for the application's own descriptors (loop_door::wait_fd), on
     // poller_ and the timers below; dropped when the drain ends.
@@ -243,7 +243,7 @@ private:
     std::unique_ptr<char[]> read_buffer_{new char[read_buffer_size]};
     static constexpr std::size_t file_buffer_size = 64 * 1024;
     std::unique_ptr<char[]> file_buffer_;  // made at the first file body
-    int wake_write_ = -1;
+    platform::native_socket wake_write_ = platform::invalid_socket;
     bool waiting_for_messages_ = false;
     std::atomic<bool> stop_posted_{false};
     bool closing_told_ = false;  // the connections heard that a stop began (post_closing)

@@ -18,11 +18,11 @@ constexpr std::size_t max_batch = 16;
 
 }  // namespace
 
-int open_datagram_socket(int family) noexcept {
+native_socket open_datagram_socket(int family) noexcept {
     return ::socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
-std::size_t receive_datagrams(int fd, std::span<incoming_datagram> slots) noexcept {
+std::size_t receive_datagrams(native_socket fd, std::span<incoming_datagram> slots) noexcept {
     std::array<mmsghdr, max_batch> messages{};
     std::array<iovec, max_batch> vectors{};
     const std::size_t n = std::min(slots.size(), max_batch);
@@ -81,7 +81,7 @@ std::size_t run_length(std::span<const outgoing_datagram> datagrams) noexcept {
     return n;
 }
 
-std::size_t send_each(int fd, std::span<const outgoing_datagram> datagrams) noexcept {
+std::size_t send_each(native_socket fd, std::span<const outgoing_datagram> datagrams) noexcept {
     std::array<mmsghdr, max_batch> messages{};
     std::array<iovec, max_batch> vectors{};
     const std::size_t n = std::min(max_batch, datagrams.size());
@@ -101,7 +101,8 @@ std::size_t send_each(int fd, std::span<const outgoing_datagram> datagrams) noex
 
 // Runs of datagrams to one address, a message each (segmented when the run has more than
 // one), up to max_batch messages in one sendmmsg.
-std::size_t send_segmented(int fd, std::span<const outgoing_datagram> datagrams) noexcept {
+std::size_t send_segmented(native_socket fd,
+                           std::span<const outgoing_datagram> datagrams) noexcept {
     constexpr std::size_t max_vectors = 256;
     std::array<mmsghdr, max_batch> messages{};
     std::array<iovec, max_vectors> vectors{};
@@ -162,7 +163,8 @@ void segment_datagrams(bool on) noexcept {
     segmentation.store(on ? 1 : 0, std::memory_order_relaxed);
 }
 
-std::size_t send_datagrams(int fd, std::span<const outgoing_datagram> datagrams) noexcept {
+std::size_t send_datagrams(native_socket fd,
+                           std::span<const outgoing_datagram> datagrams) noexcept {
     int on = segmentation.load(std::memory_order_relaxed);
     if (on < 0) {
         int size = 0;
@@ -173,6 +175,10 @@ std::size_t send_datagrams(int fd, std::span<const outgoing_datagram> datagrams)
     // A lone datagram, or segmentation off: a message each.
     if (on == 0 || datagrams.size() == 1) return send_each(fd, datagrams);
     return send_segmented(fd, datagrams);
+}
+
+ssize_t send_datagram(native_socket fd, const outgoing_datagram& d) noexcept {
+    return ::sendto(fd, d.bytes.data(), d.bytes.size(), MSG_DONTWAIT, d.to, d.to_length);
 }
 
 }  // namespace tern::detail::platform

@@ -8,7 +8,7 @@
 
 namespace tern::detail::platform {
 
-int open_datagram_socket(int family) noexcept {
+native_socket open_datagram_socket(int family) noexcept {
     const int fd = ::socket(family, SOCK_DGRAM, 0);
     if (fd < 0) return -1;
     if (::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
@@ -21,7 +21,7 @@ int open_datagram_socket(int family) noexcept {
     return fd;
 }
 
-std::size_t receive_datagrams(int fd, std::span<incoming_datagram> slots) noexcept {
+std::size_t receive_datagrams(native_socket fd, std::span<incoming_datagram> slots) noexcept {
     // One recvfrom per datagram, until the slots are full or none is left.
     std::size_t n = 0;
     while (n < slots.size()) {
@@ -40,7 +40,8 @@ std::size_t receive_datagrams(int fd, std::span<incoming_datagram> slots) noexce
     return n;
 }
 
-std::size_t send_datagrams(int fd, std::span<const outgoing_datagram> datagrams) noexcept {
+std::size_t send_datagrams(native_socket fd,
+                           std::span<const outgoing_datagram> datagrams) noexcept {
     if (datagrams.empty()) return 0;
     const auto& d = datagrams.front();
     // A datagram the kernel refuses (no room: EAGAIN) is dropped, as QUIC allows.
@@ -52,5 +53,9 @@ std::size_t send_datagrams(int fd, std::span<const outgoing_datagram> datagrams)
 }
 
 void segment_datagrams(bool /*on*/) noexcept {}
+
+ssize_t send_datagram(native_socket fd, const outgoing_datagram& d) noexcept {
+    return ::sendto(fd, d.bytes.data(), d.bytes.size(), MSG_DONTWAIT, d.to, d.to_length);
+}
 
 }  // namespace tern::detail::platform

@@ -16,7 +16,7 @@ void ignore_sigpipe() noexcept {
     [[maybe_unused]] static const bool ignored = std::signal(SIGPIPE, SIG_IGN) != SIG_ERR;
 }
 
-int open_stream_socket(int family, bool non_blocking) noexcept {
+native_socket open_stream_socket(int family, bool non_blocking) noexcept {
     const int fd = ::socket(family, SOCK_STREAM, 0);
     if (fd < 0) return -1;
     if (::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
@@ -31,6 +31,31 @@ int open_stream_socket(int family, bool non_blocking) noexcept {
 
 bool balances_shared_port() noexcept { return false; }
 
-void share_port(int /*fd*/) noexcept {}
+void share_port(native_socket /*fd*/) noexcept {}
+
+bool open_wake_channel(native_socket& read_end, native_socket& write_end) noexcept {
+    int fds[2];
+    if (::pipe(fds) != 0) return false;
+    for (const int fd : fds) {
+        if (::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
+            ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+            const int err = errno;
+            ::close(fds[0]);
+            ::close(fds[1]);
+            errno = err;
+            return false;
+        }
+    }
+    read_end = fds[0];
+    write_end = fds[1];
+    return true;
+}
+
+native_socket duplicate_descriptor(int fd) noexcept { return ::fcntl(fd, F_DUPFD_CLOEXEC, 0); }
+
+bool keep_passed_socket(int fd) noexcept {
+    const int flags = ::fcntl(fd, F_GETFD);
+    return flags >= 0 && ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0;
+}
 
 }  // namespace tern::detail::platform

@@ -4,7 +4,7 @@
 #include "static/open_beneath.hpp"
 #include "static/validators.hpp"
 
-#include <unistd.h>
+#include "platform/files.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -20,8 +20,7 @@ bool read_whole(int fd, const struct stat& st, std::string& out) {
     out.resize(size + 1);
     std::size_t done = 0;
     while (done < out.size()) {
-        const ssize_t n =
-            ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(done));
+        const ssize_t n = platform::read_file_at(fd, out.data() + done, out.size() - done, done);
         if (n < 0) return false;
         if (n == 0) break;
         done += static_cast<std::size_t>(n);

@@ -3,11 +3,8 @@
 #include "platform/files.hpp"
 #include "static/root_cache.hpp"
 
-#include <fcntl.h>
-#include <limits.h>
-#include <unistd.h>
-
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <ctime>
 #include <vector>
@@ -15,9 +12,6 @@
 namespace tern::detail {
 
 namespace {
-
-// O_NONBLOCK: a FIFO planted in the root must not block the event loop on open.
-constexpr int file_flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
 
 /// As many symlinks as one lookup may expand (Linux's own limit).
 constexpr int max_symlinks = 40;
@@ -135,10 +129,10 @@ void record_found(opened_file& opened, int at, beneath_walk& walk, std::string_v
 open_status found_directory(int root_fd, beneath_walk& walk, opened_file& opened) {
     if (!walk.cur) {
         // The root itself: only its fstat is used, and the cached descriptor stays cached.
-        if (::fstat(root_fd, &opened.st) != 0) return from_errno(errno);
+        if (platform::stat_descriptor(root_fd, opened.st) != 0) return from_errno(errno);
         return open_status::ok;
     }
-    if (::fstat(walk.cur.get(), &opened.st) != 0) return from_errno(errno);
+    if (platform::stat_descriptor(walk.cur.get(), opened.st) != 0) return from_errno(errno);
     opened.file = std::move(walk.cur);
     opened.name.clear();
     return open_status::ok;
@@ -153,7 +147,7 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
     if (root_fd < 0) return from_errno(errno);
 
     beneath_walk walk(relative);
-    char name[NAME_MAX + 1];
+    char name[platform::max_name_length + 1];
     for (;;) {
         const std::string_view comp = next_component(walk.pending, walk.pos);
         if (comp.empty()) break;
@@ -163,7 +157,7 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
             continue;
         }
         if (!options.allow_dotfiles && comp.front() == '.') return open_status::not_found;
-        if (comp.size() > NAME_MAX) return open_status::not_found;
+        if (comp.size() > platform::max_name_length) return open_status::not_found;
         std::memcpy(name, comp.data(), comp.size());
         name[comp.size()] = '\0';
 
@@ -171,14 +165,14 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
         const bool last = only_slashes(std::string_view(walk.pending).substr(walk.pos));
         // Directories through the platform seam (O_PATH on Linux), files as they are.
         const int fd =
-            last ? ::openat(at, name, file_flags) : platform::open_directory_at(at, name);
+            last ? platform::open_file_at(at, name) : platform::open_directory_at(at, name);
         if (fd >= 0) {
             if (!last) {
                 walk.enter(fd, comp);
                 continue;
             }
             opened.file = file_handle(fd);
-            if (::fstat(fd, &opened.st) != 0) return from_errno(errno);
+            if (platform::stat_descriptor(fd, opened.st) != 0) return from_errno(errno);
             record_found(opened, at, walk, comp);
             return open_status::ok;
         }
@@ -188,7 +182,7 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
         // FreeBSD); readlinkat tells a link from a real loop or a non-directory.
         if (err == ELOOP || err == ENOTDIR || err == EMLINK) {
             char target[PATH_MAX];
-            const ssize_t n = ::readlinkat(at, name, target, sizeof target);
+            const ssize_t n = platform::read_link_at(at, name, target, sizeof target);
             if (n >= 0) {
                 if (!options.follow_symlinks || ++walk.links > max_symlinks ||
                     static_cast<std::size_t>(n) == sizeof target ||
@@ -202,7 +196,7 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
         if (last && err == EACCES) {
             // A directory without read permission can still hold a readable index file.
             struct stat st {};
-            if (::fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+            if (platform::stat_at_no_follow(at, name, st) == 0 && S_ISDIR(st.st_mode)) {
                 opened.st = st;
                 record_found(opened, at, walk, comp);
                 return open_status::ok;
@@ -217,9 +211,10 @@ bool open_sibling(const opened_file& opened, std::string_view suffix, file_handl
                   struct stat& st) {
     std::string name = opened.name;
     name.append(suffix);
-    file_handle sibling(::openat(opened.dir, name.c_str(), file_flags));
+    file_handle sibling(platform::open_file_at(opened.dir, name.c_str()));
     struct stat found {};
-    if (!sibling || ::fstat(sibling.get(), &found) != 0 || !S_ISREG(found.st_mode)) return false;
+    if (!sibling || platform::stat_descriptor(sibling.get(), found) != 0 || !S_ISREG(found.st_mode))
+        return false;
     file = std::move(sibling);
     st = found;
     return true;

@@ -16,7 +16,7 @@ int root_cache::get(const std::string& root) {
     }
     if (it->checked != now) {
         struct stat st {};
-        if (!it->fd || ::lstat(root.c_str(), &st) != 0 || st.st_dev != it->dev ||
+        if (!it->fd || platform::stat_no_follow(root.c_str(), st) != 0 || st.st_dev != it->dev ||
             st.st_ino != it->ino) {
             if (!reopen(*it)) {
                 // Not cached: the next request tries the path again.
@@ -34,7 +34,7 @@ int root_cache::get(const std::string& root) {
 bool root_cache::reopen(entry& e) {
     e.fd = file_handle(platform::open_directory(e.path.c_str()));
     struct stat st {};
-    if (!e.fd || ::fstat(e.fd.get(), &st) != 0) {
+    if (!e.fd || platform::stat_descriptor(e.fd.get(), st) != 0) {
         const int err = errno;
         e.fd = file_handle();
         errno = err;

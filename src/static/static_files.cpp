@@ -2,6 +2,7 @@
 
 #include "http/header_values.hpp"
 #include "http/token.hpp"
+#include "platform/files.hpp"
 #include "static/file_response.hpp"
 #include "static/open_beneath.hpp"
 #include "static/path_resolver.hpp"
@@ -40,13 +41,11 @@ std::string validated_prefix(const std::string& hosted_path) {
 
 std::string validated_root(const std::string& directory) {
     if (directory.empty()) throw std::invalid_argument("tern: static_files needs a directory");
-    char* real = ::realpath(directory.c_str(), nullptr);
-    if (real == nullptr) {
+    std::string root = platform::real_path(directory.c_str());
+    if (root.empty()) {
         throw std::invalid_argument("tern: static_files directory '" + directory +
                                     "': " + std::strerror(errno));
     }
-    std::string root(real);
-    std::free(real);
     struct stat st {};
     if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
         throw std::invalid_argument("tern: static_files directory '" + directory +
@@ -60,7 +59,7 @@ void validate_index(const static_files_config& c) {
     if (name.empty()) return;
     if (name == "." || name == ".." || name.find('/') != std::string::npos ||
         name.find('\\') != std::string::npos || name.find('\0') != std::string::npos ||
-        has_control(name) || name.size() > NAME_MAX) {
+        has_control(name) || name.size() > platform::max_name_length) {
         throw std::invalid_argument("tern: static_files index_file '" + name +
                                     "' must be a plain file name");
     }

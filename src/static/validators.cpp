@@ -3,6 +3,7 @@
 #include "http/header_values.hpp"
 #include "http/http_date_parse.hpp"
 #include "http/token.hpp"
+#include "platform/files.hpp"
 
 #include <charconv>
 #include <cstdint>
@@ -11,15 +12,7 @@ namespace tern::detail {
 
 namespace {
 
-std::uint64_t mtime_ns(const struct stat& st) noexcept {
-#if defined(__APPLE__)
-    const auto& ts = st.st_mtimespec;
-#else
-    const auto& ts = st.st_mtim;
-#endif
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
-           static_cast<std::uint64_t>(ts.tv_nsec);
-}
+std::uint64_t mtime_ns(const struct stat& st) noexcept { return platform::modified_ns(st); }
 
 void append_hex(std::string& out, std::uint64_t v) {
     char digits[16];

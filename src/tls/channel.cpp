@@ -17,9 +17,9 @@ namespace tern::detail {
 // as nginx does: no copy through memory BIOs, and kernel TLS could take over the records.
 // The socket stays the connection's (BIO_NOCLOSE). SIGPIPE is blocked on tern's threads, so
 // a write to a reset peer is an EPIPE here (src/net/server.cpp).
-tls_channel::tls_channel(std::shared_ptr<const tls_context> context, int fd)
+tls_channel::tls_channel(std::shared_ptr<const tls_context> context, platform::native_socket fd)
     : context_(std::move(context)), ssl_(SSL_new(context_->initial())) {
-    if (ssl_ == nullptr || SSL_set_fd(ssl_, fd) != 1) {
+    if (ssl_ == nullptr || SSL_set_fd(ssl_, static_cast<int>(fd)) != 1) {
         SSL_free(ssl_);
         ERR_clear_error();
         throw std::bad_alloc();
@@ -27,10 +27,10 @@ tls_channel::tls_channel(std::shared_ptr<const tls_context> context, int fd)
     SSL_set_accept_state(ssl_);
 }
 
-tls_channel::tls_channel(std::shared_ptr<const tls_client_context> context, int fd,
-                         const std::string& host)
+tls_channel::tls_channel(std::shared_ptr<const tls_client_context> context,
+                         platform::native_socket fd, const std::string& host)
     : client_context_(std::move(context)), ssl_(SSL_new(client_context_->get())) {
-    if (ssl_ == nullptr || SSL_set_fd(ssl_, fd) != 1) {
+    if (ssl_ == nullptr || SSL_set_fd(ssl_, static_cast<int>(fd)) != 1) {
         SSL_free(ssl_);
         ERR_clear_error();
         throw std::bad_alloc();

@@ -4,6 +4,7 @@
 /// Each call does what the socket allows now and says what to wait for when it cannot go
 /// on (readable or writable); the connection does the waiting (docs/tls.md). No asio here.
 
+#include "platform/socket_api.hpp"
 #include "tls/client_context.hpp"
 #include "tls/context.hpp"
 
@@ -33,11 +34,12 @@ public:
 
     /// A server-side channel on socket `fd` (not owned), using `context`'s certificates.
     /// Throws std::bad_alloc when OpenSSL cannot allocate.
-    tls_channel(std::shared_ptr<const tls_context> context, int fd);
+    tls_channel(std::shared_ptr<const tls_context> context, platform::native_socket fd);
     /// A client-side channel on socket `fd` (not owned) to `host`: sent as SNI when it is a
     /// name, and checked against the certificate (a name, or an IP address) when the context
     /// verifies. Throws std::bad_alloc when OpenSSL cannot allocate.
-    tls_channel(std::shared_ptr<const tls_client_context> context, int fd, const std::string& host);
+    tls_channel(std::shared_ptr<const tls_client_context> context, platform::native_socket fd,
+                const std::string& host);
     ~tls_channel();
     tls_channel(const tls_channel&) = delete;
     tls_channel& operator=(const tls_channel&) = delete;

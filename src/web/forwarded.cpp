@@ -4,7 +4,7 @@
 #include "http/request.hpp"
 #include "http/token.hpp"
 
-#include <arpa/inet.h>
+#include "platform/socket_api.hpp"
 
 #include <algorithm>
 #include <stdexcept>

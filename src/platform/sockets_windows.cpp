@@ -1,0 +1,156 @@
+// The Windows path of platform/sockets.hpp (TERN_IO=portable on Windows): Winsock sockets,
+// started once; no SIGPIPE to ignore (a send on a reset connection is an error, WSAECONNRESET);
+// one socket per port, as on the portable path.
+#include "platform/sockets.hpp"
+
+#include "platform/socket_api.hpp"
+
+#include <cerrno>
+
+namespace tern::detail::platform {
+
+namespace {
+
+// WSAStartup once for the process, before the first socket tern makes (asio's own sockets
+// start Winsock themselves). Never cleaned up: sockets may outlive any owner here.
+void start_winsock() noexcept {
+    [[maybe_unused]] static const bool started = [] {
+        WSADATA data{};
+        return ::WSAStartup(MAKEWORD(2, 2), &data) == 0;
+    }();
+}
+
+}  // namespace
+
+int errno_from_socket_error() noexcept {
+    errno = errno_for(::WSAGetLastError());
+    return errno;
+}
+
+int errno_for(int wsa_error) noexcept {
+    int code = EIO;
+    switch (wsa_error) {
+        case WSAEWOULDBLOCK:
+            code = EWOULDBLOCK;
+            break;
+        case WSAEINTR:
+            code = EINTR;
+            break;
+        case WSAECONNRESET:
+            code = ECONNRESET;
+            break;
+        case WSAECONNABORTED:
+            code = ECONNABORTED;
+            break;
+        case WSAECONNREFUSED:
+            code = ECONNREFUSED;
+            break;
+        case WSAENOTCONN:
+            code = ENOTCONN;
+            break;
+        case WSAESHUTDOWN:
+            code = EPIPE;
+            break;
+        case WSAETIMEDOUT:
+            code = ETIMEDOUT;
+            break;
+        case WSAEINPROGRESS:
+            code = EINPROGRESS;
+            break;
+        case WSAEMFILE:
+            code = EMFILE;
+            break;
+        case WSAENOBUFS:
+            code = ENOBUFS;
+            break;
+        case WSAEMSGSIZE:
+            code = EMSGSIZE;
+            break;
+        case WSAENOTSOCK:
+            code = ENOTSOCK;
+            break;
+        case WSAEINVAL:
+            code = EINVAL;
+            break;
+        default:
+            break;
+    }
+    return code;
+}
+
+void ignore_sigpipe() noexcept { start_winsock(); }
+
+native_socket open_stream_socket(int family, bool non_blocking) noexcept {
+    start_winsock();
+    const native_socket s = ::WSASocketW(family, SOCK_STREAM, 0, nullptr, 0,
+                                         WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
+    if (s == invalid_socket) return invalid_socket;
+    u_long on = 1;
+    if (non_blocking && ::ioctlsocket(s, static_cast<long>(FIONBIO), &on) != 0) {
+        const int err = ::WSAGetLastError();
+        ::closesocket(s);
+        ::WSASetLastError(err);
+        return invalid_socket;
+    }
+    return s;
+}
+
+native_socket duplicate_socket(native_socket s) noexcept {
+    WSAPROTOCOL_INFOW info{};
+    if (::WSADuplicateSocketW(s, ::GetCurrentProcessId(), &info) != 0) {
+        errno_from_socket_error();
+        return invalid_socket;
+    }
+    const native_socket copy =
+        ::WSASocketW(FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO, FROM_PROTOCOL_INFO, &info, 0,
+                     WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
+    if (copy == invalid_socket) errno_from_socket_error();
+    return copy;
+}
+
+bool balances_shared_port() noexcept { return false; }
+
+void share_port(native_socket /*fd*/) noexcept {}
+
+bool open_wake_channel(native_socket& read_end, native_socket& write_end) noexcept {
+    // A listener on 127.0.0.1, a connection to it, and the accepted end: the listener is
+    // closed at once.
+    const native_socket listener = open_stream_socket(AF_INET, false);
+    if (listener == invalid_socket) return false;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socket_length length = sizeof address;
+    native_socket writer = invalid_socket;
+    native_socket reader = invalid_socket;
+    const bool made =
+        ::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+        ::listen(listener, 1) == 0 &&
+        ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0 &&
+        (writer = open_stream_socket(AF_INET, false)) != invalid_socket &&
+        ::connect(writer, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+        (reader = ::accept(listener, nullptr, nullptr)) != invalid_socket &&
+        set_non_blocking(reader) && set_non_blocking(writer);
+    const int err = made ? 0 : errno_from_socket_error();
+    ::closesocket(listener);
+    if (!made) {
+        if (writer != invalid_socket) ::closesocket(writer);
+        if (reader != invalid_socket) ::closesocket(reader);
+        errno = err;
+        return false;
+    }
+    const BOOL on = TRUE;
+    ::setsockopt(writer, IPPROTO_TCP, TCP_NODELAY, reinterpret_cast<const char*>(&on), sizeof on);
+    read_end = reader;
+    write_end = writer;
+    return true;
+}
+
+native_socket duplicate_descriptor(int /*fd*/) noexcept {
+    errno = ENOTSUP;
+    return invalid_socket;
+}
+
+bool keep_passed_socket(int /*fd*/) noexcept { return false; }
+
+}  // namespace tern::detail::platform
