@@ -11,13 +11,17 @@
 #   tests/windows/run.sh            # the dependencies' prefix from scripts/windows-deps.sh
 #   TERN_WINDOWS_DEPS_PREFIX=... tests/windows/run.sh
 #   TERN_WINDOWS_TOOLCHAIN=FILE (default cmake/toolchains/mingw-w64.cmake), TERN_WINDOWS_BUILD=DIR
-#   (default build-windows), TERN_WINDOWS_PORT=N (default 18089; N+1 for HTTPS), WINEPREFIX
+#   (default build-windows), TERN_WINDOWS_PORT=N and TERN_WINDOWS_TLS_PORT=N (default: free ports), WINEPREFIX
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
 build=${TERN_WINDOWS_BUILD:-build-windows}
-port=${TERN_WINDOWS_PORT:-18089}
+# A free port (TCP and UDP, as tests/support/procs.py's free_port), unless one is given.
+free_port() {
+    python3 -c 'import sys; sys.path.insert(0, "tests/support"); import procs; print(procs.free_port())'
+}
+port=${TERN_WINDOWS_PORT:-$(free_port)}
 
 fail() {
     echo "tests/windows/run.sh: FAIL: $*" >&2
@@ -36,7 +40,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DTERN_WINDOWS_DEPS_PREFIX="$TERN_WINDOWS_DEPS_PREFIX" \
     -DTERN_IO=portable -DTERN_HTTP3=OFF -DTERN_OPENSSL_DLOPEN=OFF -DTERN_CODECS_DLOPEN=OFF \
     -DTERN_WERROR=ON \
-    -DTERN_BUILD_TESTS=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null ||
+    -DTERN_BUILD_TESTS=OFF -DTERN_INSTALL=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null ||
     fail "configure"
 nice cmake --build "$build" --target hello live || fail "build of hello.exe and live.exe"
 echo "tests/windows/run.sh: hello.exe and live.exe built in $(($(date +%s) - start)) s"
@@ -124,7 +128,7 @@ echo "tests/windows/run.sh: hello.exe stopped on Ctrl-C (SIGINT under wine) with
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
     -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 ||
     fail "openssl could not make a test certificate"
-tls_port=$((port + 1))
+tls_port=${TERN_WINDOWS_TLS_PORT:-$(free_port)}
 winpath() { printf 'Z:%s' "$1" | tr / '\\'; }
 start_hello "$work/https.log" "$tls_port" --cert "$(winpath "$work/cert.pem")" \
     --key "$(winpath "$work/key.pem")"
