@@ -35,6 +35,16 @@ class group;
 class api_doc;
 struct openapi_info;
 
+namespace detail {
+/// A handler marked as reading its request body itself (tern::streamed_body), as the
+/// `handler` a route_handler holds; app::add takes the handler out of it again. A mark in
+/// the handler, not a field of route_handler, keeps route_handler's layout (0.2's ABI).
+struct streamed_route {
+    handler inner;
+    void operator()(context& ctx) const { inner(ctx); }
+};
+}  // namespace detail
+
 /// What a route accepts: a plain handler (`void(context&)`), or a coroutine handler
 /// (`task(context&)`, docs/async.md), which tern starts after `ctx.defer()`.
 class route_handler {
@@ -63,10 +73,16 @@ public:
     }
     /// Whether the handler reads the request body itself, piece by piece (see
     /// tern::streamed_body); false by default.
-    bool streamed_body() const noexcept { return streamed_body_; }
+    bool streamed_body() const noexcept { return fn_.target<detail::streamed_route>() != nullptr; }
     /// Sets it.
-    route_handler& streamed_body(bool on) noexcept {
-        streamed_body_ = on;
+    route_handler& streamed_body(bool on) {
+        if (on == streamed_body()) return *this;
+        if (on) {
+            fn_ = handler(detail::streamed_route{std::move(fn_)});
+        } else {
+            handler inner = std::move(fn_.target<detail::streamed_route>()->inner);
+            fn_ = std::move(inner);
+        }
         return *this;
     }
     /// What the route says about itself in the OpenAPI document (see tern::documented in
@@ -82,7 +98,6 @@ private:
     handler fn_;
     bool coroutine_ = false;
     std::size_t body_limit_ = 0;
-    bool streamed_body_ = false;
     std::shared_ptr<const api_doc> doc_;
 };
 

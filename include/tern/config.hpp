@@ -149,11 +149,6 @@ struct limits_config {
     /// Nesting of arrays and objects in a body that `body_as` parses, checked before the
     /// document is built; deeper is answered 400 naming this limit.
     std::size_t max_json_depth = 512;
-    // Last, so that positional initialisation of the fields above still compiles.
-    /// Bytes of a streamed request body (tern::streamed_body) left unread when its handler
-    /// answered that HTTP/1.1 reads and discards to keep the connection; with more left (or
-    /// a chunked body), the answer carries `Connection: close` and the connection closes.
-    std::size_t max_discarded_body = 64 * 1024;
 };
 
 /// How long each phase of a connection may take (docs/limits.md). `config::timeouts`,

@@ -107,6 +107,10 @@ app& app::add(std::string_view method, std::string_view pattern, route_handler r
     const bool streamed = route.streamed_body();
     const std::shared_ptr<const api_doc> doc = route.doc();
     handler h = std::move(route).take();
+    if (auto* marked = h.target<detail::streamed_route>()) {
+        handler inner = std::move(marked->inner);  // the mark has been read: the handler alone
+        h = std::move(inner);
+    }
     if (!h) throw std::invalid_argument("tern: empty handler for " + std::string(pattern));
     if (!detail::is_known_method(method)) {
         throw std::invalid_argument("tern: method '" + std::string(method) +

@@ -18,6 +18,15 @@
 
 namespace tern::detail {
 
+namespace {
+
+// Bytes of a streamed body left unread when its handler answered that are read and
+// discarded to keep the connection (docs/limits.md); more, or a chunked body, closes it. A
+// constant in 0.2: a field of limits_config would change 0.2's ABI.
+constexpr std::uint64_t max_discarded_body = 64 * 1024;
+
+}  // namespace
+
 void http1_connection::start_body(request& req) {
     body_ = body_stage::streaming;
     body_ended_ = false;
@@ -140,7 +149,7 @@ void http1_connection::settle_body() noexcept {
     // send the body; one whose remainder is unknown (chunked) or large is not waited for.
     const auto left = parser_.body_left();
     if (!parser_.wants_continue() && left >= 0 &&
-        static_cast<std::uint64_t>(left) <= host_.settings().limits.max_discarded_body) {
+        static_cast<std::uint64_t>(left) <= max_discarded_body) {
         body_ = body_stage::draining;  // consume_input reads and discards it
         return;
     }

@@ -112,7 +112,6 @@ tern::config cfg;
 cfg.timeouts.header = std::chrono::seconds(5);
 cfg.limits.max_body_size = 1024 * 1024;
 tern::app configured(cfg);
-cfg.limits.max_discarded_body = 16 * 1024;  // a streamed body's remainder read to keep the connection
 }
 }  // namespace docs_limits
 
