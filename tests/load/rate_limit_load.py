@@ -9,8 +9,8 @@ addresses churn the table; the busy ones stay in it and are held to their limit.
 
 Checks: wrk sees no socket error and no status but 200 and 429, and both; /free answers 200
 every time during the load, without the limit's fields; an address seen for the first time
-is let through; one over its limit gets 429 with Retry-After, RateLimit and RateLimit-Policy;
-the server answers afterwards. Its resident memory before and after is printed, not checked
+is let through; one over its limit gets 429 (after at most 20 let through, 10 a loop) with
+Retry-After, RateLimit and RateLimit-Policy; the server answers afterwards. Its resident memory before and after is printed, not checked
 (the table's fixed size is tests/unit/web/test_rate_table.cpp's). Bounded: about SECONDS
 (default 5).
 """
@@ -122,10 +122,17 @@ def main():
         check("an address seen for the first time is let through", status == 200, status)
         check("with the limit's fields", "ratelimit" in fields and "ratelimit-policy" in fields,
               sorted(fields))
-        # Each of the two loops counts on its own (docs/rate-limits.md): 20 may pass.
-        for _ in range(30):
+        # Each of the two loops counts on its own (docs/rate-limits.md), and the kernel spreads
+        # the connections over them as it likes: up to 20 may pass, and a request that is not
+        # the first 429 may still pass on the other loop. So: ask until the first 429.
+        let_through = 0
+        for _ in range(40):
             status, fields = get(port, "/limited", "192.0.2.78")
+            if status != 200:
+                break
+            let_through += 1
         check("an address over its limit gets 429", status == 429, status)
+        check("after at most 20 let through (10 a loop)", let_through <= 20, let_through)
         check("with Retry-After in whole seconds", fields.get("retry-after", "").isdigit(),
               fields)
         check("and RateLimit and RateLimit-Policy",
