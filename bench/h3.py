@@ -27,10 +27,11 @@ same nginx with `quic_retry on`, measured on the HTTP/3 rows only, so that the n
 row compares like with like.
 
     bench/h3.py [--live build/examples/live/live] [--seconds 8] [--rounds 2]
-                [--peers tern,nginx,nginx-retry,caddy] [--nginx PATH]
+                [--peers tern,nginx,nginx-retry,caddy] [--nginx PATH] [--tern-threads 1]
 
-tern runs examples/live --cert --key --http3 (HTTP/3 is in the default build; its two event
-loops share CPU 0, each with its own UDP socket on the HTTP/3 port); nginx 1.26 one worker,
+tern runs examples/live --threads 1 --cert --key --http3 (HTTP/3 is in the default build; one
+event loop on CPU 0, as nginx's one worker; `--tern-threads 2` gives it two loops sharing CPU
+0, each with its own UDP socket on the HTTP/3 port, as before 2026-12-07 evening); nginx 1.26 one worker,
 `listen ... ssl` and `listen ... quic reuseport` on the same port, `http2 on`, `http3 on`, the
 certificate on its default server (Go's client, like Chromium, sends no SNI to an IP address),
 QUIC settings at their defaults (against Debian 12's OpenSSL 3.0 it runs QUIC through its
@@ -162,6 +163,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--peers", default=",".join(PEERS),
                     help="servers, tern first (default tern,nginx,caddy)")
+    ap.add_argument("--tern-threads", type=int, default=1,
+                    help="tern's event loops, all on CPU 0 (default 1, as nginx's one worker)")
     ap.add_argument("--nginx", help="nginx with http_v3_module (default: Debian 13's 1.26, "
                     "fetched and unpacked by bench/lib/nginx126.sh)")
     args = ap.parse_args()
@@ -203,7 +206,8 @@ def main():
     ports = {name: free_port() for name in names}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     servers = {"tern": groups.start(["taskset", "-c", "0", os.path.abspath(args.live),
-                                     str(ports["tern"]), "--cert", work / "cert.pem", "--key",
+                                     str(ports["tern"]), "--threads", str(args.tern_threads),
+                                     "--cert", work / "cert.pem", "--key",
                                      work / "key.pem", "--http3"], **quiet)}
     for name in ("nginx", "nginx-retry"):
         if name not in names:
@@ -272,7 +276,9 @@ def main():
             line += "".join(f" {us['tern'] / us[n] if r[n]['rps'] else float('nan'):7.2f}"
                             for n in peers)
             print(f"{line}  {errors}")
-        described = {"tern": "tern: examples/live, 2 event loops sharing CPU 0, a UDP socket each",
+        loops = ("one event loop" if args.tern_threads == 1 else
+                 f"{args.tern_threads} event loops sharing CPU 0, a UDP socket each")
+        described = {"tern": f"tern: examples/live, {loops}",
                      "nginx": "nginx 1.26: one worker",
                      "nginx-retry": "nginx-retry: the same with quic_retry on (HTTP/3 rows)",
                      "caddy": "caddy: GOMAXPROCS=1"}

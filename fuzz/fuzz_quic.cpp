@@ -124,7 +124,7 @@ public:
             out_.clear();
             server_.receive(initial_bytes(0xc0, bytes(16, 0xa7), 8, {}, {}, true), local_,
                             second ? b_ : a_, now_, out_);
-            if (out_.size() == 1) retry = out_[0].bytes;
+            if (out_.size() == 1) retry.assign(out_[0].bytes.begin(), out_[0].bytes.end());
             if (retry.size() < 7 + 16) return {};
             ++tokens_;
         }
@@ -200,7 +200,7 @@ private:
     quic::address local_ = ipv4("127.0.0.1", 443);
     quic::address a_ = ipv4("127.0.0.1", 40000);
     quic::address b_ = ipv4("127.0.0.2", 40001);
-    std::vector<quic::datagram> out_;
+    quic::datagram_batch out_;
     bytes retry_a_, retry_b_;
     std::size_t tokens_ = 0;
     std::set<bytes> cids_;

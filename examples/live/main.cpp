@@ -32,10 +32,14 @@
 #include <string>
 #include <string_view>
 
+constexpr const char* usage =
+    "usage: live [port] [--threads N] [--ws-compression] [--cert F --key F [--http3]]\n";
+
 int main(int argc, char** argv) {
     std::uint16_t port = 8080;
     bool ws_compression = false;
     bool http3 = false;
+    unsigned threads = 0;  // one event loop per hardware thread
     std::string cert_file;
     std::string key_file;
     for (int i = 1; i < argc; ++i) {
@@ -48,14 +52,22 @@ int main(int argc, char** argv) {
             http3 = true;
             continue;
         }
+        if (arg == "--threads" && i + 1 < argc) {
+            const std::string_view n = argv[++i];
+            const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), threads);
+            if (ec != std::errc{} || end != n.data() + n.size() || threads == 0) {
+                std::fputs("live: --threads wants a number above 0\n", stderr);
+                return 2;
+            }
+            continue;
+        }
         if ((arg == "--cert" || arg == "--key") && i + 1 < argc) {
             (arg == "--cert" ? cert_file : key_file) = argv[++i];
             continue;
         }
         const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), port);
         if (ec != std::errc{} || end != arg.data() + arg.size()) {
-            std::fputs("usage: live [port] [--ws-compression] [--cert F --key F [--http3]]\n",
-                       stderr);
+            std::fputs(usage, stderr);
             return 2;
         }
     }
@@ -71,6 +83,7 @@ int main(int argc, char** argv) {
     live::services services;  // the timer thread and the SSE clients, made before the app
     tern::app app;
     live::add_routes(app, services);
+    if (threads != 0) app.threads(threads);
     app.configure([&](tern::config& c) { c.websocket.compression = ws_compression; });
 
     if (!cert_file.empty()) app.tls(cert_file, key_file);

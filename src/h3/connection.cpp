@@ -68,6 +68,10 @@ struct h3_connection::callbacks {
         auto& c = self(user_data);
         if (stream_user_data != nullptr) return 0;  // the trailers' section
         auto s = std::make_shared<h3_stream>(c, id, c.limits_, h3_stream::clock::now());
+        if (!c.spares_.empty()) {
+            s->take_buffers(c.spares_.back());
+            c.spares_.pop_back();
+        }
         nghttp3_conn_set_stream_user_data(conn, id, s.get());
         c.streams_.emplace(id, std::move(s));
         return 0;
@@ -290,6 +294,11 @@ void h3_connection::on_stream_close(std::int64_t id, std::uint64_t code) {
         return;
     }
     auto work = stream->work();
+    // Only this function holds it: nothing reads its request or response again, so its
+    // buffers serve the next stream (as HTTP/2's do, h2/connection).
+    if (stream.use_count() == 1 && spares_.size() < max_spares) {
+        stream->give_buffers(spares_.emplace_back());
+    }
     stream.reset();
     release_when_done(id, std::move(work));
 }
@@ -370,6 +379,13 @@ void h3_connection::check(std::chrono::steady_clock::time_point now) {
     if (!waiting_.empty()) admit();
     settle_bodies();
     if (!polling_ && !places_.empty()) poll_work();
+    // A connection that has had no stream since the last check (a second or two) keeps no
+    // spare buffers: an idle connection holds no more than before they were kept.
+    if (!streams_.empty()) {
+        idle_checks_ = 0;
+    } else if (++idle_checks_ >= 2 && !spares_.empty()) {
+        std::vector<exchange_buffers>().swap(spares_);
+    }
 }
 
 void h3_connection::check_send_rate(std::chrono::steady_clock::time_point now) {

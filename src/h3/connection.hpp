@@ -117,6 +117,11 @@ private:
     std::vector<std::shared_ptr<h3_stream>> continues_;  // 100 Continue to send
     std::vector<std::shared_ptr<h3_stream>> trailers_;   // streamed bodies' trailers to send
     response_fields<nghttp3_nv> response_fields_;
+    // Buffers of finished streams for the next ones (stream_exchange's exchange_buffers):
+    // at most max_spares; none once check() has twice seen the connection without streams.
+    std::vector<exchange_buffers> spares_;
+    static constexpr std::size_t max_spares = 16;
+    unsigned idle_checks_ = 0;
     bool closing_ = false;
     body_windows_owed owed_;     // request-body windows held back (http3.max_body_memory)
     std::uint64_t failure_ = 0;  // the HTTP/3 error code of what nghttp3 refused

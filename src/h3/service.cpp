@@ -182,7 +182,7 @@ private:
     datagram_sender& out_;
     protocol_host& host_;
     std::unordered_set<h3_connection*> connections_;
-    std::vector<quic::datagram> pending_;
+    quic::datagram_batch pending_;
     std::vector<datagram_view> views_;
     bool woken_ = false;
     static constexpr std::chrono::seconds check_interval{1};

@@ -288,7 +288,7 @@ connection::connection(endpoint& ep, const tls_credentials& credentials, const a
 connection::~connection() = default;
 
 bool connection::receive(std::span<const std::uint8_t> bytes, const address& remote,
-                         std::uint64_t now, std::vector<datagram>& out) {
+                         std::uint64_t now, datagram_batch& out) {
     busy_ = true;
     const bool alive = read(bytes, remote, now, out);
     busy_ = false;
@@ -296,7 +296,7 @@ bool connection::receive(std::span<const std::uint8_t> bytes, const address& rem
 }
 
 bool connection::read(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
-                      std::vector<datagram>& out) {
+                      datagram_batch& out) {
     // The datagram's own path, which ngtcp2 adopts only for a packet that decrypts, and
     // then validates (PATH_CHALLENGE) while sending at most 3x what came from it (RFC 9000
     // 8.1, 9.3). The connection's peer is ngtcp2's current path, never a datagram's source.
@@ -311,7 +311,7 @@ bool connection::read(std::span<const std::uint8_t> bytes, const address& remote
     return flush(now, out);
 }
 
-bool connection::flush(std::uint64_t now, std::vector<datagram>& out) {
+bool connection::flush(std::uint64_t now, datagram_batch& out) {
     woken_ = false;
     constexpr std::size_t max_vecs = 16;
     std::array<stream_vec, max_vecs> vecs{};
@@ -320,7 +320,7 @@ bool connection::flush(std::uint64_t now, std::vector<datagram>& out) {
     // One packet's buffer: with NGTCP2_WRITE_STREAM_FLAG_MORE, ngtcp2 goes on filling the
     // packet it began (NGTCP2_ERR_WRITE_MORE) in the same buffer, so it changes only once a
     // packet is complete.
-    datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
+    auto room = out.room(max_udp_payload);
     for (;;) {
         std::int64_t id = -1;
         bool fin = false;
@@ -336,7 +336,7 @@ bool connection::flush(std::uint64_t now, std::vector<datagram>& out) {
         std::uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
         if (fin) flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
         const auto n = ngtcp2_conn_writev_stream(
-            native_->conn, &ps.path, &pi, d.bytes.data(), d.bytes.size(), &taken, flags, id,
+            native_->conn, &ps.path, &pi, room.data(), room.size(), &taken, flags, id,
             reinterpret_cast<const ngtcp2_vec*>(vecs.data()), static_cast<std::size_t>(count), now);
         if (n < 0) {
             switch (n) {
@@ -365,9 +365,8 @@ bool connection::flush(std::uint64_t now, std::vector<datagram>& out) {
         }
         // To the path ngtcp2 wrote the packet for: the current one, or a path being
         // validated (a PATH_CHALLENGE, within its amplification limit).
-        d.to = address_of(ps.path.remote);
-        d.bytes.resize(static_cast<std::size_t>(n));
-        out.push_back(std::exchange(d, {remote_, std::vector<std::uint8_t>(max_udp_payload)}));
+        out.commit(address_of(ps.path.remote), static_cast<std::size_t>(n));
+        room = out.room(max_udp_payload);
     }
 }
 
@@ -378,7 +377,7 @@ bool connection::follow_path() {
     return true;
 }
 
-bool connection::fail(int error, std::uint64_t now, std::vector<datagram>& out) {
+bool connection::fail(int error, std::uint64_t now, datagram_batch& out) {
     // Tell the peer why (a CONNECTION_CLOSE), then forget the connection: with the layer
     // above's own code when it refused what came (HTTP/3's), else with QUIC's for `error`.
     if (error == NGTCP2_ERR_CALLBACK_FAILURE && sink_ && sink_->failure() != 0) {
@@ -392,25 +391,22 @@ bool connection::fail(int error, std::uint64_t now, std::vector<datagram>& out) 
     return false;
 }
 
-void connection::send_close(std::uint64_t now, std::vector<datagram>& out) {
+void connection::send_close(std::uint64_t now, datagram_batch& out) {
     remote_ = address_of(ngtcp2_conn_get_path(native_->conn)->remote);
     ngtcp2_path path{addr_of(local_), addr_of(remote_), nullptr};
     ngtcp2_pkt_info pi{};
-    datagram d{remote_, std::vector<std::uint8_t>(max_udp_payload)};
-    const auto n = ngtcp2_conn_write_connection_close(native_->conn, &path, &pi, d.bytes.data(),
-                                                      d.bytes.size(), &native_->last_error, now);
-    if (n > 0) {
-        d.bytes.resize(static_cast<std::size_t>(n));
-        out.push_back(std::move(d));
-    }
+    const auto room = out.room(max_udp_payload);
+    const auto n = ngtcp2_conn_write_connection_close(native_->conn, &path, &pi, room.data(),
+                                                      room.size(), &native_->last_error, now);
+    if (n > 0) out.commit(remote_, static_cast<std::size_t>(n));
 }
 
-void connection::close(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out) {
+void connection::close(std::uint64_t code, std::uint64_t now, datagram_batch& out) {
     ngtcp2_connection_close_error_set_application_error(&native_->last_error, code, nullptr, 0);
     send_close(now, out);
 }
 
-bool connection::write(std::uint64_t now, std::vector<datagram>& out) {
+bool connection::write(std::uint64_t now, datagram_batch& out) {
     busy_ = true;
     const bool alive = flush(now, out);
     busy_ = false;
@@ -465,7 +461,7 @@ std::uint64_t connection::expiry() const noexcept {
     return validating_ ? std::min(at, last_poll_ + validation_poll_ns) : at;
 }
 
-bool connection::on_expiry(std::uint64_t now, std::vector<datagram>& out) {
+bool connection::on_expiry(std::uint64_t now, datagram_batch& out) {
     last_poll_ = now;
     busy_ = true;
     const bool alive = ngtcp2_conn_handle_expiry(native_->conn, now) == 0 && flush(now, out);

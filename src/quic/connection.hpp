@@ -56,19 +56,19 @@ public:
     /// A datagram for this connection; appends what to send to `out`. False when the
     /// connection is over (the caller forgets it).
     bool receive(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
-                 std::vector<datagram>& out);
+                 datagram_batch& out);
     /// The time of the nearest expiry (a monotonic nanosecond count, as `now`).
     std::uint64_t expiry() const noexcept;
     /// That time has come: appends what to send. False when the connection is over.
-    bool on_expiry(std::uint64_t now, std::vector<datagram>& out);
+    bool on_expiry(std::uint64_t now, datagram_batch& out);
     /// Whether the TLS handshake is complete.
     bool handshake_completed() const noexcept { return handshake_done_; }
     /// Closes the connection at once (the server stops): appends its CONNECTION_CLOSE with
     /// the application's `code` to `out`.
-    void close(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out);
+    void close(std::uint64_t code, std::uint64_t now, datagram_batch& out);
     /// Writes what the sink has to send (after want_write): appends it to `out`. False when
     /// the connection is over.
-    bool write(std::uint64_t now, std::vector<datagram>& out);
+    bool write(std::uint64_t now, datagram_batch& out);
     /// Makes the sink that takes stream data and gives what to send, once the handshake
     /// completes (inside it: the first request may come in the same datagram). None: stream
     /// data is consumed unread.
@@ -96,13 +96,13 @@ public:
 private:
     struct callbacks;
     bool read(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
-              std::vector<datagram>& out);
-    bool flush(std::uint64_t now, std::vector<datagram>& out);
+              datagram_batch& out);
+    bool flush(std::uint64_t now, datagram_batch& out);
     // Takes ngtcp2's current path as the peer's address: true when it changed.
     bool follow_path();
     // Sends a CONNECTION_CLOSE for ngtcp2's `error`; false (the connection is over).
-    bool fail(int error, std::uint64_t now, std::vector<datagram>& out);
-    void send_close(std::uint64_t now, std::vector<datagram>& out);
+    bool fail(int error, std::uint64_t now, datagram_batch& out);
+    void send_close(std::uint64_t now, datagram_batch& out);
 
     endpoint& endpoint_;
     cid_fn on_cid_;

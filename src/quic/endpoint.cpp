@@ -67,14 +67,14 @@ bool endpoint::issued_elsewhere(std::span<const std::uint8_t> cid) noexcept {
 }
 
 verdict endpoint::receive(std::span<const std::uint8_t> bytes, const address& /*local*/,
-                          const address& remote, std::uint64_t now, std::vector<datagram>& out) {
+                          const address& remote, std::uint64_t now, datagram_batch& out) {
     if (bytes.empty()) return verdict::dropped;
     if ((bytes[0] & 0x80U) != 0) return on_long(bytes, remote, now, out);
     return on_short(bytes, remote, out);
 }
 
 verdict endpoint::on_long(std::span<const std::uint8_t> bytes, const address& remote,
-                          std::uint64_t now, std::vector<datagram>& out) {
+                          std::uint64_t now, datagram_batch& out) {
     ngtcp2_version_cid vc{};
     const int rv =
         ngtcp2_pkt_decode_version_cid(&vc, bytes.data(), bytes.size(), settings_.cid_length);
@@ -84,13 +84,12 @@ verdict endpoint::on_long(std::span<const std::uint8_t> bytes, const address& re
         std::uint8_t unused = 0;
         random_bytes(&unused, 1);
         const std::uint32_t versions[] = {NGTCP2_PROTO_VER_V1};
-        datagram d{remote, std::vector<std::uint8_t>(1200)};
+        const auto room = out.room(1200);
         const auto n =
-            ngtcp2_pkt_write_version_negotiation(d.bytes.data(), d.bytes.size(), unused, vc.scid,
+            ngtcp2_pkt_write_version_negotiation(room.data(), room.size(), unused, vc.scid,
                                                  vc.scidlen, vc.dcid, vc.dcidlen, versions, 1);
         if (n < 0) return verdict::dropped;
-        d.bytes.resize(static_cast<std::size_t>(n));
-        out.push_back(std::move(d));
+        out.commit(remote, static_cast<std::size_t>(n));
         return verdict::version_negotiation;
     }
     if (rv != 0) return verdict::dropped;
@@ -112,13 +111,12 @@ verdict endpoint::on_long(std::span<const std::uint8_t> bytes, const address& re
             ngtcp2_crypto_generate_retry_token(token, secret_.data(), secret_.size(), hd.version,
                                                remote.get(), remote.length, &scid, &hd.dcid, now);
         if (tlen < 0) return verdict::dropped;
-        datagram d{remote, std::vector<std::uint8_t>(256)};
+        const auto room = out.room(256);
         const auto n =
-            ngtcp2_crypto_write_retry(d.bytes.data(), d.bytes.size(), hd.version, &hd.scid, &scid,
+            ngtcp2_crypto_write_retry(room.data(), room.size(), hd.version, &hd.scid, &scid,
                                       &hd.dcid, token, static_cast<std::size_t>(tlen));
         if (n < 0) return verdict::dropped;
-        d.bytes.resize(static_cast<std::size_t>(n));
-        out.push_back(std::move(d));
+        out.commit(remote, static_cast<std::size_t>(n));
         return verdict::retry;
     }
     ngtcp2_cid odcid{};
@@ -138,7 +136,7 @@ verdict endpoint::on_long(std::span<const std::uint8_t> bytes, const address& re
 }
 
 verdict endpoint::on_short(std::span<const std::uint8_t> bytes, const address& remote,
-                           std::vector<datagram>& out) {
+                           datagram_batch& out) {
     if (bytes.size() < 1 + settings_.cid_length) return verdict::dropped;
     const auto cid = bytes.subspan(1, settings_.cid_length);
     if (knows(cid)) return verdict::to_connection;
@@ -147,12 +145,11 @@ verdict endpoint::on_short(std::span<const std::uint8_t> bytes, const address& r
     const auto token = reset_token(cid);
     std::uint8_t rand[reset_size - NGTCP2_STATELESS_RESET_TOKENLEN];  // its first byte too
     random_bytes(rand, sizeof rand);
-    datagram d{remote, std::vector<std::uint8_t>(reset_size)};
-    const auto n = ngtcp2_pkt_write_stateless_reset(d.bytes.data(), d.bytes.size(), token.data(),
-                                                    rand, sizeof rand);
+    const auto room = out.room(reset_size);
+    const auto n =
+        ngtcp2_pkt_write_stateless_reset(room.data(), room.size(), token.data(), rand, sizeof rand);
     if (n < 0) return verdict::dropped;
-    d.bytes.resize(static_cast<std::size_t>(n));
-    out.push_back(std::move(d));
+    out.commit(remote, static_cast<std::size_t>(n));
     return verdict::stateless_reset;
 }
 

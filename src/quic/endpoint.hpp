@@ -59,7 +59,7 @@ public:
     /// One datagram from `remote` to `local` at `now` (nanoseconds of a monotonic clock):
     /// appends what to send back to `out`.
     verdict receive(std::span<const std::uint8_t> bytes, const address& local,
-                    const address& remote, std::uint64_t now, std::vector<datagram>& out);
+                    const address& remote, std::uint64_t now, datagram_batch& out);
 
     /// The stateless reset token for a connection ID this server issued (RFC 9000, 10.3).
     std::array<std::uint8_t, 16> reset_token(std::span<const std::uint8_t> cid) const;
@@ -87,9 +87,9 @@ public:
 
 private:
     verdict on_long(std::span<const std::uint8_t> bytes, const address& remote, std::uint64_t now,
-                    std::vector<datagram>& out);
+                    datagram_batch& out);
     verdict on_short(std::span<const std::uint8_t> bytes, const address& remote,
-                     std::vector<datagram>& out);
+                     datagram_batch& out);
     // The node that issued `cid` when that is not this one (then `elsewhere_` is set).
     bool issued_elsewhere(std::span<const std::uint8_t> cid) noexcept;
 

@@ -48,11 +48,12 @@ server::~server() {
 }
 
 verdict server::receive(std::span<const std::uint8_t> bytes, const address& local,
-                        const address& remote, std::uint64_t now, std::vector<datagram>& out) {
+                        const address& remote, std::uint64_t now, datagram_batch& out) {
     ngtcp2_version_cid vc{};
     if (!bytes.empty() && ngtcp2_pkt_decode_version_cid(&vc, bytes.data(), bytes.size(),
                                                         endpoint_settings{}.cid_length) == 0) {
-        const auto found = by_cid_.find(key_of({vc.dcid, vc.dcidlen}));
+        const auto found =
+            by_cid_.find(std::string_view(reinterpret_cast<const char*>(vc.dcid), vc.dcidlen));
         if (found != by_cid_.end()) {
             auto* c = found->second;
             after_io(c, c->receive(bytes, remote, now, out));
@@ -126,9 +127,16 @@ void server::forget_cid(const std::string& key) {
 void server::schedule(connection* c, held& h) {
     const auto at = c->expiry();
     if (at == h.expiry) return;  // unchanged: the set stays as it is
-    if (h.expiry != never) by_expiry_.erase({h.expiry, c});
-    h.expiry = at;
-    if (h.expiry != never) by_expiry_.emplace(h.expiry, c);
+    const auto old = std::exchange(h.expiry, at);
+    if (old != never && at != never) {
+        // The same node moved to its new place: no allocation per datagram.
+        auto node = by_expiry_.extract({old, c});
+        node.value().first = at;
+        by_expiry_.insert(std::move(node));
+        return;
+    }
+    if (old != never) by_expiry_.erase({old, c});
+    if (at != never) by_expiry_.emplace(at, c);
 }
 
 void server::after_io(connection* c, bool alive) {
@@ -145,14 +153,14 @@ void server::after_io(connection* c, bool alive) {
     schedule(c, held_.at(c));
 }
 
-void server::write_woken(std::uint64_t now, std::vector<datagram>& out) {
+void server::write_woken(std::uint64_t now, datagram_batch& out) {
     auto woken = std::exchange(woken_, {});
     for (auto* c : woken) {
         if (held_.contains(c)) after_io(c, c->write(now, out));
     }
 }
 
-void server::close_all(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out) {
+void server::close_all(std::uint64_t code, std::uint64_t now, datagram_batch& out) {
     while (!held_.empty()) {
         auto* c = held_.begin()->first;
         c->close(code, now, out);
@@ -180,14 +188,14 @@ std::uint64_t server::expiry() const noexcept {
     return by_expiry_.empty() ? never : by_expiry_.begin()->first;
 }
 
-void server::on_expiry(std::uint64_t now, std::vector<datagram>& out) {
+void server::on_expiry(std::uint64_t now, datagram_batch& out) {
     // The connections due, in expiry order; each is scheduled again (or ended) as it is
     // handled, so the set is read before any is.
-    std::vector<connection*> due;
+    due_.clear();
     for (auto it = by_expiry_.begin(); it != by_expiry_.end() && it->first <= now; ++it) {
-        due.push_back(it->second);
+        due_.push_back(it->second);
     }
-    for (auto* c : due) {
+    for (auto* c : due_) {
         if (held_.contains(c)) after_io(c, c->on_expiry(now, out));
     }
 }

@@ -17,6 +17,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -61,18 +62,18 @@ public:
     /// One datagram at `now`: appends what to send to `out`. `elsewhere`: the datagram
     /// belongs to node `front().elsewhere()`, and nothing was done with it.
     verdict receive(std::span<const std::uint8_t> bytes, const address& local,
-                    const address& remote, std::uint64_t now, std::vector<datagram>& out);
+                    const address& remote, std::uint64_t now, datagram_batch& out);
     /// The nearest expiry of any connection (UINT64_MAX: none). Each connection's expiry is
     /// kept in an ordered set, updated after each call into it: O(1) here, O(log N) per
     /// datagram.
     std::uint64_t expiry() const noexcept;
     /// Handles every expiry due at `now`; appends what to send.
-    void on_expiry(std::uint64_t now, std::vector<datagram>& out);
+    void on_expiry(std::uint64_t now, datagram_batch& out);
     /// Closes every connection at once (the server stops) with the application's `code`,
     /// appending their CONNECTION_CLOSE datagrams to `out`.
-    void close_all(std::uint64_t code, std::uint64_t now, std::vector<datagram>& out);
+    void close_all(std::uint64_t code, std::uint64_t now, datagram_batch& out);
     /// Writes every connection whose sink asked to send since the last call.
-    void write_woken(std::uint64_t now, std::vector<datagram>& out);
+    void write_woken(std::uint64_t now, datagram_batch& out);
     /// Connections open.
     std::size_t connections() const noexcept { return held_.size(); }
     /// Of those, the ones whose handshake has not completed.
@@ -105,8 +106,17 @@ private:
     std::function<void()> on_wake_;
     std::vector<connection*> woken_;
     std::unordered_map<connection*, held> held_;
-    std::unordered_map<std::string, connection*> by_cid_;
+    // Looked up by a view of the datagram's ID, so a lookup makes no string (an ID is 18
+    // bytes, past std::string's inline capacity: one allocation per datagram before).
+    struct cid_hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view key) const noexcept {
+            return std::hash<std::string_view>{}(key);
+        }
+    };
+    std::unordered_map<std::string, connection*, cid_hash, std::equal_to<>> by_cid_;
     std::set<std::pair<std::uint64_t, connection*>> by_expiry_;
+    std::vector<connection*> due_;  // on_expiry's scratch, kept between calls
     std::size_t handshakes_ = 0;
     std::size_t handshaking_ = 0;
 };

@@ -48,7 +48,7 @@ public:
     void on_datagram(std::span<const std::uint8_t> data, const sockaddr* local,
                      socklen_t local_length, const sockaddr* remote,
                      socklen_t remote_length) override {
-        std::vector<quic::datagram> out;
+        quic::datagram_batch out;
         const auto now =
             static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
         endpoint.receive(data, to_address(local, local_length), to_address(remote, remote_length),
@@ -167,17 +167,17 @@ public:
     void on_datagram(std::span<const std::uint8_t> data, const sockaddr* local,
                      socklen_t local_length, const sockaddr* remote,
                      socklen_t remote_length) override {
-        std::vector<quic::datagram> out;
+        quic::datagram_batch out;
         core.receive(data, to_address(local, local_length), to_address(remote, remote_length),
                      now_ns(), out);
         after(out);
     }
     void on_expiry() override {
-        std::vector<quic::datagram> out;
+        quic::datagram_batch out;
         core.on_expiry(now_ns(), out);
         after(out);
     }
-    void after(const std::vector<quic::datagram>& out) {
+    void after(const quic::datagram_batch& out) {
         for (const auto& d : out) socket.send(d.bytes, d.to.get(), d.to.length);
         handshakes.store(core.handshakes());
         open.store(core.connections());

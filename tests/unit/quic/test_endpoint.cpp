@@ -15,7 +15,7 @@
 namespace unit_test_quic_endpoint {
 
 using tern::detail::quic::address;
-using tern::detail::quic::datagram;
+using tern::detail::quic::datagram_batch;
 using tern::detail::quic::endpoint;
 using tern::detail::quic::endpoint_secret;
 using tern::detail::quic::endpoint_settings;
@@ -56,7 +56,7 @@ bytes initial(std::uint32_t version, const bytes& dcid, const bytes& token) {
 }
 
 // The token of a Retry packet (RFC 9000, 17.2.5): after the header, before the 16-byte tag.
-bytes retry_token(const bytes& retry) {
+bytes retry_token(std::span<const std::uint8_t> retry) {
     std::size_t at = 5;
     at += 1U + retry[at];  // destination connection ID
     at += 1U + retry[at];  // source connection ID
@@ -64,7 +64,7 @@ bytes retry_token(const bytes& retry) {
 }
 
 // The connection ID the server picked in a Retry: the client's next destination.
-bytes retry_scid(const bytes& retry) {
+bytes retry_scid(std::span<const std::uint8_t> retry) {
     const std::size_t at = 6U + retry[5];
     return {retry.begin() + static_cast<std::ptrdiff_t>(at + 1),
             retry.begin() + static_cast<std::ptrdiff_t>(at + 1 + retry[at])};
@@ -75,7 +75,7 @@ constexpr std::uint64_t now = 1'000'000'000;
 
 TEST_CASE("quic endpoint: an Initial without a token gets a Retry whose token lets it in") {
     endpoint ep;
-    std::vector<datagram> out;
+    datagram_batch out;
     const auto client = loopback(40000);
     REQUIRE(ep.receive(initial(1, client_dcid, {}), loopback(443), client, now, out) ==
             verdict::retry);
@@ -88,7 +88,7 @@ TEST_CASE("quic endpoint: an Initial without a token gets a Retry whose token le
     const auto dcid = retry_scid(retry);
     CHECK(dcid.size() == 18);
 
-    std::vector<datagram> none;
+    datagram_batch none;
     CHECK(ep.receive(initial(1, dcid, token), loopback(443), client, now + 1000, none) ==
           verdict::accepted);
     // Bound to the address it was sent to, and to its lifetime.
@@ -105,7 +105,7 @@ TEST_CASE("quic endpoint: an Initial without a token gets a Retry whose token le
 
 TEST_CASE("quic endpoint: an unknown version gets Version Negotiation listing QUIC v1") {
     endpoint ep;
-    std::vector<datagram> out;
+    datagram_batch out;
     REQUIRE(ep.receive(initial(0x1a2a3a4a, client_dcid, {}), loopback(443), loopback(40000), now,
                        out) == verdict::version_negotiation);
     REQUIRE(out.size() == 1);
@@ -126,7 +126,7 @@ TEST_CASE("quic endpoint: a short header for an unknown connection ID gets a sta
     bytes packet(60, 0x33);
     packet[0] = 0x41;
     const bytes cid(packet.begin() + 1, packet.begin() + 19);
-    std::vector<datagram> out;
+    datagram_batch out;
     REQUIRE(ep.receive(packet, loopback(443), loopback(40000), now, out) ==
             verdict::stateless_reset);
     REQUIRE(out.size() == 1);
@@ -151,7 +151,7 @@ TEST_CASE("quic endpoint: packets for a known connection ID go to the connection
     bytes packet{0x41};
     packet.insert(packet.end(), cid.begin(), cid.end());
     packet.resize(60, 0);
-    std::vector<datagram> out;
+    datagram_batch out;
     CHECK(ep.receive(packet, loopback(443), loopback(40000), now, out) == verdict::to_connection);
     ep.remove_cid(cid);
     CHECK(ep.receive(packet, loopback(443), loopback(40000), now, out) == verdict::stateless_reset);
@@ -159,7 +159,7 @@ TEST_CASE("quic endpoint: packets for a known connection ID go to the connection
 
 TEST_CASE("quic endpoint: garbage is dropped without an answer") {
     endpoint ep;
-    std::vector<datagram> out;
+    datagram_batch out;
     CHECK(ep.receive(bytes{}, loopback(443), loopback(40000), now, out) == verdict::dropped);
     CHECK(ep.receive(bytes(10, 0xff), loopback(443), loopback(40000), now, out) ==
           verdict::dropped);
@@ -192,7 +192,7 @@ TEST_CASE("quic endpoint: with nodes, each issues IDs naming it and leaves anoth
         CHECK(zero.new_cid()[0] == 0);
         CHECK(one.new_cid()[0] == 1);
     }
-    std::vector<datagram> out;
+    datagram_batch out;
     // A short header for an ID node 0 issued, reaching node 1: not reset, handed over.
     const auto cid = zero.new_cid();
     CHECK(one.receive(short_header(cid), loopback(443), loopback(40000), now, out) ==
@@ -221,7 +221,7 @@ TEST_CASE("quic endpoint: with nodes, each issues IDs naming it and leaves anoth
     CHECK(dcid[0] == 1);
     // The client's next Initial, with the token, belongs to node 1 wherever it arrives, and
     // node 1 lets it in.
-    std::vector<datagram> none;
+    datagram_batch none;
     CHECK(zero.receive(initial(1, dcid, token), loopback(443), client, now + 1000, none) ==
           verdict::elsewhere);
     CHECK(zero.elsewhere() == 1);
