@@ -11,9 +11,11 @@ work):
               nginx 128, h2o 100; the table says what each allowed)
 
     bench/h2.py [--hello build/examples/hello/hello] [--seconds 8] [--rounds 2]
-                [--workloads c100-m10,c1-m1000]
+                [--workloads c100-m10,c1-m1000] [--tern-threads 1]
 
-tern runs examples/hello --cert --key (its default two event loops, both on CPU 0); nginx
+tern runs examples/hello --threads 1 --cert --key (one event loop on CPU 0, as h2o's one
+thread and nginx's one worker; `--tern-threads 2` gives it two loops sharing CPU 0, as before
+2026-12-07 evening); nginx
 1.22 `worker_processes 1`, `listen ... ssl http2`; h2o 2.2 `num-threads: 1`. Prints req/s,
 the ratios, each server's CPU (100% = its one CPU), the server's CPU per request and
 h2load's errors. A shared 2-core machine is noisy (about +-30%): only ratios from one run
@@ -114,6 +116,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--workloads", default=",".join(w[0] for w in WORKLOADS))
+    ap.add_argument("--tern-threads", type=int, default=1,
+                    help="tern's event loops, all on CPU 0 (default 1, as h2o's one thread)")
     args = ap.parse_args()
     workloads = [w for w in WORKLOADS if w[0] in args.workloads.split(",")]
     for tool in ("h2load", "nghttp", "nginx", "h2o", "taskset", "openssl", "curl"):
@@ -134,8 +138,9 @@ def main():
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     procs = {
         "tern": groups.start(["taskset", "-c", "0", os.path.abspath(args.hello),
-                              str(ports["tern"]), "--cert", work / "cert.pem", "--key",
-                              work / "key.pem"], cwd=work, **quiet),
+                              str(ports["tern"]), "--threads", str(args.tern_threads),
+                              "--cert", work / "cert.pem", "--key", work / "key.pem"],
+                             cwd=work, **quiet),
         "nginx": groups.start(["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p",
                                work, "-e", work / "nginx-error.log"], **quiet),
         "h2o": groups.start(["taskset", "-c", "0", "h2o", "-c", work / "h2o.conf"], **quiet),
@@ -170,8 +175,8 @@ def main():
                   f"  {us['tern']:5.1f}/{us['nginx']:5.1f}/{us['h2o']:5.1f}"
                   f" {us['tern'] / us['nginx']:7.2f} {us['tern'] / us['h2o']:6.2f}  {errors}")
         print(f"\n(best of {args.rounds} interleaved rounds of {args.seconds} s each; servers on "
-              "CPU 0, h2load -t1 on CPU 1; tern: examples/hello, 2 event loops sharing CPU 0; "
-              "nginx: 1 worker; h2o: 1 thread)")
+              f"CPU 0, h2load -t1 on CPU 1; tern: examples/hello, {args.tern_threads} event "
+              "loop(s) on CPU 0; nginx: 1 worker; h2o: 1 thread)")
     finally:
         stop_groups(procs.values())
         shutil.rmtree(work, ignore_errors=True)

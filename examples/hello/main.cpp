@@ -21,7 +21,10 @@
 namespace {
 
 int usage(std::string_view why) {
-    fmt::print(stderr, "usage: hello [port] [--cert FILE --key FILE [--ocsp FILE]]   ({})\n", why);
+    fmt::print(stderr,
+               "usage: hello [port] [--threads N] [--cert FILE --key FILE [--ocsp FILE]]   "
+               "({})\n",
+               why);
     return 2;
 }
 
@@ -32,8 +35,17 @@ int main(int argc, char** argv) {
     std::string cert_file;
     std::string key_file;
     std::string ocsp_file;
+    unsigned threads = 0;  // one event loop per hardware thread
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
+        if (arg == "--threads") {
+            const std::string_view n = i + 1 < argc ? argv[++i] : "";
+            const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), threads);
+            if (ec != std::errc{} || end != n.data() + n.size() || threads == 0) {
+                return usage("--threads needs a number above 0");
+            }
+            continue;
+        }
         if (arg == "--cert" || arg == "--key" || arg == "--ocsp") {
             if (i + 1 == argc) return usage(fmt::format("{} needs a file", arg));
             (arg == "--cert" ? cert_file : arg == "--key" ? key_file : ocsp_file) = argv[++i];
@@ -55,6 +67,7 @@ int main(int argc, char** argv) {
                 .max_empty_lines = 3,
                 .max_body_size = 1024 * 1024})
         .static_files("public");
+    if (threads != 0) app.threads(threads);
 
     app.get("/", [](tern::context& ctx) {
         // Concatenated, not fmt::format: parsing a format string per request cost about
