@@ -22,7 +22,7 @@ nghttp3_functions load_nghttp3() {
 
 }  // namespace
 
-const nghttp3_functions& nghttp3_library() {
+const nghttp3_functions& load_nghttp3_library() {
     static const nghttp3_functions table = load_nghttp3();
     return table;
 }

@@ -50,6 +50,12 @@ struct nghttp3_functions {
 // The table, loading libnghttp3 on the first call from any thread. Throws
 // std::runtime_error, naming the library and dlerror()'s reason, when the library or one of
 // the functions is missing.
-const nghttp3_functions& nghttp3_library();
+const nghttp3_functions& load_nghttp3_library();
+// The same table, inline: every call of the library goes through it, so a call costs a
+// guard check here rather than a call into library.cpp.
+inline const nghttp3_functions& nghttp3_library() {
+    static const nghttp3_functions& table = load_nghttp3_library();
+    return table;
+}
 
 }  // namespace tern::detail

@@ -27,7 +27,7 @@ quic_functions load_quic() {
 
 }  // namespace
 
-const quic_functions& quic_library() {
+const quic_functions& load_quic_library() {
     static const quic_functions table = load_quic();
     return table;
 }

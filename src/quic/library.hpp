@@ -92,6 +92,12 @@ struct quic_functions {
 // The table, loading ngtcp2's GnuTLS backend (and with it ngtcp2 and GnuTLS) on the first
 // call from any thread. Throws std::runtime_error, naming the library and dlerror()'s
 // reason, when the library or one of the functions is missing.
-const quic_functions& quic_library();
+const quic_functions& load_quic_library();
+// The same table, inline: every call of the library goes through it, so a call costs a
+// guard check here rather than a call into library.cpp.
+inline const quic_functions& quic_library() {
+    static const quic_functions& table = load_quic_library();
+    return table;
+}
 
 }  // namespace tern::detail
