@@ -88,7 +88,7 @@ int indexed_slot(std::string_view name) noexcept {
     if (name.size() > longest_indexed || name.empty()) return -1;
     for (const std::int8_t slot : indexed_by_length[name.size()]) {
         if (slot < 0) return -1;
-        const std::string_view candidate = indexed_names[static_cast<std::size_t>(slot)];
+        const std::string_view candidate = indexed_names[static_cast<std::uint8_t>(slot)];
         if (candidate[0] == name[0] && candidate == name) return slot;
     }
     return -1;

@@ -78,6 +78,28 @@ bool valid_utf8(std::string_view s) noexcept {
 }
 
 path_status resolve_path(std::string_view raw, resolved_path& out) {
+    // Most paths are plain: printable ASCII without '%', no empty segment ("//") and no
+    // segment that starts with '.' ("/." covers ".", ".." and dotfiles). For them the
+    // general steps change nothing but the leading and trailing slash, so one scan does.
+    if (raw.size() < 2 || raw.front() != '/') return resolve_path_general(raw, out);
+    char before = '/';
+    for (std::size_t i = 1; i < raw.size(); ++i) {
+        const char c = raw[i];
+        if (bad_raw_byte(static_cast<unsigned char>(c)) || c == '%' ||
+            (before == '/' && (c == '/' || c == '.'))) {
+            return resolve_path_general(raw, out);
+        }
+        before = c;
+    }
+    out.trailing_slash = raw.back() == '/';
+    out.hidden = false;
+    const std::string_view kept = raw.substr(0, raw.size() - (out.trailing_slash ? 1 : 0));
+    out.raw.assign(kept);
+    out.decoded.assign(kept.substr(1));
+    return path_status::ok;
+}
+
+path_status resolve_path_general(std::string_view raw, resolved_path& out) {
     out.decoded.clear();
     out.raw.clear();
     out.trailing_slash = false;

@@ -36,6 +36,10 @@ struct resolved_path {
 /// per RFC 3986 5.2.4 before decoding, so decoding can never create a new one. On any
 /// status other than ok, `out` is unspecified.
 path_status resolve_path(std::string_view raw, resolved_path& out);
+/// resolve_path without its fast path for plain paths (ASCII, no '%', no empty or dot
+/// segment): the same answer for every input, by the general steps. The fast path's oracle
+/// in the tests.
+path_status resolve_path_general(std::string_view raw, resolved_path& out);
 
 /// Whether `s` is well-formed UTF-8: no overlong forms, surrogates or code points above
 /// U+10FFFF (RFC 3629 4).

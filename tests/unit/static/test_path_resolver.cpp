@@ -141,4 +141,38 @@ TEST_CASE("a segment starting with a dot, raw or decoded, is hidden", "[static][
     CHECK_FALSE(resolved("/a.b/c.d").hidden);
 }
 
+TEST_CASE(
+    "path resolver: the fast path for plain paths answers as the general steps do, for "
+    "every path of up to six bytes over slashes, dots, percent signs and letters",
+    "[static]") {
+    // Every string of '/' followed by up to five bytes of this alphabet: dot segments, empty
+    // segments, encodings good and bad (%2F, %2e, %C3%A9), a backslash, a non-ASCII byte.
+    const std::string alphabet = "/.a%2FC\\\xc3";
+    std::size_t compared = 0;
+    std::string path = "/";
+    const auto each = [&](auto&& self, std::size_t left) -> void {
+        tern::detail::resolved_path fast;
+        tern::detail::resolved_path general;
+        const auto a = tern::detail::resolve_path(path, fast);
+        const auto b = tern::detail::resolve_path_general(path, general);
+        INFO(path);
+        REQUIRE(a == b);
+        if (a == tern::detail::path_status::ok) {
+            REQUIRE(fast.decoded == general.decoded);
+            REQUIRE(fast.raw == general.raw);
+            REQUIRE(fast.trailing_slash == general.trailing_slash);
+            REQUIRE(fast.hidden == general.hidden);
+        }
+        ++compared;
+        if (left == 0) return;
+        for (const char c : alphabet) {
+            path.push_back(c);
+            self(self, left - 1);
+            path.pop_back();
+        }
+    };
+    each(each, 5);
+    CHECK(compared > 50000);
+}
+
 }  // namespace unit_test_static_path_resolver
