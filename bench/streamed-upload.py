@@ -7,7 +7,13 @@ client sends a repeated 64 KiB pattern from memory, the server keeps one read bu
 Loopback only (127.0.0.1), bounded in time (--timeout), one upload at a time.
 
     bench/streamed-upload.py [--size-mib 1024] [--rounds 1] [--timeout 300]
+                             [--protocol http1|h2]
                              [--server build/examples/bench_app/bench_streamed_upload_app]
+
+`--protocol h2` sends the body over HTTP/2 (h2c with prior knowledge, one stream with a
+content-length, DATA frames of 16 KiB within the flow-control windows the server gives
+back as its reader asks), its frames packed here and its fields coded with hpack (Debian's
+python3-hpack: run it with /usr/bin/python3).
 
 Build the server first: cmake --build build --target bench_streamed_upload_app. Not part of
 ctest: timings vary with the machine, and tests never assert on them.
@@ -58,12 +64,95 @@ def upload(port: int, size: int, chunk: bytes, deadline: float) -> tuple[float, 
         return time.monotonic() - t, answer
 
 
+def upload_h2(port: int, size: int, chunk: bytes, deadline: float) -> tuple[float, bytes]:
+    """Sends `size` bytes of `chunk` repeated on one HTTP/2 stream (h2c, prior knowledge)
+    within the windows the server grants; returns the seconds from the HEADERS to the
+    answer's end, and the answer's status and body as "status NNN\r\n\r\nBODY"."""
+    import select
+    import struct
+    import hpack  # Debian's python3-hpack (the frames are packed here)
+
+    def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
+        n = len(payload)
+        return struct.pack(">BHBBI", n >> 16, n & 0xFFFF, kind, flags, stream) + bytes(payload)
+
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.settimeout(max(1.0, deadline - time.monotonic()))
+        # As HTTP/2 clients do (curl, nghttp2's tools): without it Nagle holds a window's
+        # last segment until the server's delayed ACK, tens of ms per window.
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        enc, dec = hpack.Encoder(), hpack.Decoder()
+        t = time.monotonic()
+        block = enc.encode([(":method", "POST"), (":scheme", "http"), (":path", "/hash"),
+                            (":authority", "127.0.0.1"), ("content-length", str(size))])
+        s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0) + frame(1, 4, 1, block))
+        conn_window = stream_window = 65535
+        inbuf = b""
+        status, body, ended = None, b"", False
+
+        def take(block_reads: bool) -> None:
+            nonlocal inbuf, conn_window, stream_window, status, body, ended
+            if not block_reads and not select.select([s], [], [], 0)[0]:
+                return
+            more = s.recv(1 << 20)
+            if not more:
+                raise ConnectionError("the server closed the connection")
+            inbuf += more
+            while len(inbuf) >= 9:
+                n = (inbuf[0] << 16) | (inbuf[1] << 8) | inbuf[2]
+                if len(inbuf) < 9 + n:
+                    break
+                kind, flags = inbuf[3], inbuf[4]
+                stream = struct.unpack(">I", inbuf[5:9])[0] & 0x7FFFFFFF
+                payload, inbuf = inbuf[9:9 + n], inbuf[9 + n:]
+                if kind == 8:  # WINDOW_UPDATE
+                    inc = struct.unpack(">I", payload)[0] & 0x7FFFFFFF
+                    if stream == 0:
+                        conn_window += inc
+                    else:
+                        stream_window += inc
+                elif kind == 4 and not flags & 1:  # SETTINGS
+                    s.sendall(frame(4, 1, 0))
+                elif kind == 1 and stream == 1:  # HEADERS
+                    for name, value in dec.decode(payload):
+                        if name in (":status", b":status"):
+                            status = value if isinstance(value, str) else value.decode()
+                    ended = ended or bool(flags & 1)
+                elif kind == 0 and stream == 1:  # DATA
+                    body += payload
+                    ended = ended or bool(flags & 1)
+                elif kind in (3, 7):  # RST_STREAM, GOAWAY
+                    raise ConnectionError(f"the server sent frame type {kind}: {payload.hex()}")
+
+        view = memoryview(chunk)
+        sent = 0
+        while sent < size:
+            window = min(conn_window, stream_window, 16384, size - sent)
+            if window <= 0:
+                take(True)
+                continue
+            at = sent % len(chunk)
+            n = min(window, len(chunk) - at)
+            last = sent + n == size
+            s.sendall(frame(0, 1 if last else 0, 1, view[at:at + n]))
+            sent += n
+            conn_window -= n
+            stream_window -= n
+            take(False)
+            if time.monotonic() > deadline:
+                raise TimeoutError("the upload did not finish within --timeout")
+        while not ended:
+            take(True)
+        return time.monotonic() - t, f"status {status}\r\n\r\n".encode() + body
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mib", type=int, default=1024, help="body size in MiB (default 1024)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds for all rounds")
     ap.add_argument("--server", default="build/examples/bench_app/bench_streamed_upload_app")
+    ap.add_argument("--protocol", choices=["http1", "h2"], default="http1")
     a = ap.parse_args()
     size = a.size_mib * MIB
     chunk = bytes((i * 7) % 251 for i in range(64 * 1024))
@@ -82,12 +171,13 @@ def main() -> int:
             print("the server did not start", file=sys.stderr)
             return 1
         idle = status_fields(server.pid)["VmRSS"]
-        print(f"body {a.size_mib} MiB, idle RSS {idle / 1024:.1f} MiB")
+        print(f"body {a.size_mib} MiB over {a.protocol}, idle RSS {idle / 1024:.1f} MiB")
         print("round  seconds  MiB/s  peak RSS (MiB)  above idle (MiB)  answer")
         for r in range(a.rounds):
             with open(f"/proc/{server.pid}/clear_refs", "w") as f:
                 f.write("5")  # VmHWM := VmRSS
-            seconds, answer = upload(port, size, chunk, deadline)
+            send = upload_h2 if a.protocol == "h2" else upload
+            seconds, answer = send(port, size, chunk, deadline)
             peak = status_fields(server.pid)["VmHWM"]
             body = answer.split(b"\r\n\r\n", 1)[-1].decode(errors="replace")
             ok = f"bytes={size}" in body and (expected is None or f"fnv1a={expected}" in body)

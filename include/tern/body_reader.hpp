@@ -53,11 +53,11 @@ class body_channel;
 }  // namespace detail
 
 /// A request body handed out piece by piece (`context::body_reader()`). On a route wrapped
-/// in `tern::streamed_body` over HTTP/1.1, no body byte is read from the network until
-/// `next` is called (the client's sends stall instead of the server's memory growing);
-/// elsewhere (HTTP/2, HTTP/3 for now, and routes that read bodies whole) the whole body
-/// comes as one piece. Loop thread only: call `next` from the handler, a coroutine
-/// resumed on its loop, or a `next` callback. Copies refer to the same body.
+/// in `tern::streamed_body` no body byte is taken from the network until `next` is called
+/// (HTTP/1.1: the socket is not read; HTTP/2, HTTP/3: the stream's flow-control credit is not
+/// given back), so the client's sends stall instead of the server's memory growing; on routes
+/// that read bodies whole, the body is one piece. Loop thread only: call `next` from the
+/// handler, a coroutine resumed on its loop, or a `next` callback. Copies share one body.
 class TERN_API body_reader {
 public:
     /// The callback of `next(fn)`: a piece (valid until the next call of `next`), or

@@ -38,7 +38,11 @@ void h2_stream::send_continue() { connection_->send_continue(id_); }
 void h2_stream::on_body(std::string_view data, clock::time_point now) {
     if (head_done_ && !refused_ && !answered_) last_read_ = now;
     const auto before = body_in_memory();
+    const auto held = body_held();
     take_body(data);
+    // A streamed body's bytes are held until its reader has taken them and asks again
+    // (give_body_credit): at most the stream's window.
+    if (body_held() > held) return;
     // Bytes kept in memory count against the connection's http2.max_body_memory; spooled
     // or dropped ones give their window back at once.
     if (body_in_memory() > before && !connection_->may_take_more(*this)) {
@@ -72,6 +76,17 @@ void h2_stream::give_window() noexcept {
     connection_->want_write();
 }
 
+void h2_stream::give_body_credit(std::uint64_t n) {
+    connection_->give_window(id_, n);
+    connection_->want_write();
+}
+
+void h2_stream::on_body_awaited() {
+    // The idle deadline starts now: the connection's next pull sets it.
+    last_read_ = clock::now();
+    connection_->want_write();
+}
+
 bool h2_stream::admit_spool() {
     // One more descriptor, so only while the connection holds fewer than h2_max_open_files
     // and the process is not short of them. Otherwise the stream is refused, unprocessed
@@ -95,6 +110,7 @@ void h2_stream::count_request() noexcept { host_->count_h2_request(); }
 void h2_stream::submit() {
     if (answered_ || !live()) return;
     answered_ = true;
+    body_answered();
     connection_->count_answer();
     if (res_.status < 200 || res_.status > 999) {
         take_source(false);
@@ -224,9 +240,11 @@ h2_stream::clock::time_point h2_stream::next_deadline() const noexcept {
     const auto& cfg = host_->settings();
     if (closed_) return clock::time_point::max();
     if (!head_done_) return begun_ + cfg.timeouts.header;
-    // A body whose window the server holds back is waited for by the server, not idle.
+    // A body whose window the server holds back is waited for by the server, not idle; a
+    // streamed one only while its reader asks (a slow consumer is not a slow client).
     if (!request_ended_ && !refused_ && !answered_) {
-        return window_owed_ != 0 ? clock::time_point::max() : last_read_ + cfg.timeouts.body_idle;
+        const bool waits = streams_body() ? body_awaited() : window_owed_ == 0;
+        return waits ? last_read_ + cfg.timeouts.body_idle : clock::time_point::max();
     }
     if (sending_ && !source_waits_ && stalled_since_ != clock::time_point{}) {
         return stalled_since_ + cfg.timeouts.write;
@@ -242,10 +260,17 @@ bool h2_stream::check(clock::time_point now) {
     if (!live()) return true;
     const auto& cfg = host_->settings();
     if (!head_done_) return now < begun_ + cfg.timeouts.header;
-    if (!request_ended_ && !refused_ && !answered_ && window_owed_ == 0 &&
-        now >= last_read_ + cfg.timeouts.body_idle) {
-        refuse(408);  // RFC 9110 15.5.9, as over HTTP/1
-        return true;
+    if (!request_ended_ && !refused_ && !answered_ && now >= last_read_ + cfg.timeouts.body_idle) {
+        if (streams_body()) {
+            // The reader hears `idle`, and tern answers 408 in the handler's place.
+            if (body_awaited()) {
+                fail_body(body_stop::idle, 408);
+                return true;
+            }
+        } else if (window_owed_ == 0) {
+            refuse(408);  // RFC 9110 15.5.9, as over HTTP/1
+            return true;
+        }
     }
     if (sending_ && !source_waits_) {
         // The stream's own flow-control window holds it back (the connection's window is

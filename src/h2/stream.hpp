@@ -136,6 +136,8 @@ private:
     void send_continue() override;
     bool admit_spool() override;
     bool may_spool(std::uint64_t after) override;
+    void give_body_credit(std::uint64_t n) override;
+    void on_body_awaited() override;
     // exchange_port
     void wake() override;
 

@@ -256,6 +256,7 @@ bool h3_connection::on_stream_data(std::int64_t id, std::span<const std::uint8_t
 
 bool h3_connection::on_stream_reset(std::int64_t id) {
     nghttp3_conn_shutdown_stream_read(conn_, id);
+    if (auto found = streams_.find(id); found != streams_.end()) found->second->on_peer_reset();
     // A request the client cancels before its answer is complete (acknowledged: the stream
     // is open) cost the server a stream's work, and a rapid reset (CVE-2023-44487) cancels
     // thousands a second, each opening the place of the next. Counted once per stream, as

@@ -43,7 +43,14 @@ void h3_stream::on_head(bool ended) {
 void h3_stream::on_body(std::string_view data) {
     if (head_done_ && !refused_ && !answered_) last_read_ = clock::now();
     const auto before = body_in_memory();
+    const auto held = body_held();
     take_body(data);
+    // A streamed body's bytes are held until its reader has taken them and asks again
+    // (give_body_credit): at most the stream's window.
+    if (body_held() > held) {
+        connection_->control().hold_window(id_, data.size());
+        return;
+    }
     // Bytes kept in memory count against the connection's http3.max_body_memory; the
     // credit of spooled or dropped ones comes back at once (the QUIC connection's).
     if (body_in_memory() > before && !connection_->may_take_more(*this)) {
@@ -61,6 +68,18 @@ void h3_stream::give_window() noexcept {
     connection_->control().give_window(id_, n);
 }
 
+void h3_stream::give_body_credit(std::uint64_t n) {
+    last_read_ = clock::now();
+    connection_->control().give_window(id_, n);
+}
+
+void h3_stream::on_body_awaited() { last_read_ = clock::now(); }
+
+void h3_stream::on_peer_reset() noexcept {
+    // The client cancelled the request: a streamed body's reader hears client_left.
+    if (streams_body() && !request_ended_) end_body_reading(body_stop::client_left);
+}
+
 std::string_view h3_stream::remote_ip() const noexcept { return connection_->remote_ip(); }
 
 void h3_stream::count_request() noexcept { host_->count_h3_request(); }
@@ -68,6 +87,12 @@ void h3_stream::count_request() noexcept { host_->count_h3_request(); }
 void h3_stream::send_continue() {
     // Inside nghttp3's callback: submitted once it has returned (submit_continue).
     connection_->queue_continue(*this);
+}
+
+void h3_stream::send_continue_now() {
+    // A streamed body's first ask, outside nghttp3's callbacks.
+    submit_continue();
+    connection_->control().want_write();
 }
 
 void h3_stream::submit_continue() {
@@ -118,6 +143,12 @@ nghttp3_ssize read_callback(nghttp3_conn* /*conn*/, std::int64_t /*id*/, nghttp3
 void h3_stream::submit() {
     if (answered_ || !live()) return;
     answered_ = true;
+    body_answered();
+    // Answered before a streamed body's end: the rest is not wanted (RFC 9114 4.1, STOP_SENDING
+    // with H3_NO_ERROR), and the complete answer goes out.
+    if (streams_body() && !request_ended_ && !refused_) {
+        connection_->stop_reading(id_, NGHTTP3_H3_NO_ERROR);
+    }
     const bool body = answer_has_body();
     // Trailers (RFC 9114 4.1) after the body, or after the head alone when it has none; not
     // for a HEAD, a 204 or a 304. A streamed body's are known when it ends (read_body).
@@ -305,8 +336,12 @@ void h3_stream::check(clock::time_point now) {
         return;
     }
     if (!request_ended_ && !refused_ && !answered_) {
-        // A body whose window the server holds back is waited for by the server, not idle.
-        if (window_owed_ == 0 && now >= last_read_ + cfg.timeouts.body_idle) {
+        // A body whose window the server holds back is waited for by the server, not idle; a
+        // streamed one only while its reader asks (a slow consumer is not a slow client).
+        if (now < last_read_ + cfg.timeouts.body_idle) return;
+        if (streams_body()) {
+            if (body_awaited()) fail_body(body_stop::idle, 408);  // the reader hears idle
+        } else if (window_owed_ == 0) {
             refuse(408);  // as over HTTP/1
         }
         return;

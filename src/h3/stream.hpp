@@ -95,6 +95,9 @@ public:
     void submit_continue();
     /// Submits res_.trailers (a HEADERS frame after the body, which ends the stream).
     void submit_trailers();
+    /// The client reset the stream or asked it to stop sending: a streamed body's reader
+    /// hears client_left.
+    void on_peer_reset() noexcept;
     /// Rejects the stream unprocessed (H3_REQUEST_REJECTED both ways: the client may retry).
     void reject() noexcept;
 
@@ -108,6 +111,9 @@ private:
     bool admit_spool() override;
     void send_continue() override;
     bool may_spool(std::uint64_t after) override;
+    void give_body_credit(std::uint64_t n) override;
+    void on_body_awaited() override;
+    void send_continue_now() override;
     // exchange_port
     void wake() override;
 

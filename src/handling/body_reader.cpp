@@ -1,7 +1,7 @@
 // tern::body_reader (include/tern/body_reader.hpp): the handler's side of a request body read
 // piece by piece. A body channel asks the transport's body_port for one piece at a time and
 // hands it to the one waiting: a suspended coroutine or a callback. A body read whole before
-// the handler (HTTP/2, HTTP/3, routes without tern::streamed_body) is one piece.
+// the handler (routes without tern::streamed_body) is one piece.
 
 #include "handling/context_access.hpp"
 #include "handling/exchange.hpp"

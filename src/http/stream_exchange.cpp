@@ -53,7 +53,8 @@ void stream_exchange::take_head(bool ended, int major, bool secure,
         ready_ = true;
         return;
     }
-    body_limit_ = host_->handler().body_limit(req_);
+    const body_plan plan = host_->handler().plan_body(req_);
+    body_limit_ = plan.limit;
     // A declared length over the limit is refused before any of the body is read (the
     // protocol library checks that the body adds up to it).
     if (const auto length = req_.header("content-length")) {
@@ -66,13 +67,27 @@ void stream_exchange::take_head(bool ended, int major, bool secure,
         }
         if (ec == std::errc{}) declared_ = declared;
     }
-    if (const auto expect = req_.header("expect"); expect && iequals(*expect, "100-continue")) {
-        send_continue();
+    const auto expect = req_.header("expect");
+    const bool wants_continue = expect && iequals(*expect, "100-continue");
+    if (plan.streamed) {
+        // The route reads the body itself: its handler runs now, and the client waiting for
+        // 100 Continue is invited by the first ask, not before (RFC 9110 10.1.1).
+        streamed_ = true;
+        continue_wanted_ = wants_continue;
+        req_.body_stream =
+            std::shared_ptr<body_port>(shared_from_this(), static_cast<body_port*>(this));
+        ready_ = true;
+        return;
     }
+    if (wants_continue) send_continue();
 }
 
 void stream_exchange::take_body(std::string_view data) {
     if (refused_ || answered_ || !head_done_) return;  // answered already: dropped
+    if (streamed_) {
+        stream_body(data);
+        return;
+    }
     body_bytes_ += data.size();
     if (body_bytes_ > body_limit_) {
         refuse(413);
@@ -117,8 +132,16 @@ bool stream_exchange::spool(std::string_view data) {
 void stream_exchange::take_end() {
     if (std::exchange(request_ended_, true)) return;
     if (refused_ || answered_ || !head_done_) return;
-    if (const int status = head_.refusal_status(); status != 0) return refuse(status);  // trailers
+    if (const int status = head_.refusal_status(); status != 0) {  // the trailers
+        if (streamed_) return fail_body(body_stop::client_left, status);
+        return refuse(status);
+    }
     head_.fill_trailers(req_);
+    if (streamed_) {
+        // The reader hears the end once it has taken what arrived before it.
+        if (body_sink_) post_feed();
+        return;
+    }
     if (spool_) {
         if (!spool_->finish()) {
             refuse(500, failure_message(error::body_spool_failed));
@@ -131,6 +154,7 @@ void stream_exchange::take_end() {
 
 void stream_exchange::run() {
     if (!live() || answered_) return;
+    ran_ = true;
     count_request();
     host_->handler().handle(req_, res_, remote_ip(), *this, host_->app_state());
     if (!deferred_ && !answered_) submit();
@@ -139,7 +163,7 @@ void stream_exchange::run() {
 void stream_exchange::refuse(int status, std::string_view message) {
     refused_ = true;
     if (answered_ || !live()) return;
-    count_request();
+    if (!ran_) count_request();  // a streamed body's handler counted it
     res_.clear();
     host_->handler().handle_failure(req_, status, message, res_, remote_ip(), host_->app_state());
     submit();
@@ -178,6 +202,13 @@ void stream_exchange::release() noexcept {
         left_held_ = link;  // the application's handle may go on working (a coroutine, ...)
     }
     spool_.reset();
+    // A streamed body's reader hears that the reading ended: the server's stop (its grace
+    // period is over) or the client's reset or departure. The piece handed out stays
+    // valid until the reader's next ask, which fails.
+    if (streamed_) {
+        std::string().swap(arrived_);
+        end_body_reading(host_->stopping() ? body_stop::stopped : body_stop::client_left);
+    }
 }
 
 namespace {

@@ -3,8 +3,11 @@
 // do the same. The head is mapped and checked (a refusal answered at once), the body kept in
 // memory or spooled to a file within its limits, the handler run on the complete request,
 // and the answer-later port: deferred work taken back or resumed on the loop, held answers
-// finished. A protocol's stream derives from it and adds the framing: how an answer is
-// submitted and its body sent, resets, deadlines (src/h2/stream.hpp, src/h3/stream.hpp).
+// finished. A request body a route reads itself (tern::streamed_body) is handed to its
+// reader piece by piece instead, each piece's flow-control credit given back only when the
+// reader asks again (stream_exchange_body.cpp). A protocol's stream derives from it and adds
+// the framing: how an answer is submitted and its body sent, resets, deadlines, credit
+// (src/h2/stream.hpp, src/h3/stream.hpp).
 
 #include "http/exchange_port.hpp"
 #include "http/field_section.hpp"
@@ -15,6 +18,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -38,7 +43,9 @@ struct exchange_buffers {
     static constexpr std::size_t spare_capacity = 4 * 1024;
 };
 
-class stream_exchange : public answer_later, public std::enable_shared_from_this<stream_exchange> {
+class stream_exchange : public answer_later,
+                        public body_port,
+                        public std::enable_shared_from_this<stream_exchange> {
 public:
     /// Hands this exchange's buffers, emptied, to `spare`: once its stream has closed and
     /// nothing but its connection holds it (nothing will read its request or response again).
@@ -78,12 +85,28 @@ public:
     /// The request's body is still arriving: its head is read, its end is not, and it is
     /// neither refused nor answered.
     bool receiving() const noexcept {
-        return head_done_ && !request_ended_ && !refused_ && !answered_;
+        return head_done_ && !request_ended_ && !refused_ && !answered_ && !streamed_;
     }
     /// Bytes of the request body held in memory (none once it spools).
     std::uint64_t body_in_memory() const noexcept { return req_.body.size(); }
     /// Body bytes whose flow-control window the stream has not given back yet.
     std::uint64_t window_owed() const noexcept { return window_owed_; }
+
+    // ---- a streamed request body (tern::streamed_body; stream_exchange_body.cpp) ----------
+    /// The route reads the request's body itself, piece by piece: its handler ran on the
+    /// head. Its bytes are held (body_held) and their credit given back as the reader asks
+    /// again; they count neither in max_body_memory nor in the spool quotas.
+    bool streams_body() const noexcept { return streamed_; }
+    /// Bytes of a streamed body the stream holds: arrived and not handed out, and the piece
+    /// handed out (valid until the reader's next ask). At most one stream window.
+    std::uint64_t body_held() const noexcept { return arrived_.size() + handed_.size(); }
+    /// A streamed body's reader waits for the client: the body's idle deadline runs.
+    bool body_awaited() const noexcept {
+        return streamed_ && body_sink_ && !feed_posted_ && arrived_.empty() && !request_ended_ &&
+               !refused_ && !answered_;
+    }
+    /// body_port: the reader asks for the next piece (told later, by a posted feed).
+    void ask(std::shared_ptr<body_sink> sink) override;
 
 protected:
     stream_exchange(protocol_host& host, std::shared_ptr<loop_door> door,
@@ -124,6 +147,13 @@ protected:
     virtual bool admit_spool() { return true; }
     /// Whether the connection's own bound lets the spool grow to `after` bytes.
     virtual bool may_spool(std::uint64_t /*after*/) { return true; }
+    /// A streamed body's reader asked again after taking `n` bytes: their flow-control
+    /// credit goes back to the client, which may send that much more.
+    virtual void give_body_credit(std::uint64_t /*n*/) {}
+    /// A streamed body's reader waits for the client from now (its idle deadline starts).
+    virtual void on_body_awaited() {}
+    /// The 100 Continue a streamed body's first ask sends, outside the protocol library.
+    virtual void send_continue_now() { send_continue(); }
 
     // ---- for the protocol's stream ---------------------------------------------------------
     /// Whether the exchange holds a descriptor: a file body, or a request body spooled.
@@ -140,6 +170,17 @@ protected:
     void release() noexcept;
     /// The server stops: deferred work that has not started is answered now (503).
     void stop_deferred() noexcept;
+    /// A streamed body's reading ends with `why` (the client reset the stream): the reader
+    /// waiting, or its next ask, hears it.
+    void end_body_reading(body_stop why) noexcept;
+    /// A streamed body's reading ends with `why`, and tern answers `status` in the handler's
+    /// place (413 past the limit, 408 for an idle client): its late answer is refused.
+    void fail_body(body_stop why, int status);
+    /// The answer went out: a streamed body's reader waiting hears that nothing more of the
+    /// body is read (client_left).
+    void body_answered() noexcept {
+        if (body_sink_) post_feed();
+    }
     /// The stream lets go of its streamed body's `source` as it closes: work left until the
     /// application lets go of it too (work()).
     void leave(const std::shared_ptr<body_source>& source) noexcept { left_source_ = source; }
@@ -167,10 +208,15 @@ protected:
 
 private:
     bool spool(std::string_view data);
+    // A streamed body (stream_exchange_body.cpp).
+    void stream_body(std::string_view data);
+    void post_feed();
+    void feed();
     void resume(const std::function<void()>& on_loop) noexcept;
     bool take_back(bool answer_now) noexcept;
 
     bool ready_ = false;
+    bool ran_ = false;  // its handler ran (the request is counted)
     std::size_t body_limit_ = 0;
     std::uint64_t declared_ = 0;  // the request's Content-Length, 0 when it has none
     std::uint64_t body_bytes_ = 0;
@@ -178,6 +224,16 @@ private:
     std::shared_ptr<held_link> held_;
     // What release() and leave() let go of, while the application may still hold it.
     std::weak_ptr<const void> left_held_, left_source_;
+
+    // A streamed body: its bytes arrived and not handed out, the piece handed out, the
+    // reader waiting for the next piece, and why the reading ended early.
+    bool streamed_ = false;
+    bool continue_wanted_ = false;  // 100 Continue goes out on the first ask
+    bool feed_posted_ = false;
+    std::optional<body_stop> body_failure_;
+    std::shared_ptr<body_sink> body_sink_;
+    std::string arrived_;
+    std::string handed_;
 };
 
 }  // namespace tern::detail

@@ -544,6 +544,10 @@ std::string quic_client::close_reason() const { return state_->reason; }
 
 std::uint64_t quic_client::max_bidi_streams() const noexcept { return state_->max_bidi; }
 
+std::uint64_t quic_client::send_credit(std::int64_t id) const {
+    return ngtcp2_conn_get_max_stream_data_left(state_->conn, id);
+}
+
 // ---- HTTP/3 bytes by hand ---------------------------------------------------------------
 
 namespace {
@@ -665,6 +669,10 @@ std::vector<std::uint8_t> h3_post(std::string_view path, std::uint64_t length,
                                   bool expect_continue) {
     // Indexed, static 20: :method POST.
     return h3_request(0xd4, path, &length, expect_continue);
+}
+
+std::vector<std::uint8_t> h3_post(std::string_view path) {
+    return h3_request(0xd4, path, nullptr, false);  // indexed, static 20: :method POST
 }
 
 std::vector<std::uint8_t> h3_data(std::string_view payload) {

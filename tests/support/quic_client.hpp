@@ -104,6 +104,10 @@ public:
         return true;
     }
 
+    /// Bytes the client may still send on stream `id` now: the credit the server's flow
+    /// control gave it (MAX_STREAM_DATA) less what it sent; 0 while the server holds it back.
+    std::uint64_t send_credit(std::int64_t id) const;
+
     /// What came back on stream `id` so far (empty when nothing did).
     stream_state stream(std::int64_t id) const;
     /// Whether the connection is over: a CONNECTION_CLOSE or stateless reset came, the idle
@@ -129,6 +133,9 @@ std::vector<std::uint8_t> h3_get(std::string_view path);
 /// fields of h3_get, :method POST), and `expect: 100-continue` when `expect_continue`.
 std::vector<std::uint8_t> h3_post(std::string_view path, std::uint64_t length,
                                   bool expect_continue = false);
+/// A POST request's HEADERS frame for `path` without a content-length (a body of unknown
+/// length, its end the stream's).
+std::vector<std::uint8_t> h3_post(std::string_view path);
 /// A DATA frame carrying `payload`.
 std::vector<std::uint8_t> h3_data(std::string_view payload);
 /// The status of the answer that begins `bytes` (a HEADERS frame whose field section
