@@ -55,18 +55,27 @@ endif()
 # same way (the build tree links OpenSSL::SSL, OpenSSL::Crypto and nghttp2's pkg-config
 # target), so a consumer of tern::testing needs no OpenSSL CMake package and no nghttp2
 # pkg-config module. tern-testing.pc names them too.
-tern_library_beside(OpenSSL::SSL TERN_SSL_LIBRARY ssl)
-tern_library_beside(OpenSSL::Crypto TERN_CRYPTO_LIBRARY crypto)
-find_library(TERN_NGHTTP2_LIBRARY NAMES nghttp2 HINTS ${TERN_NGHTTP2_LIBRARY_DIRS} REQUIRED)
-set(TERN_TESTING_PC_LIBS "")
-foreach(_file IN ITEMS "${TERN_SSL_LIBRARY}" "${TERN_CRYPTO_LIBRARY}" "${TERN_NGHTTP2_LIBRARY}")
-    target_link_libraries(tern_testing INTERFACE "$<INSTALL_INTERFACE:${_file}>")
-    string(APPEND TERN_TESTING_PC_LIBS " ${_file}")
-endforeach()
+# On Windows (scripts/windows-deps.sh builds nghttp2 since the kit is built there) the files
+# are the import libraries of the DLLs (libssl.dll.a, libnghttp2.dll.a). A Windows build
+# without nghttp2 has no kit (CMakeLists.txt): tern alone is installed, and said so.
+set(TERN_INSTALLED_TARGETS tern)
+if(TARGET PkgConfig::TERN_NGHTTP2)
+    tern_library_beside(OpenSSL::SSL TERN_SSL_LIBRARY ssl)
+    tern_library_beside(OpenSSL::Crypto TERN_CRYPTO_LIBRARY crypto)
+    find_library(TERN_NGHTTP2_LIBRARY NAMES nghttp2 HINTS ${TERN_NGHTTP2_LIBRARY_DIRS} REQUIRED)
+    set(TERN_TESTING_PC_LIBS "")
+    foreach(_file IN ITEMS "${TERN_SSL_LIBRARY}" "${TERN_CRYPTO_LIBRARY}" "${TERN_NGHTTP2_LIBRARY}")
+        target_link_libraries(tern_testing INTERFACE "$<INSTALL_INTERFACE:${_file}>")
+        string(APPEND TERN_TESTING_PC_LIBS " ${_file}")
+    endforeach()
+    list(APPEND TERN_INSTALLED_TARGETS tern_testing)
+else()
+    message(STATUS "tern: no nghttp2: tern::testing and tern-testing.pc are not installed")
+endif()
 
 install(DIRECTORY include/tern TYPE INCLUDE FILES_MATCHING PATTERN "*.hpp")
 # tern_testing (tern::testing, the test kit) is a static library beside libtern.
-install(TARGETS tern tern_testing EXPORT tern-targets)
+install(TARGETS ${TERN_INSTALLED_TARGETS} EXPORT tern-targets)
 install(EXPORT tern-targets NAMESPACE tern:: DESTINATION "${TERN_CMAKE_DIR}")
 
 configure_package_config_file(cmake/tern-config.cmake.in
@@ -102,9 +111,12 @@ foreach(_item IN LISTS TERN_STATIC_LINK_FILES CMAKE_THREAD_LIBS_INIT)
     string(APPEND TERN_PC_LIBS " ${_item}")
 endforeach()
 configure_file(cmake/tern.pc.in "${PROJECT_BINARY_DIR}/tern.pc" @ONLY)
-configure_file(cmake/tern-testing.pc.in "${PROJECT_BINARY_DIR}/tern-testing.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/tern.pc" "${PROJECT_BINARY_DIR}/tern-testing.pc"
-        DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+install(FILES "${PROJECT_BINARY_DIR}/tern.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+if("tern_testing" IN_LIST TERN_INSTALLED_TARGETS)
+    configure_file(cmake/tern-testing.pc.in "${PROJECT_BINARY_DIR}/tern-testing.pc" @ONLY)
+    install(FILES "${PROJECT_BINARY_DIR}/tern-testing.pc"
+            DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+endif()
 
 # Swagger UI's files for app.swagger_ui (docs/openapi.md), with its licence and notice.
 if(TERN_SWAGGER_UI_DIR)

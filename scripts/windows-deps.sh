@@ -74,7 +74,7 @@ fi
 "$source_lib" "$root/debian/bookworm" bookworm update
 "$source_lib" "$root/debian/forky" forky update
 declare -A version suite_of
-for pkg in nlohmann-json3 fmtlib zlib libzstd brotli catch2 openssl; do
+for pkg in nlohmann-json3 fmtlib zlib libzstd brotli catch2 nghttp2 openssl; do
     version[$pkg]=$("$source_lib" "$root/debian/bookworm" bookworm fetch "$pkg")
     suite_of[$pkg]=bookworm
 done
@@ -84,10 +84,10 @@ version[libllhttp-source]=$("$source_lib" "$root/debian/forky" forky fetch-deb l
 suite_of[libllhttp-source]=forky
 
 # The order of the builds, fast first, and the Debian package each comes from.
-order=(asio nlohmann llhttp fmt zlib zstd brotli catch2 openssl)
+order=(asio nlohmann llhttp fmt zlib zstd brotli catch2 nghttp2 openssl)
 declare -A package_of=([asio]=libasio-dev [nlohmann]=nlohmann-json3 [llhttp]=libllhttp-source
                        [fmt]=fmtlib [zlib]=zlib [zstd]=libzstd [brotli]=brotli [catch2]=catch2
-                       [openssl]=openssl)
+                       [nghttp2]=nghttp2 [openssl]=openssl)
 
 # The cache key: every package's version, the build recipe (this script from "the builds" on),
 # the toolchain file and the compiler.
@@ -195,6 +195,26 @@ build_catch2() {
     # Catch2 2.x (tests/CMakeLists.txt asks for 2.13, which Debian 12 ships): header-only.
     cmake_build "$d" -DCATCH_BUILD_TESTING=OFF -DCATCH_INSTALL_DOCS=OFF -DCATCH_INSTALL_HELPERS=OFF \
         -DCATCH_BUILD_EXAMPLES=OFF -DCATCH_BUILD_EXTRA_TESTS=OFF
+}
+build_nghttp2() {
+    local d b
+    d=$(unpack nghttp2)
+    b="$d/build-mingw"
+    # The library only (not libtern's: tern::testing's HTTP/2 client and the tests' HPACK
+    # oracle): its target alone is built and lib/'s install rules alone run (the DLL
+    # libnghttp2.dll, its import library, the headers and libnghttp2.pc), so none of the
+    # apps, examples, documentation or scripts. A DLL, as Debian's libnghttp2-14: a static
+    # nghttp2 on Windows asks its consumers for -DNGHTTP2_STATICLIB, which libnghttp2.pc
+    # does not give. HAVE_CLOCK_GETTIME=0: mingw-w64 has both clock_gettime (winpthreads)
+    # and GetTickCount64, and 1.52's lib/nghttp2_time.c then calls a fallback it compiled out
+    # only when GetTickCount64 is there (undefined reference to time_now_sec); without the
+    # first it takes GetTickCount64, Windows's own clock.
+    nice cmake -S "$d" -B "$b" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib \
+        -DENABLE_LIB_ONLY=ON -DENABLE_SHARED_LIB=ON -DENABLE_STATIC_LIB=OFF -DENABLE_DOC=OFF \
+        -DENABLE_FAILMALLOC=OFF -DENABLE_HTTP3=OFF -DHAVE_CLOCK_GETTIME=0 >&2
+    nice cmake --build "$b" -j "$jobs" --target nghttp2 >&2
+    cmake --install "$b/lib" >&2
 }
 build_openssl() {
     local d

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian source packages (and arch-independent source-carrying binary packages such as
 # libllhttp-source) of one suite of the archive this machine's apt already uses
-# (scripts/lib/debian-mirror.sh), through a private apt configuration kept under DIR/apt, as
-# scripts/lib/trixie-download.sh does for binary packages: the system's own sources, lists
-# and package state are never touched and nothing is installed. apt's output goes to stderr.
+# (scripts/lib/debian-mirror.sh), through a private apt configuration kept under DIR/apt
+# (scripts/lib/private-apt.sh, as scripts/lib/trixie-download.sh for binary packages): the
+# system's own sources, lists and package state are never touched and nothing is installed.
+# apt's output goes to stderr.
 #
 #   debian-source.sh DIR SUITE update
 #       writes the configuration for SUITE (deb and deb-src, with SUITE-updates and, when the
@@ -30,15 +31,10 @@ usage() {
 dir=$1
 suite=$2
 action=$3
-apt_dir="$dir/apt"
-apt_private=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
-             -o "Dir::Etc::SourceParts=$apt_dir/parts"
-             -o "Dir::State::Lists=$apt_dir/lists"
-             -o "Dir::State::status=$apt_dir/status"
-             -o "Dir::Cache=$apt_dir"
-             -o "Dir::Cache::archives=$apt_dir/archives"
-             -o "APT::Sandbox::User=root"
-             -o "Debug::NoLocking=1")
+here=$(dirname "$0")
+# shellcheck source=scripts/lib/private-apt.sh
+. "$here/private-apt.sh"
+private_apt "$dir"
 
 # Every version of $1 the indexes know (source packages with $2 = src, binary with $2 = bin),
 # newest first.
@@ -101,25 +97,21 @@ fetch() {
 
 case "$action" in
 update)
-    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts"
-    here=$(dirname "$0")
     mirror=$("$here/debian-mirror.sh" main)
-    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
     {
         for type in deb deb-src; do
-            echo "$type [signed-by=$keyring] $mirror $suite main"
+            private_apt_source "$type" "$mirror" "$suite"
             # A stable release's point-release and security updates (testing has neither).
             case "$suite" in
             bookworm | trixie)
-                echo "$type [signed-by=$keyring] $mirror $suite-updates main"
+                private_apt_source "$type" "$mirror" "$suite-updates"
                 if security=$("$here/debian-mirror.sh" security 2>/dev/null); then
-                    echo "$type [signed-by=$keyring] $security $suite-security main"
+                    private_apt_source "$type" "$security" "$suite-security"
                 fi
                 ;;
             esac
         done
     } >"$apt_dir/sources.list.new"
-    [ -f "$apt_dir/status" ] || : >"$apt_dir/status"
     if cmp -s "$apt_dir/sources.list.new" "$apt_dir/sources.list" && [ "${DEBIAN_SOURCE_REFRESH:-0}" != 1 ] &&
         [ -n "$(find "$apt_dir" -maxdepth 1 -name updated -mmin -1440)" ]; then
         rm "$apt_dir/sources.list.new"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Downloads packages from the Debian 13 (trixie) suite of the archive this machine's apt
 # already uses (scripts/lib/debian-mirror.sh), through a private apt configuration kept
-# under DIR/apt: the system's own sources, lists and package state are never touched and
-# nothing is installed. The .deb files land in DIR/debs, emptied first; apt's output goes to
-# stderr.
+# under DIR/apt (scripts/lib/private-apt.sh): the system's own sources, lists and package
+# state are never touched and nothing is installed. The .deb files land in DIR/debs, emptied
+# first; apt's output goes to stderr.
 #
 #   scripts/lib/trixie-download.sh DIR PACKAGE...
 #
@@ -13,20 +13,11 @@ set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: trixie-download.sh DIR PACKAGE..." >&2; exit 2; }
 dir=$1
 shift
-apt_dir="$dir/apt"
-mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" "$apt_dir/parts" "$dir/debs"
-mirror=$("$(dirname "$0")/debian-mirror.sh" main)
-cat >"$apt_dir/sources.list" <<SOURCES
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main
-SOURCES
-: >"$apt_dir/status"
-apt_private=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
-             -o "Dir::Etc::SourceParts=$apt_dir/parts"
-             -o "Dir::State::Lists=$apt_dir/lists"
-             -o "Dir::State::status=$apt_dir/status"
-             -o "Dir::Cache=$apt_dir"
-             -o "Dir::Cache::archives=$apt_dir/archives"
-             -o "APT::Sandbox::User=root"
-             -o "Debug::NoLocking=1")
+here=$(dirname "$0")
+# shellcheck source=scripts/lib/private-apt.sh
+. "$here/private-apt.sh"
+private_apt "$dir"
+mkdir -p "$dir/debs"
+private_apt_source deb "$("$here/debian-mirror.sh" main)" trixie >"$apt_dir/sources.list"
 apt-get "${apt_private[@]}" update -qq >&2
 (cd "$dir/debs" && rm -f ./*.deb && apt-get "${apt_private[@]}" download "$@" >&2)

@@ -3,6 +3,8 @@
 // for with async_wait only when its user asked (want).
 #include "net/socket_poller.hpp"
 
+#include "net/asio_watch.hpp"
+
 #include <sys/select.h>
 #include <sys/stat.h>
 
@@ -20,18 +22,15 @@ constexpr bool bounded_by_fd_setsize = false;
 constexpr bool bounded_by_fd_setsize = true;
 #endif
 
-struct socket_poller::watched {
-    explicit watched(asio::io_context& io) : descriptor(io) {}
-    asio::posix::stream_descriptor descriptor;
-    poll_target* target = nullptr;  // null once forgotten: a wait that ends tells nobody
-    bool reading = false;           // a wait for readability is under way
-    bool writing = false;
+// The descriptor object (waiter) never owns the descriptor: released, never closed.
+struct socket_poller::watched : asio_watch<asio::posix::stream_descriptor> {
+    using asio_watch::asio_watch;
 };
 
 socket_poller::~socket_poller() {
     for (auto& [target, w] : watched_) {
         w->target = nullptr;
-        w->descriptor.release();
+        w->waiter.release();
     }
 }
 
@@ -48,7 +47,7 @@ bool socket_poller::watch(platform::native_socket fd, poll_target& target) noexc
     }
     auto w = std::make_shared<watched>(io_);
     std::error_code ec;
-    w->descriptor.assign(fd, ec);
+    w->waiter.assign(fd, ec);
     if (ec) {
         errno = ec.value();
         return false;
@@ -65,24 +64,13 @@ void socket_poller::forget(platform::native_socket /*fd*/, poll_target& target) 
     w.target = nullptr;
     // Cancels the waits under way (their handlers run, and tell nobody) and leaves the
     // descriptor open: its owner closes it.
-    w.descriptor.release();
+    w.waiter.release();
     watched_.erase(it);
 }
 
 void socket_poller::want(platform::native_socket /*fd*/, poll_target& target, bool write) noexcept {
     const auto it = watched_.find(&target);
-    if (it == watched_.end()) return;
-    auto& w = it->second;
-    bool& under_way = write ? w->writing : w->reading;
-    if (under_way) return;
-    under_way = true;
-    using wait = asio::posix::stream_descriptor;
-    w->descriptor.async_wait(write ? wait::wait_write : wait::wait_read,
-                             [w, write](std::error_code ec) {
-                                 (write ? w->writing : w->reading) = false;
-                                 if (ec || w->target == nullptr) return;
-                                 w->target->on_ready(!write, write, false);
-                             });
+    if (it != watched_.end()) wait_once(it->second, write);
 }
 
 }  // namespace tern::detail

@@ -9,6 +9,8 @@
 // with its select reactor beside IOCP.
 #include "net/socket_poller.hpp"
 
+#include "net/asio_watch.hpp"
+
 #include <asio/ip/tcp.hpp>
 
 #include <cerrno>
@@ -17,12 +19,9 @@
 
 namespace tern::detail {
 
-struct socket_poller::watched {
-    explicit watched(asio::io_context& io) : socket(io) {}
-    asio::ip::tcp::socket socket;   // asio's, which accepted the connection
-    poll_target* target = nullptr;  // null once forgotten: a wait that ends tells nobody
-    bool reading = false;           // a wait for readability is under way
-    bool writing = false;
+// The waiter is asio's socket, which accepted the connection.
+struct socket_poller::watched : asio_watch<asio::ip::tcp::socket> {
+    using asio_watch::asio_watch;
 };
 
 socket_poller::~socket_poller() {
@@ -30,7 +29,7 @@ socket_poller::~socket_poller() {
     for (auto& [target, w] : watched_) {
         w->target = nullptr;
         std::error_code ignored;
-        w->socket.close(ignored);
+        w->waiter.close(ignored);
     }
 }
 
@@ -46,7 +45,7 @@ bool socket_poller::watch(platform::native_socket fd, poll_target& target) noexc
     }
     try {
         auto w = std::make_shared<watched>(io_);
-        w->socket = std::move(found->second);
+        w->waiter = std::move(found->second);
         held_.erase(found);
         w->target = &target;
         watched_[&target] = std::move(w);
@@ -65,24 +64,13 @@ void socket_poller::forget(platform::native_socket /*fd*/, poll_target& target) 
     // Cancels the waits under way (their handlers run, and tell nobody) and closes asio's
     // socket only: the duplicate the transport holds is its own to close.
     std::error_code ignored;
-    w.socket.close(ignored);
+    w.waiter.close(ignored);
     watched_.erase(it);
 }
 
 void socket_poller::want(platform::native_socket /*fd*/, poll_target& target, bool write) noexcept {
     const auto it = watched_.find(&target);
-    if (it == watched_.end()) return;
-    auto& w = it->second;
-    bool& under_way = write ? w->writing : w->reading;
-    if (under_way) return;
-    under_way = true;
-    using wait = asio::ip::tcp::socket;
-    w->socket.async_wait(write ? wait::wait_write : wait::wait_read,
-                         [w, write](std::error_code ec) {
-                             (write ? w->writing : w->reading) = false;
-                             if (ec || w->target == nullptr) return;
-                             w->target->on_ready(!write, write, false);
-                         });
+    if (it != watched_.end()) wait_once(it->second, write);
 }
 
 }  // namespace tern::detail

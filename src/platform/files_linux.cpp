@@ -35,29 +35,6 @@ ssize_t send_file_piece(native_socket socket, int file, std::uint64_t offset,
     return ::sendfile(socket, file, &at, n);
 }
 
-std::string real_path(const char* path) {
-    char* real = ::realpath(path, nullptr);
-    if (real == nullptr) return {};
-    std::string resolved(real);
-    std::free(real);
-    return resolved;
-}
-
-int stat_no_follow(const char* path, struct stat& st) noexcept { return ::lstat(path, &st); }
-
-int open_file_at(int at, const char* name) noexcept {
-    // O_NONBLOCK: a FIFO planted in the root must not block the event loop on open.
-    return ::openat(at, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-}
-
-ssize_t read_link_at(int at, const char* name, char* out, std::size_t size) noexcept {
-    return ::readlinkat(at, name, out, size);
-}
-
-int stat_at_no_follow(int at, const char* name, struct stat& st) noexcept {
-    return ::fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW);
-}
-
 int open_directory(const char* path) noexcept { return ::open(path, directory_flags); }
 
 int open_directory_at(int at, const char* name) noexcept {

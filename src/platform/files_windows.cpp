@@ -164,6 +164,28 @@ std::wstring final_path(HANDLE handle) {
 // Whether Windows could read `name` as anything but the entry of that name: a device (CON,
 // NUL, COM1, ... with or without an extension), a stream (':'), a separator, a trailing dot
 // or space (dropped by Windows).
+// Opens `path` (a file or a directory) for reading, shared with writers and deleters, without
+// following a reparse point at its end (a symlink or a junction is opened itself): the handle,
+// or INVALID_HANDLE_VALUE with errno.
+HANDLE open_no_follow(const std::wstring& path) noexcept {
+    const HANDLE h = ::CreateFileW(
+        path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+        OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    if (h == INVALID_HANDLE_VALUE) errno = errno_for_last_error();
+    return h;
+}
+
+// A C runtime descriptor that owns `h`, read-only: -1 with errno (EMFILE), `h` closed, when
+// none can be had.
+int descriptor_of(HANDLE h) noexcept {
+    const int fd = ::_open_osfhandle(reinterpret_cast<intptr_t>(h), _O_RDONLY | _O_BINARY);
+    if (fd < 0) {
+        ::CloseHandle(h);
+        errno = EMFILE;
+    }
+    return fd;
+}
+
 bool ambiguous_name(std::string_view name) noexcept {
     if (name.empty() || name.back() == '.' || name.back() == ' ') return true;
     if (name.find_first_of(":\\*?\"<>|") != std::string_view::npos) return true;
@@ -202,14 +224,8 @@ int open_in(int at, const char* name, bool directory) noexcept {
         }
         const std::wstring wide_name = widen(name);
         const std::wstring path = dir + L"\\" + wide_name;
-        const HANDLE h = ::CreateFileW(
-            path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-            nullptr, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS,
-            nullptr);
-        if (h == INVALID_HANDLE_VALUE) {
-            errno = errno_for_last_error();
-            return -1;
-        }
+        const HANDLE h = open_no_follow(path);
+        if (h == INVALID_HANDLE_VALUE) return -1;
         BY_HANDLE_FILE_INFORMATION info{};
         int err = 0;
         if (!::GetFileInformationByHandle(h, &info)) {
@@ -235,12 +251,7 @@ int open_in(int at, const char* name, bool directory) noexcept {
             errno = err;
             return -1;
         }
-        const int fd = ::_open_osfhandle(reinterpret_cast<intptr_t>(h), _O_RDONLY | _O_BINARY);
-        if (fd < 0) {
-            ::CloseHandle(h);
-            errno = EMFILE;
-        }
-        return fd;
+        return descriptor_of(h);
     } catch (...) {
         errno = ENOMEM;
         return -1;
@@ -274,14 +285,8 @@ int stat_at_no_follow(int /*at*/, const char* /*name*/, struct stat& /*st*/) noe
 
 int open_directory(const char* path) noexcept {
     try {
-        const HANDLE h = ::CreateFileW(
-            widen(path).c_str(), GENERIC_READ,
-            FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
-            FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
-        if (h == INVALID_HANDLE_VALUE) {
-            errno = errno_for_last_error();
-            return -1;
-        }
+        const HANDLE h = open_no_follow(widen(path));
+        if (h == INVALID_HANDLE_VALUE) return -1;
         BY_HANDLE_FILE_INFORMATION info{};
         if (!::GetFileInformationByHandle(h, &info) ||
             (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) == 0 ||
@@ -290,12 +295,7 @@ int open_directory(const char* path) noexcept {
             errno = ENOTDIR;
             return -1;
         }
-        const int fd = ::_open_osfhandle(reinterpret_cast<intptr_t>(h), _O_RDONLY | _O_BINARY);
-        if (fd < 0) {
-            ::CloseHandle(h);
-            errno = EMFILE;
-        }
-        return fd;
+        return descriptor_of(h);
     } catch (...) {
         errno = ENOMEM;
         return -1;

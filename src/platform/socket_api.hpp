@@ -51,13 +51,72 @@ inline constexpr int dont_wait = MSG_DONTWAIT;
 inline constexpr int shut_write = SHUT_WR;
 #endif
 
+/// The flag of a send(2) after which a reset peer is an EPIPE error, not a SIGPIPE that ends
+/// the process: MSG_NOSIGNAL where the system has it; none elsewhere (Windows has no SIGPIPE;
+/// libtern's portable path ignores SIGPIPE for the process, platform/sockets.hpp).
+#if defined(MSG_NOSIGNAL)
+inline constexpr int no_signal = MSG_NOSIGNAL;
+#else
+inline constexpr int no_signal = 0;
+#endif
+
 #if defined(_WIN32)
-/// Windows: sets errno to the POSIX code for WSAGetLastError() (WSAEWOULDBLOCK: EWOULDBLOCK,
-/// WSAECONNRESET: ECONNRESET, ...; EIO for the rest) and returns it, so that the callers of
-/// send_bytes and receive_bytes test errno on every system (sockets_windows.cpp).
-int errno_from_socket_error() noexcept;
-/// Windows: the POSIX code for the Winsock error `wsa_error` (as errno_from_socket_error).
-int errno_for(int wsa_error) noexcept;
+/// Windows: the POSIX code for the Winsock error `wsa_error` (WSAEWOULDBLOCK: EWOULDBLOCK,
+/// WSAECONNRESET: ECONNRESET, ...; EIO for the rest). Inline, as everything here, so that
+/// tern::testing, which links no private symbol of libtern, uses these calls too.
+inline int errno_for(int wsa_error) noexcept {
+    switch (wsa_error) {
+        case WSAEWOULDBLOCK:
+            return EWOULDBLOCK;
+        case WSAEINTR:
+            return EINTR;
+        case WSAECONNRESET:
+            return ECONNRESET;
+        case WSAECONNABORTED:
+            return ECONNABORTED;
+        case WSAECONNREFUSED:
+            return ECONNREFUSED;
+        case WSAENOTCONN:
+            return ENOTCONN;
+        case WSAESHUTDOWN:
+            return EPIPE;
+        case WSAETIMEDOUT:
+            return ETIMEDOUT;
+        case WSAEINPROGRESS:
+            return EINPROGRESS;
+        case WSAEMFILE:
+            return EMFILE;
+        case WSAENOBUFS:
+            return ENOBUFS;
+        case WSAEMSGSIZE:
+            return EMSGSIZE;
+        case WSAENOTSOCK:
+            return ENOTSOCK;
+        case WSAEINVAL:
+            return EINVAL;
+        default:
+            return EIO;
+    }
+}
+
+/// Windows: sets errno to the POSIX code for WSAGetLastError() (errno_for) and returns it, so
+/// that the callers of send_bytes and receive_bytes test errno on every system.
+inline int errno_from_socket_error() noexcept {
+    errno = errno_for(::WSAGetLastError());
+    return errno;
+}
+
+/// Windows: WSAStartup once for the process, before the first socket made with the calls of
+/// this folder (asio's own sockets start Winsock themselves). Never cleaned up: sockets may
+/// outlive any owner. Nothing elsewhere.
+inline void start_sockets() noexcept {
+    [[maybe_unused]] static const bool started = [] {
+        WSADATA data{};
+        return ::WSAStartup(MAKEWORD(2, 2), &data) == 0;
+    }();
+}
+#else
+inline void start_sockets() noexcept {}
 #endif
 
 #if defined(_WIN32)
@@ -190,6 +249,37 @@ inline bool set_non_blocking(native_socket s) noexcept {
     return false;
 #else
     return ::fcntl(s, F_SETFL, ::fcntl(s, F_GETFL) | O_NONBLOCK) == 0;
+#endif
+}
+
+/// A non-blocking TCP socket of `family` that no child process inherits, for a client outside
+/// libtern (tern::testing's): invalid_socket with errno when it cannot be made. Where socket(2)
+/// takes SOCK_CLOEXEC and SOCK_NONBLOCK (Linux), one call; elsewhere socket(2), FD_CLOEXEC and
+/// O_NONBLOCK; on Windows WSASocketW without inheritance, then FIONBIO (Winsock started first).
+inline native_socket open_client_socket(int family) noexcept {
+#if defined(SOCK_CLOEXEC) && defined(SOCK_NONBLOCK)
+    return ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+#else
+#if defined(_WIN32)
+    start_sockets();
+    const native_socket s =
+        ::WSASocketW(family, SOCK_STREAM, 0, nullptr, 0, WSA_FLAG_NO_HANDLE_INHERIT);
+    if (s == invalid_socket) {
+        errno_from_socket_error();
+        return invalid_socket;
+    }
+#else
+    const native_socket s = ::socket(family, SOCK_STREAM, 0);
+    if (s == invalid_socket) return invalid_socket;
+    ::fcntl(s, F_SETFD, FD_CLOEXEC);
+#endif
+    if (!set_non_blocking(s)) {
+        const int err = errno;
+        close_socket(s);
+        errno = err;
+        return invalid_socket;
+    }
+    return s;
 #endif
 }
 

@@ -9,79 +9,10 @@
 
 namespace tern::detail::platform {
 
-namespace {
-
-// WSAStartup once for the process, before the first socket tern makes (asio's own sockets
-// start Winsock themselves). Never cleaned up: sockets may outlive any owner here.
-void start_winsock() noexcept {
-    [[maybe_unused]] static const bool started = [] {
-        WSADATA data{};
-        return ::WSAStartup(MAKEWORD(2, 2), &data) == 0;
-    }();
-}
-
-}  // namespace
-
-int errno_from_socket_error() noexcept {
-    errno = errno_for(::WSAGetLastError());
-    return errno;
-}
-
-int errno_for(int wsa_error) noexcept {
-    int code = EIO;
-    switch (wsa_error) {
-        case WSAEWOULDBLOCK:
-            code = EWOULDBLOCK;
-            break;
-        case WSAEINTR:
-            code = EINTR;
-            break;
-        case WSAECONNRESET:
-            code = ECONNRESET;
-            break;
-        case WSAECONNABORTED:
-            code = ECONNABORTED;
-            break;
-        case WSAECONNREFUSED:
-            code = ECONNREFUSED;
-            break;
-        case WSAENOTCONN:
-            code = ENOTCONN;
-            break;
-        case WSAESHUTDOWN:
-            code = EPIPE;
-            break;
-        case WSAETIMEDOUT:
-            code = ETIMEDOUT;
-            break;
-        case WSAEINPROGRESS:
-            code = EINPROGRESS;
-            break;
-        case WSAEMFILE:
-            code = EMFILE;
-            break;
-        case WSAENOBUFS:
-            code = ENOBUFS;
-            break;
-        case WSAEMSGSIZE:
-            code = EMSGSIZE;
-            break;
-        case WSAENOTSOCK:
-            code = ENOTSOCK;
-            break;
-        case WSAEINVAL:
-            code = EINVAL;
-            break;
-        default:
-            break;
-    }
-    return code;
-}
-
-void ignore_sigpipe() noexcept { start_winsock(); }
+void ignore_sigpipe() noexcept { start_sockets(); }
 
 native_socket open_stream_socket(int family, bool non_blocking) noexcept {
-    start_winsock();
+    start_sockets();
     const native_socket s = ::WSASocketW(family, SOCK_STREAM, 0, nullptr, 0,
                                          WSA_FLAG_OVERLAPPED | WSA_FLAG_NO_HANDLE_INHERIT);
     if (s == invalid_socket) return invalid_socket;

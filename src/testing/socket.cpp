@@ -2,12 +2,6 @@
 
 #include <tern/testing.hpp>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <cerrno>
 #include <string>
 #include <system_error>
@@ -15,9 +9,11 @@
 
 namespace tern::testing::detail {
 
+namespace platform = tern::detail::platform;
+
 namespace {
 
-std::string errno_text(int code) { return std::system_category().message(code); }
+std::string errno_text(int code) { return std::generic_category().message(code); }
 
 int milliseconds_until(clock::time_point deadline) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
@@ -27,31 +23,31 @@ int milliseconds_until(clock::time_point deadline) {
 }  // namespace
 
 socket::socket(std::uint16_t port, clock::time_point deadline) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd_ < 0) throw client_error("tern::testing: socket(): " + errno_text(errno));
-    const int one = 1;
-    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fd_ = platform::open_client_socket(AF_INET);
+    if (fd_ == platform::invalid_socket) {
+        throw client_error("tern::testing: socket(): " + errno_text(errno));
+    }
+    platform::set_no_delay(fd_);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     const std::string where = "127.0.0.1:" + std::to_string(port);
-    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    if (platform::connect_socket(fd_, reinterpret_cast<const sockaddr*>(&address),
+                                 static_cast<platform::socket_length>(sizeof address)) != 0) {
         if (errno != EINPROGRESS) {
             const int code = errno;
-            ::close(fd_);
+            platform::close_socket(std::exchange(fd_, platform::invalid_socket));
             throw client_error("tern::testing: cannot connect to " + where + ": " +
                                errno_text(code));
         }
-        if (!wait(POLLOUT, deadline)) {
-            ::close(fd_);
+        if (!wait(true, deadline)) {
+            platform::close_socket(std::exchange(fd_, platform::invalid_socket));
             throw timeout_error("tern::testing: timed out connecting to " + where);
         }
-        int code = 0;
-        socklen_t length = sizeof code;
-        ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &code, &length);
+        const int code = platform::pending_error(fd_);
         if (code != 0) {
-            ::close(fd_);
+            platform::close_socket(std::exchange(fd_, platform::invalid_socket));
             throw client_error("tern::testing: cannot connect to " + where + ": " +
                                errno_text(code));
         }
@@ -59,23 +55,22 @@ socket::socket(std::uint16_t port, clock::time_point deadline) {
 }
 
 socket::~socket() {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ != platform::invalid_socket) platform::close_socket(fd_);
 }
 
-socket::socket(socket&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+socket::socket(socket&& other) noexcept : fd_(std::exchange(other.fd_, platform::invalid_socket)) {}
 
 socket& socket::operator=(socket&& other) noexcept {
     if (this != &other) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = std::exchange(other.fd_, -1);
+        if (fd_ != platform::invalid_socket) platform::close_socket(fd_);
+        fd_ = std::exchange(other.fd_, platform::invalid_socket);
     }
     return *this;
 }
 
-bool socket::wait(short events, clock::time_point deadline) const {
+bool socket::wait(bool write, clock::time_point deadline) const {
     for (;;) {
-        pollfd p{fd_, events, 0};
-        const int n = ::poll(&p, 1, milliseconds_until(deadline));
+        const int n = platform::wait_socket(fd_, write, milliseconds_until(deadline));
         if (n > 0) return true;
         if (n == 0) return false;
         if (errno != EINTR) throw client_error("tern::testing: poll(): " + errno_text(errno));
@@ -84,19 +79,20 @@ bool socket::wait(short events, clock::time_point deadline) const {
 
 bool socket::send_all(std::string_view bytes, clock::time_point deadline) {
     while (!bytes.empty()) {
-        const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        const ssize_t n =
+            platform::send_bytes(fd_, bytes.data(), bytes.size(), platform::no_signal);
         if (n > 0) {
             bytes.remove_prefix(static_cast<std::size_t>(n));
             continue;
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!wait(POLLOUT, deadline)) {
+            if (!wait(true, deadline)) {
                 throw timeout_error("the server took no more of the request within the timeout");
             }
             continue;
         }
-        if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) return false;
+        if (n < 0 && (errno == EPIPE || errno == ECONNRESET || errno == ECONNABORTED)) return false;
         throw client_error("tern::testing: send(): " + errno_text(errno));
     }
     return true;
@@ -104,14 +100,14 @@ bool socket::send_all(std::string_view bytes, clock::time_point deadline) {
 
 std::ptrdiff_t socket::receive_until(char* out, std::size_t size, clock::time_point deadline) {
     for (;;) {
-        const ssize_t n = ::recv(fd_, out, size, 0);
+        const ssize_t n = platform::receive_bytes(fd_, out, size, 0);
         if (n >= 0) return n;
         if (errno == EINTR) continue;
-        if (errno == ECONNRESET) return 0;
+        if (errno == ECONNRESET || errno == ECONNABORTED) return 0;
         if (errno != EAGAIN && errno != EWOULDBLOCK) {
             throw client_error("tern::testing: recv(): " + errno_text(errno));
         }
-        if (!wait(POLLIN, deadline)) return -1;
+        if (!wait(false, deadline)) return -1;
     }
 }
 
@@ -122,11 +118,9 @@ std::size_t socket::receive(char* out, std::size_t size, clock::time_point deadl
 }
 
 bool socket::idle_and_open() const {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, 0) == 0) return true;
     // Readable while idle: the peer closed, reset, or sent bytes nobody asked for (e.g. a
     // 408 before closing). None of these is a connection to send a new request on.
-    return false;
+    return platform::wait_socket(fd_, false, 0) == 0;
 }
 
 }  // namespace tern::testing::detail

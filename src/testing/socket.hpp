@@ -1,6 +1,10 @@
 #pragma once
 // One TCP connection to 127.0.0.1 for the test client: blocking calls bounded by a deadline
-// (poll(2) before each send and receive), so a test never hangs on a silent server.
+// (poll(2) before each send and receive, WSAPoll on Windows), so a test never hangs on a
+// silent server. The socket calls are libtern's inline platform ones (platform/socket_api.hpp),
+// which link no private symbol of libtern.
+
+#include "platform/socket_api.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -37,10 +41,11 @@ public:
     bool idle_and_open() const;
 
 private:
-    // Waits for `events` until `deadline`: false when the time ran out.
-    bool wait(short events, clock::time_point deadline) const;
+    // Waits until the socket is writable (`write`) or readable, until `deadline`: false when
+    // the time ran out.
+    bool wait(bool write, clock::time_point deadline) const;
 
-    int fd_ = -1;
+    tern::detail::platform::native_socket fd_ = tern::detail::platform::invalid_socket;
 };
 
 }  // namespace tern::testing::detail

@@ -3,7 +3,7 @@
 docs/architecture.md (the section "Which folder may include which").
 
 Each table row names a folder and what its files may include: other folders of src/
-(`routing`, `http`, ...) and public headers (`tern/config.hpp`, `tern/*` for all of them).
+(`routing`, `http`, ...) or one file of one (`platform/socket_api.hpp`), and public headers (`tern/config.hpp`, `tern/*` for all of them).
 A folder may always include its own files, the standard library and the system and
 third-party headers the build gives it (their own rules, such as "asio only in src/net",
 are listed in the same table under `third-party`). And that `thread_local` appears only in
@@ -75,7 +75,8 @@ def allowed(include, folder, rules, own_dir):
     if head in THIRD_PARTY or include in THIRD_PARTY:
         return (THIRD_PARTY.get(head) or THIRD_PARTY[include]) in third_here
     if "/" in include and (ROOT / "src" / head).is_dir():
-        return head == own_dir or head in allowed_here
+        # A folder (`platform`) or one file of it (`platform/socket_api.hpp`).
+        return head == own_dir or head in allowed_here or include in allowed_here
     return True  # the standard library or a system header (<sys/stat.h>, <unistd.h>)
 
 

@@ -5,24 +5,28 @@
 
 #include <catch2/catch.hpp>
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <system_error>
 
 namespace tern_test {
 
-/// A directory made with mkdtemp and removed by the destructor.
+/// A directory of a name no other has (as mkdtemp makes, which Windows lacks: a random
+/// name, made with create_directory, which is false when the name exists), removed by the
+/// destructor.
 struct temp_dir {
     std::filesystem::path path;
 
-    temp_dir() {
-        std::string pattern =
-            (std::filesystem::temp_directory_path() / "tern-wire-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
+    explicit temp_dir(const std::string& prefix = "tern-wire-") {
+        const auto base = std::filesystem::temp_directory_path();
+        std::random_device random;
+        for (int attempt = 0; attempt < 100 && path.empty(); ++attempt) {
+            const auto candidate = base / (prefix + std::to_string(random()));
+            if (std::filesystem::create_directory(candidate)) path = candidate;
+        }
+        REQUIRE(!path.empty());
     }
     ~temp_dir() {
         std::error_code ec;

@@ -4,27 +4,31 @@
 // reads the request head, writes `reply` (which may be empty) and then either closes or
 // keeps the connection open, silent, until it is destroyed.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "platform/socket_api.hpp"
+
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 namespace tern_testing_test {
 
+namespace platform = tern::detail::platform;
+
+// Its sockets through libtern's platform calls (Winsock on Windows); its waits are slices of
+// 50 ms that look at `stop_`, so that the destructor never depends on how a system wakes a
+// thread blocked in accept().
 class canned_server {
 public:
     canned_server(std::string reply, bool close_after)
         : reply_(std::move(reply)), close_after_(close_after) {
-        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        platform::start_sockets();
+        listener_ = platform::open_client_socket(AF_INET);
         sockaddr_in address{};
         address.sin_family = AF_INET;
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t length = sizeof address;
-        if (listener_ < 0 ||
+        platform::socket_length length = sizeof address;
+        if (listener_ == platform::invalid_socket ||
             ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
             ::listen(listener_, 4) != 0 ||
             ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
@@ -34,9 +38,9 @@ public:
         thread_ = std::thread([this] { serve(); });
     }
     ~canned_server() {
-        ::shutdown(listener_, SHUT_RDWR);  // wakes the accept or the wait below
+        stop_ = true;
         thread_.join();
-        ::close(listener_);
+        platform::close_socket(listener_);
     }
     canned_server(const canned_server&) = delete;
     canned_server& operator=(const canned_server&) = delete;
@@ -44,28 +48,37 @@ public:
     std::uint16_t port() const noexcept { return port_; }
 
 private:
+    // Waits until `s` is readable or the server stops: false when it stops.
+    bool readable(platform::native_socket s) const {
+        while (!stop_) {
+            if (platform::wait_socket(s, false, 50) != 0) return true;
+        }
+        return false;
+    }
+
     void serve() {
-        const int fd = ::accept(listener_, nullptr, nullptr);
-        if (fd < 0) return;
+        if (!readable(listener_)) return;
+        platform::socket_handle connection(::accept(listener_, nullptr, nullptr));
+        if (!connection || !platform::set_non_blocking(connection.get())) return;
+        const platform::native_socket fd = connection.get();
         std::string request;
         char buffer[4096];
-        while (request.find("\r\n\r\n") == std::string::npos) {
-            const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        while (request.find("\r\n\r\n") == std::string::npos && readable(fd)) {
+            const auto n = platform::receive_bytes(fd, buffer, sizeof buffer, 0);
             if (n <= 0) break;
             request.append(buffer, static_cast<std::size_t>(n));
         }
-        if (!reply_.empty()) ::send(fd, reply_.data(), reply_.size(), MSG_NOSIGNAL);
-        if (!close_after_) {
-            // Silent until the destructor shuts the listener down (or the client leaves).
-            pollfd waits[2] = {{listener_, POLLIN, 0}, {fd, POLLIN, 0}};
-            ::poll(waits, 2, -1);
+        if (!reply_.empty()) {
+            platform::send_bytes(fd, reply_.data(), reply_.size(), platform::no_signal);
         }
-        ::close(fd);
+        // Silent until the destructor (or until the client leaves).
+        if (!close_after_) readable(fd);
     }
 
     std::string reply_;
     bool close_after_;
-    int listener_ = -1;
+    std::atomic<bool> stop_{false};
+    platform::native_socket listener_ = platform::invalid_socket;
     std::uint16_t port_ = 0;
     std::thread thread_;
 };

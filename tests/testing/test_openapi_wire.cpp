@@ -8,7 +8,7 @@
 #include <tern/tern.hpp>
 #include <tern/testing.hpp>
 
-#include <unistd.h>
+#include "support/temp_dir.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -24,18 +24,12 @@ void ok(tern::context& ctx) { ctx.text("ok"); }
 
 // A directory with stand-ins for Swagger UI's two files, removed at the end of the scope.
 struct fake_assets {
-    std::filesystem::path dir;
+    tern_test::temp_dir made{"tern-swagger-"};
+    std::filesystem::path dir = made.path;
     fake_assets() {
-        std::string templ =
-            (std::filesystem::temp_directory_path() / "tern-swagger-XXXXXX").string();
-        if (mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp");
-        dir = templ;
         std::ofstream(dir / "swagger-ui-bundle.js") << "var SwaggerUIBundle = 1; // bundle";
         std::ofstream(dir / "swagger-ui.css") << "body { margin: 0 } /* style */";
     }
-    ~fake_assets() { std::filesystem::remove_all(dir); }
-    fake_assets(const fake_assets&) = delete;
-    fake_assets& operator=(const fake_assets&) = delete;
 };
 
 }  // namespace

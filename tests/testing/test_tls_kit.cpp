@@ -16,7 +16,9 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#if !defined(_WIN32)
 #include <unistd.h>
+#endif
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -53,6 +55,7 @@ std::unique_ptr<X509, decltype(&X509_free)> kit_certificate() {
     return {PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), &X509_free};
 }
 
+#if !defined(_WIN32)
 // Runs `command` and returns its standard output.
 std::string run(const std::string& command) {
     std::string out;
@@ -65,6 +68,7 @@ std::string run(const std::string& command) {
     ::pclose(pipe);
     return out;
 }
+#endif
 
 }  // namespace
 
@@ -199,6 +203,10 @@ TEST_CASE("HTTPS: a server whose certificate is not the kit's fails verification
     CHECK_THROWS_WITH(server.ws("/echo"), Catch::Contains("certificate verification failed"));
 }
 
+// Not on Windows (docs/platforms.md): the test runs the build machine's curl, which a
+// Windows test program under wine cannot start (tests/windows/run.sh runs curl against
+// hello.exe instead).
+#if !defined(_WIN32)
 TEST_CASE("HTTPS: curl trusts the kit's certificate from test_certificate_pem", "[kit][tls]") {
     tern::app app;
     app.tls(tern::testing::test_tls());
@@ -220,6 +228,8 @@ TEST_CASE("HTTPS: curl trusts the kit's certificate from test_certificate_pem", 
     CHECK(out == "https HTTP/2");  // curl chose h2 by ALPN
     CHECK(by_ip == "nobody");
 }
+
+#endif
 
 TEST_CASE("HTTPS: an event stream over TLS", "[kit][tls][sse]") {
     tern::app app;

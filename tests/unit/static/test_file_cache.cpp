@@ -282,7 +282,7 @@ TEST_CASE("a missing precompressed sibling is remembered with the file for its s
 }
 
 TEST_CASE("a path open_beneath refuses is never held, and a directory's rules stay its own",
-          "[static][file_cache]") {
+          "[static][file_cache][symlink]") {
     temp_tree t;
     t.write("secret.txt", "outside the root", true);
     t.write("real/inside.txt", "inside");
@@ -330,7 +330,8 @@ TEST_CASE("cache_small_files = false opens the file for every request", "[static
     CHECK(roots.files().size() == 0);
 }
 
-TEST_CASE("held files get exactly the answers the uncached path gives", "[static][file_cache]") {
+TEST_CASE("held files get exactly the answers the uncached path gives",
+          "[static][file_cache][symlink]") {
     temp_tree t;
     t.write("index.html", "<h1>home</h1>");
     t.write("docs/index.html", "<h1>docs</h1>");

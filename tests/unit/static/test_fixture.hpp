@@ -2,14 +2,19 @@
 // Shared by the tests in unit/static/: a fresh temporary directory per test case with
 // a served root inside it, and short ways to ask the static-files layer for a path.
 
+#include "platform/files.hpp"
 #include "static/static_files.hpp"
 
 #include <catch2/catch.hpp>
 
+#include "support/temp_dir.hpp"
+
+#if !defined(_WIN32)
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
+#endif
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -28,24 +33,25 @@ using outcome = tern::detail::static_outcome;
 
 /// `base/` is a fresh directory removed at the end of the test; `base/public` is served.
 struct temp_tree {
-    fs::path base;
-    fs::path root;
+    tern_test::temp_dir made{"tern-static-"};
+    fs::path base = made.path;
+    fs::path root = base / "public";
 
-    temp_tree() {
-        std::string pattern = (fs::temp_directory_path() / "tern-static-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        base = pattern;
-        root = base / "public";
-        fs::create_directory(root);
-    }
+    temp_tree() { fs::create_directory(root); }
     ~temp_tree() {
         std::error_code ec;
-        // Make every directory searchable again so permission tests do not leak files.
+        // Make every directory searchable again so permission tests do not leak files (made's
+        // destructor removes them).
         for (auto it = fs::recursive_directory_iterator(base, ec);
              !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0755);
+            if (it->is_directory(ec) && !it->is_symlink(ec)) {
+                fs::permissions(it->path(),
+                                fs::perms::owner_all | fs::perms::group_read |
+                                    fs::perms::group_exec | fs::perms::others_read |
+                                    fs::perms::others_exec,
+                                ec);
+            }
         }
-        fs::remove_all(base, ec);
     }
     temp_tree(const temp_tree&) = delete;
     temp_tree& operator=(const temp_tree&) = delete;
@@ -65,8 +71,19 @@ struct temp_tree {
     }
     /// Sets the modification time of `rel` below the root.
     void set_mtime(const fs::path& rel, std::time_t seconds, long nanoseconds = 0) const {
+#if defined(_WIN32)
+        // Windows: no utimensat; the file's own time (never a link's: links are not used
+        // there), in the file clock's 100 ns steps.
+        const auto at = std::chrono::system_clock::from_time_t(seconds) +
+                        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                            std::chrono::nanoseconds(nanoseconds));
+        std::error_code ec;
+        fs::last_write_time(root / rel, std::chrono::file_clock::from_sys(at), ec);
+        REQUIRE(!ec);
+#else
         const timespec times[2] = {{seconds, nanoseconds}, {seconds, nanoseconds}};
         REQUIRE(::utimensat(AT_FDCWD, (root / rel).c_str(), times, AT_SYMLINK_NOFOLLOW) == 0);
+#endif
     }
 
     tern::static_files_config config(std::string hosted_path = "/") const {
@@ -126,7 +143,8 @@ inline std::string body_of(const answer& a) {
     const auto& f = a.res.file;
     if (!f.file) return a.res.body;
     std::string out(static_cast<std::size_t>(f.length), '\0');
-    const ssize_t n = ::pread(f.file.get(), out.data(), out.size(), static_cast<off_t>(f.offset));
+    const ssize_t n =
+        tern::detail::platform::read_file_at(f.file.get(), out.data(), out.size(), f.offset);
     REQUIRE(n == static_cast<ssize_t>(out.size()));
     return out;
 }

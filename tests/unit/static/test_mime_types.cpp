@@ -78,7 +78,8 @@ TEST_CASE("invalid extra types throw at setup", "[static][mime]") {
     CHECK_THROWS_AS(mime_types(extra{{"x", "text/plain\r\nX-Evil: 1"}}), std::invalid_argument);
 }
 
-TEST_CASE("a served file carries its Content-Type, by the name requested", "[static][mime]") {
+TEST_CASE("a served file carries its Content-Type, by the name requested",
+          "[static][mime][symlink]") {
     temp_tree t;
     t.write("style.css", "body{}");
     t.write("data.foo", "x");

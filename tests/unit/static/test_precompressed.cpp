@@ -150,7 +150,7 @@ TEST_CASE("a range applies to the encoded bytes", "[static][encoding]") {
     CHECK(body_of(r) == "GZIP");
 }
 
-TEST_CASE("a symlinked or non-regular sibling is not used", "[static][encoding]") {
+TEST_CASE("a symlinked or non-regular sibling is not used", "[static][encoding][symlink]") {
     compressed_tree t;
     t.write("b.js", "plain b");
     t.symlink("app.js.br", "b.js.br");
