@@ -6,14 +6,19 @@ server is up), the wall time and the throughput. No file is written on either si
 client sends a repeated 64 KiB pattern from memory, the server keeps one read buffer.
 Loopback only (127.0.0.1), bounded in time (--timeout), one upload at a time.
 
-    bench/streamed-upload.py [--size-mib 1024] [--rounds 1] [--timeout 300]
+With --multipart the body is multipart/form-data of two file parts of --size-mib each (and
+a small field), sent to POST /parts, which reads it with tern::multipart_reader and hashes
+each part as it arrives; the answer must give each part's size (and, up to 64 MiB, its
+digest).
+
+    bench/streamed-upload.py [--size-mib 1024] [--rounds 1] [--timeout 300] [--multipart]
                              [--protocol http1|h2]
                              [--server build/examples/bench_app/bench_streamed_upload_app]
 
 `--protocol h2` sends the body over HTTP/2 (h2c with prior knowledge, one stream with a
 content-length, DATA frames of 16 KiB within the flow-control windows the server gives
 back as its reader asks), its frames packed here and its fields coded with hpack (Debian's
-python3-hpack: run it with /usr/bin/python3).
+python3-hpack: run it with /usr/bin/python3); --multipart goes over HTTP/1.1 only.
 
 Build the server first: cmake --build build --target bench_streamed_upload_app. Not part of
 ctest: timings vary with the machine, and tests never assert on them.
@@ -39,22 +44,52 @@ def fnv1a(data: bytes, h: int = 14695981039346656037) -> int:
     return h
 
 
-def upload(port: int, size: int, chunk: bytes, deadline: float) -> tuple[float, bytes]:
-    """Sends `size` bytes of `chunk` repeated with a Content-Length; returns the seconds
-    from the head to the answer's end, and the answer."""
+BOUNDARY = b"tern-bench-7MA4YWxkTrZu0gW"
+
+
+def part_head(name: bytes, filename: bytes = b"") -> bytes:
+    disposition = b'form-data; name="%s"' % name
+    if filename:
+        disposition += b'; filename="%s"' % filename
+    return (b"--" + BOUNDARY + b"\r\nContent-Disposition: " + disposition +
+            b"\r\nContent-Type: application/octet-stream\r\n\r\n")
+
+
+def send_repeated(s: socket.socket, chunk: bytes, size: int, deadline: float) -> None:
+    view = memoryview(chunk)
+    left = size
+    while left > 0:
+        n = min(left, len(chunk))
+        s.sendall(view[:n])
+        left -= n
+        if time.monotonic() > deadline:
+            raise TimeoutError("the upload did not finish within --timeout")
+
+
+def upload(port: int, size: int, chunk: bytes, deadline: float,
+           multipart: bool = False) -> tuple[float, bytes]:
+    """Sends `size` bytes of `chunk` repeated with a Content-Length (with --multipart: two
+    file parts of `size` bytes each and a field); returns the seconds from the head to the
+    answer's end, and the answer."""
     with socket.create_connection(("127.0.0.1", port)) as s:
         s.settimeout(max(1.0, deadline - time.monotonic()))
         t = time.monotonic()
-        s.sendall(b"POST /hash HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n"
-                  b"Connection: close\r\n\r\n" % size)
-        view = memoryview(chunk)
-        left = size
-        while left > 0:
-            n = min(left, len(chunk))
-            s.sendall(view[:n])
-            left -= n
-            if time.monotonic() > deadline:
-                raise TimeoutError("the upload did not finish within --timeout")
+        if multipart:
+            pieces = [part_head(b"a", b"a.bin"), None, b"\r\n" + part_head(b"b", b"b.bin"),
+                      None, b"\r\n" + part_head(b"note") + b"hello\r\n--" + BOUNDARY + b"--\r\n"]
+            length = sum(len(p) for p in pieces if p is not None) + 2 * size
+            s.sendall(b"POST /parts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n"
+                      b"Content-Type: multipart/form-data; boundary=%s\r\n"
+                      b"Connection: close\r\n\r\n" % (length, BOUNDARY))
+            for p in pieces:
+                if p is None:
+                    send_repeated(s, chunk, size, deadline)
+                else:
+                    s.sendall(p)
+        else:
+            s.sendall(b"POST /hash HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n"
+                      b"Connection: close\r\n\r\n" % size)
+            send_repeated(s, chunk, size, deadline)
         answer = b""
         while True:
             more = s.recv(65536)
@@ -153,7 +188,11 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds for all rounds")
     ap.add_argument("--server", default="build/examples/bench_app/bench_streamed_upload_app")
     ap.add_argument("--protocol", choices=["http1", "h2"], default="http1")
+    ap.add_argument("--multipart", action="store_true",
+                    help="two file parts of --size-mib each, read with tern::multipart_reader")
     a = ap.parse_args()
+    if a.multipart and a.protocol != "http1":
+        ap.error("--multipart is sent over http1 only")
     size = a.size_mib * MIB
     chunk = bytes((i * 7) % 251 for i in range(64 * 1024))
     # FNV-1a over the repeated pattern, when it is small enough to check here in Python.
@@ -171,17 +210,29 @@ def main() -> int:
             print("the server did not start", file=sys.stderr)
             return 1
         idle = status_fields(server.pid)["VmRSS"]
-        print(f"body {a.size_mib} MiB over {a.protocol}, idle RSS {idle / 1024:.1f} MiB")
+        what = f"two file parts of {a.size_mib} MiB" if a.multipart else f"body {a.size_mib} MiB"
+        print(f"{what} over {a.protocol}, idle RSS {idle / 1024:.1f} MiB")
         print("round  seconds  MiB/s  peak RSS (MiB)  above idle (MiB)  answer")
         for r in range(a.rounds):
             with open(f"/proc/{server.pid}/clear_refs", "w") as f:
                 f.write("5")  # VmHWM := VmRSS
-            send = upload_h2 if a.protocol == "h2" else upload
-            seconds, answer = send(port, size, chunk, deadline)
+            if a.protocol == "h2":
+                seconds, answer = upload_h2(port, size, chunk, deadline)
+            else:
+                seconds, answer = upload(port, size, chunk, deadline, a.multipart)
             peak = status_fields(server.pid)["VmHWM"]
             body = answer.split(b"\r\n\r\n", 1)[-1].decode(errors="replace")
-            ok = f"bytes={size}" in body and (expected is None or f"fnv1a={expected}" in body)
-            print(f"{r + 1:5}  {seconds:7.2f}  {size / MIB / seconds:5.0f}  {peak / 1024:14.1f}"
+            sent = 2 * size if a.multipart else size
+            if a.multipart:
+                lines = body.strip().split("\n")
+                digest = f" fnv1a={expected}" if expected is not None else " "
+                ok = (len(lines) == 3 and all(lines[i].startswith(f"{n} bytes={size}{digest}")
+                                              for i, n in ((0, "a"), (1, "b")))
+                      and lines[2].startswith("note bytes=5 "))
+                body = body.strip().replace("\n", "; ")
+            else:
+                ok = f"bytes={size}" in body and (expected is None or f"fnv1a={expected}" in body)
+            print(f"{r + 1:5}  {seconds:7.2f}  {sent / MIB / seconds:5.0f}  {peak / 1024:14.1f}"
                   f"  {(peak - idle) / 1024:16.1f}  {body}{'' if ok else '  (WRONG)'}")
             if not ok:
                 return 1

@@ -105,8 +105,21 @@ build "$repo" "$work/head-build"
 # only types of tern's API are compared.
 base_lib=$(find "$work/release-build" -maxdepth 1 -name 'libtern.so.*.*.*' | head -n 1)
 head_lib=$(find "$work/head-build" -maxdepth 1 -name 'libtern.so.*.*.*' | head -n 1)
+# Instances of standard-library templates that libtern happens to export (std::from_chars,
+# std::__detail::__to_chars_16...) are not tern's API (tests/packaging/run.sh leaves them out
+# of its export check for the same reason), and libabigail misreads them: it merges the
+# `type` typedefs of different std::enable_if<true, T> instances, so that the return type of
+# std::from_chars<unsigned long> "changed" to std::string& or std::optional<...>& whenever a
+# unity batch of libtern happens to instantiate those first (seen on 2026-12-07 with the
+# multipart reader's sources added: 1 to 9 such "changes", nothing of tern's). Their changes
+# are not counted.
+cat >"$work/suppressions.txt" <<'SUPPRESSIONS'
+[suppress_function]
+  name_regexp = ^std::
+SUPPRESSIONS
 status=0
-abidiff --headers-dir1 "$base_src/include/tern" --headers-dir2 "$repo/include/tern" \
+abidiff --suppressions "$work/suppressions.txt" \
+    --headers-dir1 "$base_src/include/tern" --headers-dir2 "$repo/include/tern" \
     "$base_lib" "$head_lib" >"$work/report.txt" || status=$?
 cat "$work/report.txt"
 # abidiff's exit status is a bit mask: 1 error, 2 usage error, 4 an ABI change, 8 a change it

@@ -6,8 +6,10 @@
 #
 # The request parser and HTTP/2 harnesses get 12% of the time each; the router, json,
 # WebSocket and HTTP/3 ones 10% each; the HPACK one 6%; the response parser, forms,
-# QUIC datagram, PROXY header, HTTP/2 frame layer and TLS ones 5% each (at least 8 s in all; each harness gets at
-# least a second, since libFuzzer reads 0 as no limit). Seeds come
+# QUIC datagram, PROXY header, HTTP/2 frame layer and TLS ones 5% each, less 3% of the
+# TLS one's for the streamed multipart one (differential, against the whole-body parser)
+# (at least 8 s in all; each harness gets at least a second, since libFuzzer reads 0 as no
+# limit). Seeds come
 # from fuzz/corpus/<name>/ and, for the parser, from the h2o corpus when it is there
 # ($TERN_H2O_CORPUS, default ../shared/corpus/h2o-http1 beside the repository); both are
 # only read. New inputs, crash files and logs go to the build directory
@@ -28,7 +30,8 @@ h2o_corpus=${TERN_H2O_CORPUS:-../shared/corpus/h2o-http1}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DTERN_BUILD_FUZZERS=ON -DTERN_HTTP3=ON -DTERN_BUILD_TESTS=OFF -DTERN_BUILD_EXAMPLES=OFF -DTERN_WERROR=ON \
     >/dev/null
-cmake --build "$build" --target fuzz_parser fuzz_response fuzz_router fuzz_forms fuzz_json \
+cmake --build "$build" --target fuzz_parser fuzz_response fuzz_router fuzz_forms \
+    fuzz_multipart_stream fuzz_json \
     fuzz_ws fuzz_tls fuzz_h2 fuzz_h3 fuzz_quic fuzz_proxy fuzz_hpack
 cmake --build "$build" --target fuzz_h2_frames
 
@@ -55,7 +58,8 @@ proxy_time=$(share 5)
 hpack_time=$(share 6)
 tls_time=$((seconds - parser_time - response_time - router_time - forms_time - json_time -
     ws_time - h2_time - h3_time - quic_time - proxy_time - hpack_time))
-tls_time=$((tls_time - h2_frames_time))
+multipart_stream_time=$(share 3)
+tls_time=$((tls_time - h2_frames_time - multipart_stream_time))
 [ "$tls_time" -lt 1 ] && tls_time=1
 failed=0
 summary=()
@@ -93,6 +97,7 @@ run_fuzzer parser "$parser_time" "$h2o_corpus"
 run_fuzzer response "$response_time"
 run_fuzzer router "$router_time"
 run_fuzzer forms "$forms_time"
+run_fuzzer multipart_stream "$multipart_stream_time"
 run_fuzzer json "$json_time"
 run_fuzzer ws "$ws_time"
 run_fuzzer tls "$tls_time"

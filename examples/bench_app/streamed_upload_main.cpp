@@ -1,6 +1,8 @@
 // The server bench/streamed-upload.py sends its large bodies to: a route that reads its body
 // as it arrives (tern::streamed_body) and hashes it, with no limit on the body's size.
 //   POST /hash  -> "bytes=N fnv1a=H" (FNV-1a, 64 bits, of the body)
+//   POST /parts -> "FIELD bytes=N fnv1a=H" per line, a multipart/form-data body's parts
+//                  each hashed as it arrives (tern::multipart_reader; files up to 16 GiB)
 //   GET /       -> 200 "Hello, World!" (what bench/lib waits for)
 //
 //   bench_streamed_upload_app [port]   (default 8080; one worker thread, 127.0.0.1)
@@ -44,5 +46,27 @@ int main(int argc, char** argv) {
                              }
                              ctx.text("bytes=" + std::to_string(n) + " fnv1a=" + std::to_string(h));
                          })));
+    app.post(
+        "/parts",
+        tern::body_limit(
+            std::numeric_limits<std::size_t>::max(),
+            tern::streamed_body([](tern::context& ctx) -> tern::task {
+                tern::multipart_reader parts(ctx, {.max_file_size = std::size_t{1} << 34});
+                std::string report;
+                while (std::optional<tern::multipart_part> part = co_await parts.next_part()) {
+                    std::uint64_t h = 14695981039346656037ull;
+                    std::uint64_t n = 0;
+                    while (std::optional<std::string_view> piece = co_await parts.next_data()) {
+                        for (const char c : *piece) {
+                            h ^= static_cast<unsigned char>(c);
+                            h *= 1099511628211ull;
+                        }
+                        n += piece->size();
+                    }
+                    report += part->field + " bytes=" + std::to_string(n) +
+                              " fnv1a=" + std::to_string(h) + "\n";
+                }
+                ctx.text(report);
+            })));
     app.listen("127.0.0.1", port);
 }

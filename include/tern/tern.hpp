@@ -11,6 +11,7 @@
 #include <tern/deferred.hpp>
 #include <tern/http_error.hpp>
 #include <tern/listen_fds.hpp>
+#include <tern/multipart_reader.hpp>
 #include <tern/rate_limit.hpp>
 #include <tern/request_timeout.hpp>
 #include <tern/sse.hpp>

@@ -50,6 +50,7 @@ const std::vector<detail::form_part>& parts_of(detail::exchange& ex) {
                 throw bad_request(message);
             case detail::multipart_status::file_too_large:
             case detail::multipart_status::too_many_parts:
+            case detail::multipart_status::header_too_large:  // not from parse_multipart
                 throw content_too_large(message);
         }
         for (auto& p : parts) {

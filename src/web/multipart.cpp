@@ -119,69 +119,6 @@ std::optional<std::string> decode_ext_value(std::string_view v) {
     return out;
 }
 
-/// What the header block of one part holds.
-struct part_headers {
-    std::optional<std::string_view> disposition;   ///< Content-Disposition value
-    std::optional<std::string_view> content_type;  ///< Content-Type value
-    std::size_t size = 0;                          ///< Bytes, the empty line included.
-};
-
-/// Reads the header block at the start of `s`: CRLF-ended lines up to an empty one, all
-/// within `max_size` bytes. Strict: no obs-fold, no bare LF or CR, names are tokens, and
-/// Content-Disposition and Content-Type appear at most once. On failure returns false with
-/// `why` set.
-bool read_part_headers(std::string_view s, std::size_t max_size, part_headers& h,
-                       std::string& why) {
-    const std::string_view block = s.substr(0, max_size);
-    std::size_t line = 0;
-    for (;;) {
-        const std::size_t lf = block.find('\n', line);
-        if (lf == std::string_view::npos) {
-            why = block.size() < s.size()
-                      ? "part headers are larger than " + std::to_string(max_size) + " bytes"
-                      : "multipart body ends inside part headers";
-            return false;
-        }
-        if (lf == line || block[lf - 1] != '\r') {
-            why = "part header line does not end in CRLF";
-            return false;
-        }
-        const std::string_view text = block.substr(line, lf - 1 - line);
-        line = lf + 1;
-        if (text.empty()) break;
-        if (is_ows(text.front())) {
-            why = "part header is folded (obs-fold)";
-            return false;
-        }
-        const std::size_t colon = text.find(':');
-        if (colon == std::string_view::npos) {
-            why = "part header line has no colon";
-            return false;
-        }
-        const std::string_view name = text.substr(0, colon);
-        if (!is_token(name)) {
-            why = "part header name is not a token";
-            return false;
-        }
-        const std::string_view value = trim_ows(text.substr(colon + 1));
-        if (!std::all_of(value.begin(), value.end(), is_quoted_text)) {
-            why = "part header value has a control character";
-            return false;
-        }
-        std::optional<std::string_view>* slot = nullptr;
-        if (iequals(name, "Content-Disposition")) slot = &h.disposition;
-        if (iequals(name, "Content-Type")) slot = &h.content_type;
-        if (!slot) continue;
-        if (*slot) {
-            why = "part has two " + std::string(name) + " headers";
-            return false;
-        }
-        slot->emplace(value);
-    }
-    h.size = line;
-    return true;
-}
-
 /// Reads a part's Content-Disposition (RFC 7578 4.2) into `part`: the type must be
 /// form-data and a name is required; filename* wins over filename. On failure returns
 /// false with `why` set.
@@ -241,12 +178,7 @@ multipart_status read_one_part(std::string_view body, std::size_t pos,
     if (!read_part_headers(body.substr(pos), limits.max_part_header_size, headers, why)) {
         return multipart_status::malformed;
     }
-    if (!headers.disposition) {
-        why = "part has no Content-Disposition";
-        return multipart_status::malformed;
-    }
-    if (!read_disposition(*headers.disposition, part, why)) return multipart_status::malformed;
-    part.content_type = headers.content_type.value_or("text/plain");
+    if (!describe_part(headers, part, why)) return multipart_status::malformed;
 
     // The data runs to the next delimiter. The search starts at the empty line that ended
     // the headers: its CRLF doubles as the delimiter's when the part has no body at all
@@ -267,6 +199,73 @@ multipart_status read_one_part(std::string_view body, std::size_t pos,
 }
 
 }  // namespace
+
+bool read_part_header_line(std::string_view text, part_headers& h, std::string& why) {
+    if (is_ows(text.front())) {
+        why = "part header is folded (obs-fold)";
+        return false;
+    }
+    const std::size_t colon = text.find(':');
+    if (colon == std::string_view::npos) {
+        why = "part header line has no colon";
+        return false;
+    }
+    const std::string_view name = text.substr(0, colon);
+    if (!is_token(name)) {
+        why = "part header name is not a token";
+        return false;
+    }
+    const std::string_view value = trim_ows(text.substr(colon + 1));
+    if (!std::all_of(value.begin(), value.end(), is_quoted_text)) {
+        why = "part header value has a control character";
+        return false;
+    }
+    std::optional<std::string_view>* slot = nullptr;
+    if (iequals(name, "Content-Disposition")) slot = &h.disposition;
+    if (iequals(name, "Content-Type")) slot = &h.content_type;
+    if (!slot) return true;
+    if (*slot) {
+        why = "part has two " + std::string(name) + " headers";
+        return false;
+    }
+    slot->emplace(value);
+    return true;
+}
+
+bool read_part_headers(std::string_view s, std::size_t max_size, part_headers& h,
+                       std::string& why) {
+    const std::string_view block = s.substr(0, max_size);
+    std::size_t line = 0;
+    for (;;) {
+        const std::size_t lf = block.find('\n', line);
+        if (lf == std::string_view::npos) {
+            why = block.size() < s.size()
+                      ? "part headers are larger than " + std::to_string(max_size) + " bytes"
+                      : "multipart body ends inside part headers";
+            return false;
+        }
+        if (lf == line || block[lf - 1] != '\r') {
+            why = "part header line does not end in CRLF";
+            return false;
+        }
+        const std::string_view text = block.substr(line, lf - 1 - line);
+        line = lf + 1;
+        if (text.empty()) break;
+        if (!read_part_header_line(text, h, why)) return false;
+    }
+    h.size = line;
+    return true;
+}
+
+bool describe_part(const part_headers& h, multipart_part& part, std::string& why) {
+    if (!h.disposition) {
+        why = "part has no Content-Disposition";
+        return false;
+    }
+    if (!read_disposition(*h.disposition, part, why)) return false;
+    part.content_type = h.content_type.value_or("text/plain");
+    return true;
+}
 
 std::optional<std::string> multipart_boundary(std::string_view content_type) {
     const std::size_t semicolon = content_type.find(';');

@@ -32,6 +32,9 @@ enum class multipart_status {
     malformed,       ///< Not a valid multipart/form-data body: answer 400.
     file_too_large,  ///< A file part is over max_file_size: answer 413.
     too_many_parts,  ///< More than max_parts parts: answer 413.
+    /// A part's headers are over max_part_header_size: answer 413. Only the streamed parser
+    /// (web/multipart_stream.hpp) says so; parse_multipart says malformed, as it always did.
+    header_too_large,
 };
 
 /// The boundary parameter of a `multipart/form-data` Content-Type value (type compared
@@ -52,6 +55,29 @@ std::optional<std::string> multipart_boundary(std::string_view content_type);
 multipart_status parse_multipart(std::string_view body, std::string_view boundary,
                                  const multipart_limits& limits, std::vector<multipart_part>& out,
                                  std::string* message = nullptr);
+
+/// What the header block of one part names (views into the block).
+struct part_headers {
+    std::optional<std::string_view> disposition;   ///< Content-Disposition value
+    std::optional<std::string_view> content_type;  ///< Content-Type value
+    std::size_t size = 0;                          ///< Bytes, the empty line included.
+};
+
+/// Reads the header block at the start of `s`: CRLF-ended lines up to an empty one, all
+/// within `max_size` bytes. Strict: no obs-fold, no bare LF or CR, names are tokens, and
+/// Content-Disposition and Content-Type appear at most once. On failure returns false with
+/// `why` set.
+bool read_part_headers(std::string_view s, std::size_t max_size, part_headers& h, std::string& why);
+
+/// Checks one header line of a part, `text` without its CRLF and not empty, and records a
+/// Content-Disposition or Content-Type in `h` (a second one of either is an error). What
+/// read_part_headers does for each line; the streamed parser calls it as each line arrives.
+bool read_part_header_line(std::string_view text, part_headers& h, std::string& why);
+
+/// Fills `part`'s name, filename and content type from its headers (RFC 7578 4.2:
+/// Content-Disposition form-data with a name; filename* wins over filename; Content-Type
+/// "text/plain" when absent). False with `why` set when they do not describe a form part.
+bool describe_part(const part_headers& h, multipart_part& part, std::string& why);
 
 /// A file name safe to use as the last component of a path: the part of `raw` after the
 /// last '/' or '\\', with control characters, NUL and the characters `<>:"|?*` replaced by

@@ -328,6 +328,36 @@ app.post("/upload-stream", tern::body_limit(std::size_t{1} << 34, tern::streamed
         ctx.text(std::to_string(bytes));
     })));
 }
+void multipart(tern::app& app) {
+app.post("/files", tern::body_limit(std::size_t{1} << 32, tern::streamed_body(
+    [](tern::context& ctx) -> tern::task {
+        tern::multipart_reader parts(ctx, {.max_file_size = std::size_t{1} << 31});
+        std::string report;
+        while (std::optional<tern::multipart_part> part = co_await parts.next_part()) {
+            sha256 digest;  // or a file, a socket, an upstream: any sink
+            while (auto piece = co_await parts.next_data()) {
+                digest.update(*piece);  // valid until the next call on parts
+            }
+            report += part->field + " " + part->filename + " " + digest.hex() + "\n";
+        }
+        ctx.text(report);  // a malformed body was answered 400, a limit passed 413
+    })));
+app.post("/avatar", tern::streamed_body([](tern::context& ctx) -> tern::task {
+    tern::multipart_reader parts(ctx, {.max_file_size = 1 << 20, .max_parts = 4});
+    try {
+        std::size_t bytes = 0;
+        while (auto part = co_await parts.next_part()) {
+            if (!part->is_file) continue;  // next_part() skips what is left of a part
+            while (auto piece = co_await parts.next_data()) bytes += piece->size();
+        }
+        ctx.text(std::to_string(bytes));
+    } catch (const tern::multipart_error& e) {
+        // e.reason(): malformed (e.status() 400), too_many_parts, header_too_large,
+        // file_too_large (413); e.what() says what was wrong
+        ctx.status(e.status()).text(std::string("upload refused: ") + e.what());
+    }
+}));
+}
 }  // namespace docs_uploads
 namespace docs_streaming {
 void snippets(tern::app& app) {

@@ -48,11 +48,12 @@ cmake_build() {
 }
 
 # Fails unless the shared library $1 exports tern's public API (tern::app, tern::context,
-# tern::group, tern::deferred, tern::body_reader (and its next_piece), tern::body_error, tern::repeating_task, tern::response_stream, tern::sse_client, tern::sse_clients, the WebSocket classes,
+# tern::group, tern::deferred, tern::body_reader (and its next_piece), tern::body_error,
+# tern::multipart_reader (and its next_part_op, next_data_op), tern::multipart_error, tern::repeating_task, tern::response_stream, tern::sse_client, tern::sse_clients, the WebSocket classes,
 # tern::session, tern::session_store, tern::http_error, tern::client and tern::client_response
 # members, tern::version, tern::describe,
 # tern::access_log, tern::blocking, tern::listen_fds, tern::rate_limit, tern::request_timeout,
-# tern::body_category,
+# tern::body_category, tern::multipart_category,
 # and the type information of the
 # public exception classes, which must be one across libraries) and nothing else of tern, asio or llhttp. Entities are told apart
 # by their mangled names: symbols of namespace tern or asio (functions, statics, vtables,
@@ -62,7 +63,7 @@ check_exports() {
     local ours leaked
     ours="$(nm -D --defined-only "$1" | awk '{ print $3 }' |
         grep -E '^_Z(T[VIST]|GV|Z)?NK?(4tern|4asio)|^llhttp' | c++filt)"
-    leaked="$(grep -vE '^tern::(app|context|group|deferred|body_reader|body_reader::next_piece|body_error|repeating_task|response_stream|sse_client|sse_clients|ws_connection|ws_handlers|ws_clients|session|session_store|http_error|client|client_response)::~?[A-Za-z0-9_]+(\[abi:cxx11\])?\(|^tern::(version|access_log|blocking|listen_fds|describe|rate_limit|request_timeout|body_category)\(|^tern::detail::(resume_on_loop|resume_after|run_on_pool|wait_fd|coroutine_route|await_client_call|take_client_result)\(' \
+    leaked="$(grep -vE '^tern::(app|context|group|deferred|body_reader|body_reader::next_piece|body_error|multipart_reader|multipart_reader::next_part_op|multipart_reader::next_data_op|multipart_error|repeating_task|response_stream|sse_client|sse_clients|ws_connection|ws_handlers|ws_clients|session|session_store|http_error|client|client_response)::~?[A-Za-z0-9_]+(\[abi:cxx11\])?\(|^tern::(version|access_log|blocking|listen_fds|describe|rate_limit|request_timeout|body_category|multipart_category)\(|^tern::detail::(resume_on_loop|resume_after|run_on_pool|wait_fd|coroutine_route|await_client_call|take_client_result)\(' \
         <<<"$ours" | grep -vE '^(typeinfo|typeinfo name|vtable) for tern::[a-z_]+$' || true)"
     if [ -n "$leaked" ]; then
         echo "run.sh: $1 exports internals:" >&2
