@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/eventually.hpp"
+#include "support/fnv.hpp"
 #include "support/h2_frame_bytes.hpp"
 #include "support/test_server.hpp"
 
@@ -33,6 +34,8 @@ namespace fb = test_h2_frame_bytes;
 
 namespace {
 
+using tern_test::fnv_digest;
+
 constexpr std::uint8_t data_type = 0x0;
 constexpr std::uint8_t headers_type = 0x1;
 constexpr std::uint8_t rst_type = 0x3;
@@ -44,25 +47,7 @@ constexpr std::uint8_t end_headers = 0x4;
 constexpr std::int64_t initial_window = 65535;
 constexpr std::size_t max_frame = 16384;
 
-// FNV-1a, 64 bits: a digest both sides compute as bytes pass.
-struct fnv {
-    std::uint64_t h = 14695981039346656037ull;
-    void update(std::string_view s) {
-        for (const char c : s) {
-            h ^= static_cast<unsigned char>(c);
-            h *= 1099511628211ull;
-        }
-    }
-};
-
-struct seen {
-    std::atomic<std::uint64_t> bytes{0};
-    std::atomic<int> pieces{0};
-    std::atomic<int> failure{0};  // a tern::body_failure's value, 0: none
-    std::atomic<bool> asked{false};
-    std::atomic<bool> release{false};
-    std::atomic<int> finished{0};
-};
+using seen = tern_test::body_seen;
 
 void routes(tern::app& app, seen& s) {
     constexpr std::size_t big = std::size_t{1} << 30;
@@ -70,7 +55,7 @@ void routes(tern::app& app, seen& s) {
              tern::body_limit(
                  big, tern::streamed_body([&s](tern::context& ctx) -> tern::task {
                      tern::body_reader body = ctx.body_reader();
-                     fnv digest;
+                     fnv_digest digest;
                      std::uint64_t n = 0;
                      int pieces = 0;
                      while (std::optional<std::string_view> piece = co_await body.next()) {
@@ -88,7 +73,7 @@ void routes(tern::app& app, seen& s) {
                  big, tern::streamed_body([](tern::context& ctx) {
                      auto reply = ctx.defer();
                      auto body = std::make_shared<tern::body_reader>(ctx.body_reader());
-                     auto digest = std::make_shared<fnv>();
+                     auto digest = std::make_shared<fnv_digest>();
                      auto total = std::make_shared<std::uint64_t>(0);
                      auto step = std::make_shared<tern::body_reader::piece_fn>();
                      *step = [reply, body, digest, total, step](
@@ -370,7 +355,7 @@ std::string pattern(std::size_t n) {
 }
 
 std::string sum_of(std::string_view body, std::string_view trailer = "-") {
-    fnv d;
+    fnv_digest d;
     d.update(body);
     return "bytes=" + std::to_string(body.size()) + " hash=" + std::to_string(d.h) +
            " trailer=" + std::string(trailer);
@@ -412,7 +397,7 @@ TEST_CASE("h2: a streamed body reaches a callback handler whole, with next's cal
     REQUIRE(c.send_body(1, body, true) == body.size());
     REQUIRE(c.read_until([&] { return c.streams[1].ended; }));
     CHECK(c.streams[1].statuses == std::vector<int>{200});
-    fnv d;
+    fnv_digest d;
     d.update(body);
     CHECK(c.streams[1].body ==
           "callback bytes=" + std::to_string(body.size()) + " hash=" + std::to_string(d.h));

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/eventually.hpp"
+#include "support/fnv.hpp"
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
@@ -26,14 +27,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// FNV-1a, 64 bits: a digest both sides compute as bytes pass.
-std::uint64_t fnv(std::string_view s, std::uint64_t h = 14695981039346656037ull) {
-    for (const char c : s) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ull;
-    }
-    return h;
-}
+using tern_test::fnv;
 
 struct seen {
     std::atomic<int> pieces{0};

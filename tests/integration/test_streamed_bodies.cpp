@@ -8,6 +8,7 @@
 
 #include "support/coroutine_support.hpp"
 #include "support/eventually.hpp"
+#include "support/fnv.hpp"
 #include "support/raw_client.hpp"
 #include "support/test_server.hpp"
 
@@ -33,26 +34,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// FNV-1a, 64 bits: a digest both sides compute as bytes pass.
-struct fnv {
-    std::uint64_t h = 14695981039346656037ull;
-    void update(std::string_view s) {
-        for (const char c : s) {
-            h ^= static_cast<unsigned char>(c);
-            h *= 1099511628211ull;
-        }
-    }
-};
+using tern_test::fnv_digest;
 
-// What the handlers saw, for the tests to check.
-struct seen {
-    std::atomic<std::uint64_t> bytes{0};
-    std::atomic<int> pieces{0};
-    std::atomic<int> failure{0};  // a tern::body_failure's value, 0: none
-    std::atomic<bool> asked{false};
-    std::atomic<bool> release{false};
-    std::atomic<int> finished{0};
-};
+using seen = tern_test::body_seen;
 
 void routes(tern::app& app, seen& s) {
     // Reads the whole body; answers its length, piece count, digest and trailer.
@@ -61,7 +45,7 @@ void routes(tern::app& app, seen& s) {
              tern::body_limit(
                  big, tern::streamed_body([&s](tern::context& ctx) -> tern::task {
                      tern::body_reader body = ctx.body_reader();
-                     fnv digest;
+                     fnv_digest digest;
                      std::uint64_t n = 0;
                      int pieces = 0;
                      while (std::optional<std::string_view> piece = co_await body.next()) {
@@ -173,7 +157,7 @@ std::string head(std::string_view target, std::string_view framing, std::string_
 std::string length(std::uint64_t n) { return "Content-Length: " + std::to_string(n); }
 
 std::string sum_of(std::string_view body, std::string_view trailer = "-") {
-    fnv d;
+    fnv_digest d;
     d.update(body);
     return "bytes=" + std::to_string(body.size()) + " hash=" + std::to_string(d.h) +
            " trailer=" + std::string(trailer);
@@ -308,7 +292,7 @@ TEST_CASE("a streamed body of 64 MiB is hashed as it arrives", "[wire][streamed-
     constexpr std::uint64_t total = std::uint64_t{64} << 20;
     std::string chunk(1 << 16, '\0');
     for (std::size_t i = 0; i < chunk.size(); ++i) chunk[i] = static_cast<char>('a' + i % 23);
-    fnv digest;
+    fnv_digest digest;
     sock.send_all(head("/sum", length(total)));
     for (std::uint64_t sent = 0; sent < total; sent += chunk.size()) {
         sock.send_all(chunk);

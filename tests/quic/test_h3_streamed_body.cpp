@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/eventually.hpp"
+#include "support/fnv.hpp"
 #include "support/quic_app.hpp"
 #include "support/quic_client.hpp"
 
@@ -34,22 +35,9 @@ using tern_test::start_h3;
 
 namespace {
 
-std::uint64_t fnv(std::string_view s, std::uint64_t h = 14695981039346656037ull) {
-    for (const char c : s) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ull;
-    }
-    return h;
-}
+using tern_test::fnv;
 
-struct seen {
-    std::atomic<std::uint64_t> bytes{0};
-    std::atomic<int> pieces{0};
-    std::atomic<int> failure{0};
-    std::atomic<bool> asked{false};
-    std::atomic<bool> release{false};
-    std::atomic<int> finished{0};
-};
+using seen = tern_test::body_seen;
 
 void routes(tern::app& app, seen& s) {
     constexpr std::size_t big = std::size_t{1} << 30;

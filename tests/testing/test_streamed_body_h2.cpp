@@ -5,8 +5,10 @@
 // tests/integration/test_h2_streamed_bodies.cpp).
 
 #include <catch2/catch.hpp>
+
 #include <tern/tern.hpp>
 #include <tern/testing.hpp>
+#include "support/fnv.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -19,13 +21,7 @@ using tern::testing::client_options;
 
 namespace {
 
-std::uint64_t fnv(std::string_view s, std::uint64_t h = 14695981039346656037ull) {
-    for (const char c : s) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ull;
-    }
-    return h;
-}
+using tern_test::fnv;
 
 void add_routes(tern::app& app) {
     app.post("/sum",
