@@ -85,7 +85,9 @@ private:
     void grow(std::size_t wanted) {
         std::size_t cap = capacity_ == 0 ? 16 * 1024 : capacity_;
         while (cap < wanted) cap *= 2;
-        auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(cap);
+        // Not zeroed (the writers fill what they commit); libc++ 14 has no
+        // std::make_unique_for_overwrite, so `new` with default initialization.
+        std::unique_ptr<std::uint8_t[]> bigger(new std::uint8_t[cap]);
         if (used_ != 0) std::copy_n(bytes_.get(), used_, bigger.get());
         bytes_ = std::move(bigger);
         capacity_ = cap;
