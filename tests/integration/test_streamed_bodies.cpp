@@ -10,6 +10,7 @@
 #include "support/eventually.hpp"
 #include "support/fnv.hpp"
 #include "support/raw_client.hpp"
+#include "support/streamed_routes.hpp"
 #include "support/test_server.hpp"
 
 #include <arpa/inet.h>
@@ -39,25 +40,8 @@ using tern_test::fnv_digest;
 using seen = tern_test::body_seen;
 
 void routes(tern::app& app, seen& s) {
-    // Reads the whole body; answers its length, piece count, digest and trailer.
     constexpr std::size_t big = std::size_t{1} << 30;
-    app.post("/sum",
-             tern::body_limit(
-                 big, tern::streamed_body([&s](tern::context& ctx) -> tern::task {
-                     tern::body_reader body = ctx.body_reader();
-                     fnv_digest digest;
-                     std::uint64_t n = 0;
-                     int pieces = 0;
-                     while (std::optional<std::string_view> piece = co_await body.next()) {
-                         digest.update(*piece);
-                         n += piece->size();
-                         ++pieces;
-                         s.bytes = n;
-                     }
-                     s.pieces = pieces;
-                     ctx.text("bytes=" + std::to_string(n) + " hash=" + std::to_string(digest.h) +
-                              " trailer=" + std::string(ctx.trailer("x-sum").value_or("-")));
-                 })));
+    tern_test::add_sum_route(app, s);
     // The same with next()'s callback form, in a plain handler that defers.
     app.post(
         "/cb", tern::streamed_body([&s](tern::context& ctx) {
@@ -105,22 +89,7 @@ void routes(tern::app& app, seen& s) {
                  s.bytes = piece ? piece->size() : 0;
                  ctx.text("first");
              }));
-    // Reads until the reading fails, and records why.
-    app.post("/watch",
-             tern::body_limit(100, tern::streamed_body([&s](tern::context& ctx) -> tern::task {
-                                  tern::body_reader body = ctx.body_reader();
-                                  try {
-                                      while (auto piece = co_await body.next()) {
-                                          s.bytes += piece->size();
-                                          s.asked = true;
-                                      }
-                                      ctx.text("whole");
-                                  } catch (const tern::body_error& e) {
-                                      s.failure = static_cast<int>(e.reason());
-                                      ctx.status(500).text("handler saw the failure");
-                                  }
-                                  ++s.finished;
-                              })));
+    tern_test::add_watch_route(app, s);
     // A slow consumer: one piece, then nothing asked until the test's go.
     app.post("/slow",
              tern::body_limit(big, tern::streamed_body([&s](tern::context& ctx) -> tern::task {

@@ -11,6 +11,7 @@
 #include "support/fnv.hpp"
 #include "support/quic_app.hpp"
 #include "support/quic_client.hpp"
+#include "support/streamed_routes.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -86,21 +87,7 @@ void routes(tern::app& app, seen& s) {
                  ctx.status(403).text("no");
                  co_return;
              }));
-    app.post("/watch",
-             tern::body_limit(100, tern::streamed_body([&s](tern::context& ctx) -> tern::task {
-                                  tern::body_reader body = ctx.body_reader();
-                                  try {
-                                      while (auto piece = co_await body.next()) {
-                                          s.bytes += piece->size();
-                                          s.asked = true;
-                                      }
-                                      ctx.text("whole");
-                                  } catch (const tern::body_error& e) {
-                                      s.failure = static_cast<int>(e.reason());
-                                      ctx.status(500).text("handler saw the failure");
-                                  }
-                                  ++s.finished;
-                              })));
+    tern_test::add_watch_route(app, s);
     app.post("/slow",
              tern::body_limit(big, tern::streamed_body([&s](tern::context& ctx) -> tern::task {
                                   tern::body_reader body = ctx.body_reader();
