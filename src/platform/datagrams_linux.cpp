@@ -82,8 +82,8 @@ std::size_t run_length(std::span<const outgoing_datagram> datagrams) noexcept {
 }
 
 std::size_t send_each(native_socket fd, std::span<const outgoing_datagram> datagrams) noexcept {
-    std::array<mmsghdr, max_batch> messages;  // NOLINT(cppcoreguidelines-pro-type-member-init)
-    std::array<iovec, max_batch> vectors;     // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::array<mmsghdr, max_batch> messages;
+    std::array<iovec, max_batch> vectors;
     const std::size_t n = std::min(max_batch, datagrams.size());
     for (std::size_t i = 0; i < n; ++i) {
         const auto& d = datagrams[i];
@@ -108,14 +108,14 @@ std::size_t send_segmented(native_socket fd,
     // Filled as far as they are used, not zeroed whole: zeroing the 256 vectors and the
     // messages was most of this function's work per call (5 KiB of memset for a packet or
     // two).
-    std::array<mmsghdr, max_batch> messages;     // NOLINT(cppcoreguidelines-pro-type-member-init)
-    std::array<iovec, max_vectors> vectors;      // NOLINT(cppcoreguidelines-pro-type-member-init)
-    std::array<std::size_t, max_batch> carried;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::array<mmsghdr, max_batch> messages;
+    std::array<iovec, max_vectors> vectors;
+    std::array<std::size_t, max_batch> carried;
     union control {
         cmsghdr header;
         std::array<char, CMSG_SPACE(sizeof(std::uint16_t))> bytes;
     };
-    std::array<control, max_batch> controls;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    std::array<control, max_batch> controls;
     std::size_t count = 0;
     std::size_t used = 0;
     std::size_t offset = 0;
