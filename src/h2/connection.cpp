@@ -40,7 +40,8 @@ h2_connection::h2_connection(protocol_host& host, h2_peer peer)
               2 * std::size_t{host.settings().http2.max_concurrent_streams}),
       decoder_(hpack_table_size),
       guard_(host.settings().http2.max_concurrent_streams),
-      idle_since_(clock::now()) {
+      idle_since_(clock::now()),
+      max_spares_(std::min<std::size_t>(host.settings().http2.max_concurrent_streams, 128)) {
     const auto& cfg = host.settings();
     head_limits_.max_header_count = cfg.limits.max_header_count;
     head_limits_.max_header_size = cfg.limits.max_header_size;
@@ -74,11 +75,13 @@ void h2_connection::attach(std::shared_ptr<loop_door> door, std::weak_ptr<exchan
 }
 
 h2_stream* h2_connection::find(std::uint32_t id) const noexcept {
-    // From the newest: most frames are on the streams opened last.
-    for (auto it = streams_.rbegin(); it != streams_.rend(); ++it) {
-        if (it->first == id) return it->second.get();
-    }
-    return nullptr;
+    // The table is in id order: streams are appended as they open, with ids that only climb
+    // (RFC 9113 5.1.1), and erase_if keeps the order.
+    if (streams_.empty() || id > streams_.back().first) return nullptr;
+    const auto it =
+        std::lower_bound(streams_.begin(), streams_.end(), id,
+                         [](const auto& entry, std::uint32_t x) { return entry.first < x; });
+    return it != streams_.end() && it->first == id ? it->second.get() : nullptr;
 }
 
 // ---- writing -------------------------------------------------------------------------------
@@ -240,7 +243,7 @@ void h2_connection::bury_closed() noexcept {
 void h2_connection::bury() noexcept {
     for (auto& s : graveyard_) {
         // Only the graveyard holds it: nothing reads its request or response again.
-        if (s.use_count() == 1 && spares_.size() < max_spares) {
+        if (s.use_count() == 1 && spares_.size() < max_spares_) {
             s->give_buffers(spares_.emplace_back());
         }
     }

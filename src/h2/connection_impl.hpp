@@ -187,9 +187,11 @@ private:
     std::vector<std::shared_ptr<h2_stream>> waiting_;
     std::vector<std::shared_ptr<h2_stream>> graveyard_;  // closed while the table is walked
     // Buffers of finished streams for the next ones (stream_exchange's exchange_buffers):
-    // at most max_spares; none once the connection has had no stream for spare_linger.
+    // as many sets as streams may be open at once (up to 128), so that a client keeping
+    // the limit busy on one connection allocates none; never more than the streams held
+    // at their peak, each buffer bounded by exchange_buffers::spare_capacity; none once the
+    // connection has had no stream for spare_linger.
     std::vector<exchange_buffers> spares_;
-    static constexpr std::size_t max_spares = 16;
     static constexpr std::chrono::seconds spare_linger{1};
     std::vector<std::shared_ptr<h2_stream>> checked_;  // the streams check_deadlines walks
     // The connection's flow-control window holds its streams back: since when, and the
@@ -198,6 +200,7 @@ private:
     std::uint64_t window_stalled_sent_ = 0;
     std::uint64_t data_sent_ = 0;   // DATA payload bytes sent on the connection
     clock::time_point idle_since_;  // when the last stream closed (or the connection began)
+    std::size_t max_spares_;        // sets spares_ keeps: the stream limit, at most 128
     // When the shutdown notice (a GOAWAY naming no last stream, and a PING) went out; the
     // epoch when it has not.
     clock::time_point shutdown_notice_at_{};

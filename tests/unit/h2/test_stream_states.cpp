@@ -239,6 +239,53 @@ TEST_CASE("h2 streams: 100,000 streams opened and closed leave the memory where 
     CHECK(is(on(s, data, 0, 1), action::connection_error, error_code::stream_closed));
 }
 
+TEST_CASE("h2 streams: a hundred open streams ended in any order keep each one's own state",
+          "[frames]") {
+    // The active streams are looked up by a search that relies on their id order: end them
+    // out of order (as responses finish) and check every id's state against a plain model.
+    stream_states s(100, 8);
+    std::vector<state> model(2 * 300 + 2, state::idle);
+    std::uint32_t next = 1;
+    auto open = [&] {
+        REQUIRE(on(s, headers, eh, next).what == action::accept);
+        model[next] = state::open;
+        next += 2;
+    };
+    for (int i = 0; i < 100; ++i) open();
+    // A fixed scramble: ids 1..199 visited with a stride that is prime to 100.
+    for (int round = 0; round < 3; ++round) {
+        for (std::uint32_t k = 0; k < 100; ++k) {
+            const std::uint32_t id = 2 * ((k * 37 + static_cast<std::uint32_t>(round) * 11) % 100) +
+                                     1 + 200 * static_cast<std::uint32_t>(round);
+            if (id >= next || model[id] == state::closed) continue;
+            if (model[id] == state::open && k % 3 == 0) {
+                REQUIRE(on(s, data, es, id).what == action::accept);  // the client's end
+                model[id] = state::half_closed_remote;
+            } else if (model[id] == state::half_closed_remote || k % 3 == 1) {
+                s.on_end_stream_sent(id);
+                model[id] = model[id] == state::half_closed_remote ? state::closed
+                                                                   : state::half_closed_local;
+            } else {
+                REQUIRE(on(s, rst, 0, id).what == action::accept);  // the client resets it
+                model[id] = state::closed;
+            }
+            for (std::uint32_t x = 1; x < next; x += 2) REQUIRE(s.state_of(x) == model[x]);
+        }
+        // Close what is left of this round's hundred, then open the next hundred.
+        for (std::uint32_t x = 1; x < next; x += 2) {
+            if (model[x] != state::closed) {
+                s.on_reset_sent(x);
+                model[x] = state::closed;
+            }
+        }
+        CHECK(s.active() == 0);
+        if (round < 2) {
+            for (int i = 0; i < 100; ++i) open();
+        }
+    }
+    CHECK(s.state_of(next) == state::idle);
+}
+
 // Raw bytes through the reader and the state machine together, as the connection will use
 // them: the h2spec cases the issue names.
 std::vector<stream_states::verdict> run(const bytes& frames) {
