@@ -89,15 +89,13 @@ h2_stream* h2_connection::find(std::uint32_t id) const noexcept {
 void h2_connection::send_head(h2_stream& stream, const response& res, bool ends) {
     // A stream reset meanwhile (not yet swept from the table) gets no head after its reset.
     if (states_.state_of(stream.id()) == h2::stream_states::state::closed) return;
-    response_fields_.build(res);
     const std::size_t start = frames::begin_headers(pending_);
     encoder_.begin_block(pending_);
     encoder_.status(res.status, pending_);
-    for (const auto& f : response_fields_.fields()) {
-        const std::string_view name(reinterpret_cast<const char*>(f.name), f.namelen);
-        if (name == ":status") continue;
-        encoder_.field(name, {reinterpret_cast<const char*>(f.value), f.valuelen}, pending_);
-    }
+    // Encoded straight from the response: no array of name/value pairs in between.
+    head_fields_.each(res, [this](std::string_view name, std::string_view value) {
+        encoder_.field(name, value, pending_);
+    });
     frames::end_headers(pending_, start, stream.id(), ends, peer_max_frame_);
     if (ends) on_end_sent(stream);
 }

@@ -24,15 +24,6 @@ namespace tern::detail {
 
 class h2_stream;
 
-/// A response field as response_fields makes it (the members nghttp2_nv had).
-struct h2_field {
-    std::uint8_t* name;
-    std::uint8_t* value;
-    std::size_t namelen;
-    std::size_t valuelen;
-    std::uint8_t flags;
-};
-
 class h2_connection final : public upgraded_protocol {
 public:
     using clock = std::chrono::steady_clock;
@@ -147,7 +138,7 @@ private:
     std::shared_ptr<loop_door> door_;
     std::weak_ptr<exchange_port> port_;
     head_limits head_limits_;
-    response_fields<h2_field> response_fields_;
+    head_fields head_fields_;
 
     h2::frames::reader reader_;
     h2::stream_states states_;

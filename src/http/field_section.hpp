@@ -107,12 +107,55 @@ private:
 /// connection-specific), which is left out of a response instead of breaking the stream.
 bool is_connection_specific(std::string_view name) noexcept;
 
-/// The fields of a response's HEADERS frame, in order: `:status`, `date`, `content-type`
-/// and `content-length` as tern's HTTP/1 writer gives them (none for 1xx, 204 and 304; no
-/// length for a streamed body), then the user's fields with lower-case names, less the
-/// connection-specific ones. `Nv` is nghttp2_nv or nghttp3_nv (`name`, `value`, `namelen`,
-/// `valuelen`, `flags`; flags 0: the library copies the text at submission). Made without an
-/// allocation once the object has been used (one per connection, reused for every stream).
+/// The fields of a response's head after `:status`, as HTTP/2 and HTTP/3 send them, in
+/// order: `date`, `content-type` and `content-length` as tern's HTTP/1 writer gives them
+/// (none for 1xx, 204 and 304; no length for a streamed body), then the user's fields with
+/// lower-case names, less the connection-specific ones. One per connection, reused for
+/// every stream: made without an allocation once it has been used. HTTP/2's encoder takes
+/// them straight from here; HTTP/3 gathers them into nghttp3's array (response_fields).
+class head_fields {
+public:
+    /// Calls `fn(name, value)` for each field of `res`, in order. The views are of `res`,
+    /// this object and the Date text: valid until the next call, the Date text until the
+    /// clock's next second.
+    template <class Fn>
+    void each(const response& res, Fn&& fn) {
+        const bool bodyless = status_forbids_body(res.status);
+        const bool streamed = res.source != nullptr;
+        fn(std::string_view("date"), http_date_now());
+        if (!bodyless && !res.content_type.empty() &&
+            (streamed || !res.body.empty() || res.file.length != 0)) {
+            fn(std::string_view("content-type"), std::string_view(res.content_type));
+        }
+        if (!bodyless && !streamed) {
+            const std::uint64_t length = res.file.file ? res.file.length : res.body.size();
+            const auto end = std::to_chars(length_, length_ + sizeof length_, length).ptr;
+            fn(std::string_view("content-length"),
+               std::string_view(length_, static_cast<std::size_t>(end - length_)));
+        }
+        // The lower-cased names go into lower_ first (it must not grow once viewed).
+        std::size_t names = 0;
+        for (const auto& [name, value] : res.fields) names += name.size();
+        lower_.resize(names);
+        char* out = lower_.data();
+        for (const auto& [name, value] : res.fields) {
+            if (is_connection_specific(name)) continue;
+            ascii_lower_copy(out, name.data(), name.size());
+            fn(std::string_view(out, name.size()), std::string_view(value));
+            out += name.size();
+        }
+    }
+
+private:
+    char length_[24] = {};
+    std::string lower_;  // the user's field names, lower-cased, one after another
+};
+
+/// The fields of a response's HEADERS frame as an array for nghttp3 (and the tests'
+/// nghttp2): `:status`, then head_fields'. `Nv` is nghttp2_nv or nghttp3_nv (`name`,
+/// `value`, `namelen`, `valuelen`, `flags`; flags 0: the library copies the text at
+/// submission). Made without an allocation once the object has been used (one per
+/// connection, reused for every stream).
 template <class Nv>
 class response_fields {
 public:
@@ -120,33 +163,10 @@ public:
     /// until the clock's next second): use them before any of these changes.
     void build(const response& res) {
         fields_.clear();
-        lower_.clear();
-        const bool bodyless = status_forbids_body(res.status);
-        const bool streamed = res.source != nullptr;
-        const std::uint64_t length = res.file.file ? res.file.length : res.body.size();
         const auto status = std::to_chars(status_, status_ + sizeof status_, res.status).ptr;
         add(":status", {status_, static_cast<std::size_t>(status - status_)});
-        add("date", http_date_now());
-        if (!bodyless && !res.content_type.empty() &&
-            (streamed || !res.body.empty() || res.file.length != 0)) {
-            add("content-type", res.content_type);
-        }
-        if (!bodyless && !streamed) {
-            const auto end = std::to_chars(length_, length_ + sizeof length_, length).ptr;
-            add("content-length", {length_, static_cast<std::size_t>(end - length_)});
-        }
-        // The lower-cased names go into lower_ first (it must not grow once viewed).
-        std::size_t names = 0;
-        for (const auto& [name, value] : res.fields) names += name.size();
-        lower_.reserve(names);
-        for (const auto& [name, value] : res.fields) {
-            if (is_connection_specific(name)) continue;
-            const std::size_t at = lower_.size();
-            lower_.resize(at + name.size());
-            char* out = lower_.data() + at;
-            for (std::size_t i = 0; i < name.size(); ++i) out[i] = ascii_lower(name[i]);
-            add({out, name.size()}, value);
-        }
+        head_.each(res,
+                   [this](std::string_view name, std::string_view value) { add(name, value); });
     }
     std::span<const Nv> fields() const noexcept { return fields_; }
 
@@ -159,8 +179,7 @@ private:
     }
 
     char status_[8] = {};
-    char length_[24] = {};
-    std::string lower_;  // the user's field names, lower-cased, one after another
+    head_fields head_;
     std::vector<Nv> fields_;
 };
 

@@ -2,6 +2,9 @@
 // Character classes of HTTP syntax: RFC 9110 5.6.2 tokens (method and header field names),
 // field-value bytes (5.5), ASCII case folding and RFC 3986 HEXDIG (percent-encoding, IP literals).
 
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace tern::detail {
@@ -45,6 +48,28 @@ constexpr bool has_control(std::string_view s) noexcept {
 /// other protocol elements compare case-insensitively in ASCII only).
 constexpr char ascii_lower(char c) noexcept {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
+}
+
+/// Copies `n` bytes from `in` to `out` with ASCII A-Z mapped to a-z (as ascii_lower, every
+/// other byte unchanged), eight bytes at a time: each response field name tern sends over
+/// HTTP/2 and HTTP/3 goes through here, where a byte at a time cost a few percent of a
+/// static file's answer.
+inline void ascii_lower_copy(char* out, const char* in, std::size_t n) noexcept {
+    constexpr std::uint64_t ones = 0x0101010101010101U;
+    constexpr std::uint64_t high = ones * 0x80U;
+    for (; n >= 8; n -= 8, in += 8, out += 8) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, in, 8);
+        // Within each byte's low seven bits (no carry into the next byte): at least 'A', and
+        // above 'Z'; a byte with its high bit set is left alone.
+        const std::uint64_t low = w & ~high;
+        const std::uint64_t at_least_a = low + ones * (0x80U - 'A');
+        const std::uint64_t above_z = low + ones * (0x80U - 'Z' - 1);
+        const std::uint64_t upper = at_least_a & ~above_z & ~w & high;
+        w |= upper >> 2;  // 0x80 >> 2 is 0x20, the case bit
+        std::memcpy(out, &w, 8);
+    }
+    for (std::size_t i = 0; i < n; ++i) out[i] = ascii_lower(in[i]);
 }
 
 /// ASCII case-insensitive equality, for header names and tokens (RFC 9110 5.1).

@@ -4,6 +4,7 @@
 #include "http/field_section.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
+#include "http/token.hpp"
 
 #include <nghttp2/nghttp2.h>
 
@@ -143,6 +144,27 @@ TEST_CASE("h2 response head: status, date, type, length, then the user's fields 
     REQUIRE(second.size() == 2);
     CHECK(second[0].second == "204");
     CHECK(second[1].first == "date");
+}
+
+TEST_CASE("field names are lower-cased eight bytes at a time as one byte at a time",
+          "[h2][fields]") {
+    // Every byte value at every place of a 19-byte name (two words and three bytes), among
+    // neighbours that are upper case, lower case and non-ASCII: the word-wide copy must map
+    // A-Z only and carry nothing into the next byte.
+    for (const char around :
+         {'Q', 'q', '@', '[', static_cast<char>(0xC1), static_cast<char>(0xFF)}) {
+        for (std::size_t at = 0; at < 19; ++at) {
+            for (int b = 0; b < 256; ++b) {
+                std::string name(19, around);
+                name[at] = static_cast<char>(b);
+                std::string fast(name.size(), '\0');
+                ascii_lower_copy(fast.data(), name.data(), name.size());
+                std::string slow = name;
+                for (char& c : slow) c = ascii_lower(c);
+                REQUIRE(fast == slow);
+            }
+        }
+    }
 }
 
 }  // namespace unit_test_h2_fields
