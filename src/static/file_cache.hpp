@@ -35,6 +35,11 @@ struct cached_file {
     cached_variant identity;
     cached_variant br;
     cached_variant gzip;
+    /// The Content-Type chosen for it when it was stored, and the table that chose it (a
+    /// static directory's mime_types, which outlives the cache): a hit through the same
+    /// table takes the type from here instead of looking the name up again.
+    const void* typed_by = nullptr;
+    std::string_view content_type;
 
     /// The bytes held by all three.
     std::size_t bytes() const noexcept {

@@ -227,7 +227,7 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
     }
     const std::string_view key = path.trailing_slash ? std::string_view(index) : path.decoded;
     if (const cached_file* file = held(dir, key, roots)) {
-        return respond_with_cached(*file, file_options(dir, key), req.headers, res);
+        return respond_with_cached(*file, file_options(dir, key, file), req.headers, res);
     }
 
     const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
@@ -265,7 +265,7 @@ static_outcome static_files::serve_in(const directory& dir, std::string_view res
 static_outcome static_files::serve_file(const directory& dir, std::string_view relative,
                                         const request& req, response& res, root_cache& roots) {
     if (const cached_file* file = held(dir, relative, roots)) {
-        return respond_with_cached(*file, file_options(dir, relative), req.headers, res);
+        return respond_with_cached(*file, file_options(dir, relative, file), req.headers, res);
     }
     const beneath_options walk{.follow_symlinks = dir.follow_symlinks,
                                .allow_dotfiles = dir.allow_dotfiles};
@@ -289,6 +289,8 @@ static_outcome static_files::answer_opened(const directory& dir, std::string_vie
     if (dir.cache_small_files) {
         cached_file read;
         if (read_cacheable(opened, dir.precompressed, read)) {
+            read.typed_by = &dir.types;
+            read.content_type = options.content_type;
             const cached_file* held =
                 roots.files().store(dir.root, dir.cache_rules, relative, std::move(read));
             if (held != nullptr) return respond_with_cached(*held, options, req.headers, res);
@@ -297,10 +299,12 @@ static_outcome static_files::answer_opened(const directory& dir, std::string_vie
     return respond_with_file(std::move(opened), options, req.headers, res);
 }
 
-file_response_options static_files::file_options(const directory& dir,
-                                                 std::string_view relative) noexcept {
-    // The type comes from the name as asked for: an index file's, a link's own.
-    return {.content_type = dir.types.lookup(last_segment(relative)),
+file_response_options static_files::file_options(const directory& dir, std::string_view relative,
+                                                 const cached_file* held) noexcept {
+    // The type comes from the name as asked for: an index file's, a link's own. A cached
+    // file keeps the one its directory's table chose (the same name: the cache's key).
+    const bool typed = held != nullptr && held->typed_by == &dir.types;
+    return {.content_type = typed ? held->content_type : dir.types.lookup(last_segment(relative)),
             .cache_control = dir.cache_control,
             .precompressed = dir.precompressed};
 }

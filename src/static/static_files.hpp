@@ -77,8 +77,10 @@ private:
     static static_outcome answer_opened(const directory& dir, std::string_view relative,
                                         opened_file opened, const request& req, response& res,
                                         root_cache& roots);
-    static file_response_options file_options(const directory& dir,
-                                              std::string_view relative) noexcept;
+    /// The answer's options for `relative` in `dir`; `held`, when it is the cached file,
+    /// may carry its Content-Type already.
+    static file_response_options file_options(const directory& dir, std::string_view relative,
+                                              const cached_file* held = nullptr) noexcept;
 
     std::vector<directory> dirs_;
 };

@@ -92,4 +92,25 @@ TEST_CASE("a served file carries its Content-Type, by the name requested",
     CHECK(get(files, "/alias.txt").res.content_type == "text/plain; charset=utf-8");
 }
 
+TEST_CASE(
+    "two mounts of one root with their own extra types each answer with their own, "
+    "cached or not",
+    "[static][mime]") {
+    // The loop's file cache is keyed by root and name, and a cached file keeps the type its
+    // mount chose: another mount of the same root must not get that type from the cache.
+    temp_tree t;
+    t.write("model.foo", "x");
+    auto first = t.config();
+    first.hosted_path = "/a";
+    first.extra_mime_types = {{"foo", "application/x-foo"}};
+    auto second = t.config();
+    second.hosted_path = "/b";
+    const static_files files({first, second});
+    for (int round = 0; round < 3; ++round) {  // the first round stores, the others hit
+        INFO(round);
+        CHECK(get(files, "/a/model.foo").res.content_type == "application/x-foo");
+        CHECK(get(files, "/b/model.foo").res.content_type == "application/octet-stream");
+    }
+}
+
 }  // namespace unit_test_static_mime_types
