@@ -215,7 +215,7 @@ void dynamic_table::append_name(std::size_t i, std::string& out) const {
 
 void dynamic_table::append_value(std::size_t i, std::string& out) const {
     const entry& e = at(i);
-    append(static_cast<std::uint32_t>((e.offset + e.name_size) % bytes_.size()), e.value_size, out);
+    append(value_offset(e), e.value_size, out);
 }
 
 bool dynamic_table::name_equals(std::size_t i, std::string_view name) const noexcept {
@@ -227,14 +227,12 @@ bool dynamic_table::equals(std::size_t i, std::string_view name,
                            std::string_view value) const noexcept {
     const entry& e = at(i);
     return e.name_size == name.size() && e.value_size == value.size() &&
-           bytes_equal(e.offset, name) &&
-           bytes_equal(static_cast<std::uint32_t>((e.offset + e.name_size) % bytes_.size()), value);
+           bytes_equal(e.offset, name) && bytes_equal(value_offset(e), value);
 }
 
 bool dynamic_table::value_equals(std::size_t i, std::string_view value) const noexcept {
     const entry& e = at(i);
-    return e.value_size == value.size() &&
-           bytes_equal(static_cast<std::uint32_t>((e.offset + e.name_size) % bytes_.size()), value);
+    return e.value_size == value.size() && bytes_equal(value_offset(e), value);
 }
 
 void dynamic_table::write(std::uint32_t offset, std::string_view bytes) noexcept {
@@ -254,6 +252,9 @@ void dynamic_table::append(std::uint32_t offset, std::uint32_t size, std::string
 bool dynamic_table::bytes_equal(std::uint32_t offset, std::string_view bytes) const noexcept {
     if (bytes.empty()) return true;
     const std::size_t first = std::min(bytes.size(), bytes_.size() - offset);
+    if (first == bytes.size()) {  // the usual case: the entry does not wrap
+        return std::memcmp(bytes_.data() + offset, bytes.data(), first) == 0;
+    }
     return std::memcmp(bytes_.data() + offset, bytes.data(), first) == 0 &&
            std::memcmp(bytes_.data(), bytes.data() + first, bytes.size() - first) == 0;
 }

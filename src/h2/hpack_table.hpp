@@ -89,7 +89,14 @@ private:
         std::uint32_t value_size;
     };
     const entry& at(std::size_t i) const noexcept {
-        return entries_[(oldest_ + count_ - 1 - i) % entries_.size()];
+        // oldest_ < size and count_ <= size: one subtraction wraps it (no division).
+        const std::size_t k = oldest_ + count_ - 1 - i;
+        return entries_[k >= entries_.size() ? k - entries_.size() : k];
+    }
+    /// Where entry `e`'s value begins in the ring.
+    std::uint32_t value_offset(const entry& e) const noexcept {
+        const std::size_t k = std::size_t{e.offset} + e.name_size;
+        return static_cast<std::uint32_t>(k >= bytes_.size() ? k - bytes_.size() : k);
     }
     void evict_oldest() noexcept;
     void write(std::uint32_t offset, std::string_view bytes) noexcept;
