@@ -622,9 +622,10 @@ bool next_frame(std::span<const std::uint8_t> in, std::size_t& at, std::uint64_t
 
 // A request's HEADERS frame: `method` an indexed field line of the static table, then
 // :scheme, :path, :authority and, when `length` is set, content-length (and, when
-// `expect_continue`, expect: 100-continue).
+// `expect_continue`, expect: 100-continue; when `content_type` is not empty, content-type).
 std::vector<std::uint8_t> h3_request(std::uint8_t method, std::string_view path,
-                                     const std::uint64_t* length, bool expect_continue) {
+                                     const std::uint64_t* length, bool expect_continue,
+                                     std::string_view content_type = {}) {
     // Required Insert Count 0 and Base 0: no dynamic table (RFC 9204 4.5.1).
     std::vector<std::uint8_t> fields{0x00, 0x00};
     fields.push_back(method);
@@ -647,6 +648,11 @@ std::vector<std::uint8_t> h3_request(std::uint8_t method, std::string_view path,
         put_prefixed(fields, 0x20, 3, name.size());
         fields.insert(fields.end(), name.begin(), name.end());
         put_literal(fields, "100-continue");
+    }
+    if (!content_type.empty()) {
+        // A literal with the name of static 44 (content-type), 4-bit prefix (RFC 9204 4.5.4).
+        put_prefixed(fields, 0x50, 4, 44);
+        put_literal(fields, content_type);
     }
     std::vector<std::uint8_t> frame;
     put_varint(frame, 0x01);  // HEADERS
@@ -673,6 +679,11 @@ std::vector<std::uint8_t> h3_post(std::string_view path, std::uint64_t length,
 
 std::vector<std::uint8_t> h3_post(std::string_view path) {
     return h3_request(0xd4, path, nullptr, false);  // indexed, static 20: :method POST
+}
+
+std::vector<std::uint8_t> h3_post_typed(std::string_view path, std::uint64_t length,
+                                        std::string_view content_type) {
+    return h3_request(0xd4, path, &length, false, content_type);
 }
 
 std::vector<std::uint8_t> h3_data(std::string_view payload) {

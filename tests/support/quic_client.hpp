@@ -136,6 +136,9 @@ std::vector<std::uint8_t> h3_post(std::string_view path, std::uint64_t length,
 /// A POST request's HEADERS frame for `path` without a content-length (a body of unknown
 /// length, its end the stream's).
 std::vector<std::uint8_t> h3_post(std::string_view path);
+/// A POST request's HEADERS frame as h3_post's with a length, and `content-type`.
+std::vector<std::uint8_t> h3_post_typed(std::string_view path, std::uint64_t length,
+                                        std::string_view content_type);
 /// A DATA frame carrying `payload`.
 std::vector<std::uint8_t> h3_data(std::string_view payload);
 /// The status of the answer that begins `bytes` (a HEADERS frame whose field section
