@@ -85,7 +85,7 @@ client_failure failure_of(response_error e) {
 
 }  // namespace
 
-client_call::client_call(std::shared_ptr<client_shared> shared, client_request request)
+client_call::client_call(const std::shared_ptr<client_shared>& shared, client_request request)
     : client_call(shared, std::move(request), shared->options.max_response_body) {}
 
 client_call::client_call(std::shared_ptr<client_shared> shared, client_request request,

@@ -62,7 +62,7 @@ public:
 
     /// A call of `request`; `max_body` bounds the response body (client::relay's own bound;
     /// by default the client's max_response_body).
-    client_call(std::shared_ptr<client_shared> shared, client_request request);
+    client_call(const std::shared_ptr<client_shared>& shared, client_request request);
     client_call(std::shared_ptr<client_shared> shared, client_request request,
                 std::uint64_t max_body);
     client_call(const client_call&) = delete;
