@@ -229,8 +229,9 @@ def main():
                                              args.seconds)[0])
             client_rows.append((conns, best_client, best_wrk))
         print(f"\nbench/gateway.py, {args.rounds} round(s) of {args.seconds} s, best round each")
-        print(f"{'workload':10} {'proxy':8} {'req/s':>9} {'p99 ms':>7} {'CPU':>5} "
-              f"{'CPU/req':>8} {'ratio':>6}  errors")
+        if workloads:
+            print(f"{'workload':10} {'proxy':8} {'req/s':>9} {'p99 ms':>7} {'CPU':>5} "
+                  f"{'CPU/req':>8} {'ratio':>6}  errors")
         for label, _, _ in workloads:
             best = {name: max(results[(label, name)]) for name in ("gateway", "nginx")}
             for name in ("gateway", "nginx"):
@@ -238,16 +239,18 @@ def main():
                 ratio = rps / best["nginx"][0]
                 print(f"{label:10} {name:8} {rps:9.0f} {p99:7.2f} {busy * 100:4.0f}% "
                       f"{per * 1e6:6.1f}us {ratio:5.2f}x  {err}")
-        print(f"\n{'transfer':10} {'proxy':8} {'MiB/s':>7} {'CPU s/GiB':>10} "
+        print(f"\n{'transfer':14} {'proxy':8} {'MiB/s':>7} {'CPU s/GiB':>10} "
               f"{'peak RSS KiB':>13} {'ratio':>6}   ({args.bulk_mib} MiB each)")
         for kind in ("upload", "download"):
             best = {name: max(bulk_results[(kind, name)]) for name in ("gateway", "nginx")}
             for name in ("gateway", "nginx"):
                 rate, cpu, hwm = best[name]
-                print(f"{kind + '-' + str(args.bulk_mib) + 'M':10} {name:8} {rate:7.0f} {cpu:10.2f} {hwm:13d} "
+                label = f"{kind}-{args.bulk_mib}M"
+                print(f"{label:14} {name:8} {rate:7.0f} {cpu:10.2f} {hwm:13d} "
                       f"{rate / best['nginx'][0]:5.2f}x")
-        print(f"\n{'client':10} {'conns':>5} {'tern::client req/s':>19} {'wrk req/s':>10} "
-              f"{'ratio':>6}")
+        if client_rows:
+            print(f"\n{'client':10} {'conns':>5} {'tern::client req/s':>19} {'wrk req/s':>10} "
+                  f"{'ratio':>6}")
         for conns, client_rps, wrk_rps in client_rows:
             print(f"{'blocking':10} {conns:5} {client_rps:19.0f} {wrk_rps:10.0f} "
                   f"{client_rps / wrk_rps:5.2f}x")
