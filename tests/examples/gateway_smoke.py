@@ -19,6 +19,7 @@ import http.client
 import http.server
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import threading
@@ -254,6 +255,28 @@ def check_big_transfers(port, pid, spool):
             check(r.status == 200 and answer["length"] == TRANSFER_BYTES and
                   answer["sha256"] == expected and answer["chunked"] == (not sized),
                   "%s arrives whole, framed the same (%.1f s)" % (what, took))
+
+        # Over HTTP/2 (curl, h2c with prior knowledge), from a pipe: no length, so the
+        # gateway sends it on chunked.
+        start = time.time()
+        curl = subprocess.Popen(["curl", "-s", "--http2-prior-knowledge", "-T", "-",
+                                 "-w", "\n%{http_version} %{http_code}",
+                                 "http://127.0.0.1:%d/api/upload-h2" % port],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        for piece in pieces():
+            curl.stdin.write(piece)
+        curl.stdin.close()
+        out = curl.stdout.read().decode()
+        curl.wait(timeout=120)
+        answer_text, _, version = out.rpartition("\n")
+        try:
+            answer = json.loads(answer_text)
+        except ValueError:
+            answer = {}
+        check(version == "2 200" and answer.get("length") == TRANSFER_BYTES and
+              answer.get("sha256") == expected and answer.get("chunked"),
+              "a %d MiB upload over HTTP/2 without a length arrives whole, chunked upstream "
+              "(%s, %.1f s)" % (mib, version, time.time() - start))
 
         start = time.time()
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)

@@ -294,6 +294,43 @@ TEST_CASE(
     CHECK(c.idle_connections() == 0);
 }
 
+TEST_CASE(
+    "client: a redirect that would send a body_stream again is returned, one that drops the "
+    "body is followed",
+    "[client][body-stream]") {
+    test_server upstream([](tern::app& app) {
+        app.post("/keep", [](tern::context& ctx) {
+            ctx.status(307).header("Location", "/hello").text("moved");
+        });
+        app.post("/drop", [](tern::context& ctx) {
+            ctx.status(303).header("Location", "/hello").text("see other");
+        });
+        app.get("/hello", [](tern::context& ctx) { ctx.text("hello"); });
+        app.post("/hello",
+                 [](tern::context& ctx) { ctx.text("posted " + std::string(ctx.body())); });
+    });
+    tern::client_options o;
+    o.max_redirects = 3;
+    tern::client c(o);
+    test_server front([&](tern::app& app) {
+        app.post("/go", tern::streamed_body([&c, &upstream](tern::context& ctx) -> tern::task {
+                     tern::client_request req{
+                         .method = "POST",
+                         .url = url_of(upstream, ctx.query_param("to").value_or("/keep"))};
+                     req.body_stream = ctx.body_reader();
+                     auto res = co_await c.fetch(req);
+                     ctx.text(std::to_string(res.status) + " " + res.body);
+                 }));
+    });
+    auto cl = front.client();
+    cl.send(sized_request("/go?to=/keep", "abc"));
+    auto r = cl.read_response();
+    CHECK(r.body == "307 moved");
+    cl.send(sized_request("/go?to=/drop", "abc"));
+    r = cl.read_response();
+    CHECK(r.body == "200 hello");
+}
+
 TEST_CASE("client: fetch_blocking and a file body refuse a body_stream", "[client][body-stream]") {
     test_server upstream(hash_route);
     tern::client c;
