@@ -254,6 +254,51 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "client: a downstream client that goes quiet mid-body (body_idle) ends the upstream call "
+    "as timed_out, its connection closed, and tern answers 408",
+    "[client][body-stream]") {
+    std::atomic<bool> upstream_done{false};
+    std::atomic<std::uint64_t> upstream_got{0};
+    script_server upstream([&](int fd) {
+        std::string head = script_server::read_head(fd);
+        std::uint64_t n = head.size() - head.find("\r\n\r\n") - 4;
+        char buf[4096];
+        for (;;) {
+            const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
+            if (r <= 0) break;
+            n += static_cast<std::uint64_t>(r);
+        }
+        upstream_got = n;
+        upstream_done = true;
+    });
+    tern::client c;
+    std::atomic<int> failure{0};
+    tern::config cfg = tern_test::test_config();
+    cfg.timeouts.body_idle = 300ms;
+    test_server front(
+        [&](tern::app& app) {
+            app.post("/quiet", tern::streamed_body([&](tern::context& ctx) {
+                         auto reply = ctx.defer();
+                         c.fetch(reply, forwarded(ctx, upstream.url("/quiet")),
+                                 [reply, &failure](const tern::client_result& r) {
+                                     failure = static_cast<int>(r.failure);
+                                     reply.complete([](tern::context& cx) { cx.status(502); });
+                                 });
+                     }));
+        },
+        cfg);
+    auto cl = front.client();
+    cl.send("POST /quiet HTTP/1.1\r\nHost: front\r\nContent-Length: 1000\r\n\r\n0123456789");
+    cl.set_timeout(5s);
+    const auto r = cl.read_response();
+    CHECK(r.status == 408);
+    CHECK(tern_test::eventually([&] { return upstream_done.load(); }));
+    CHECK(upstream_got == 10);
+    CHECK(failure == static_cast<int>(tern::client_failure::timed_out));
+    CHECK(c.idle_connections() == 0);
+}
+
+TEST_CASE(
     "client: a body_stream that gives more or fewer bytes than body_stream_size fails the call "
     "and closes its connection",
     "[client][body-stream]") {
