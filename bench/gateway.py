@@ -6,6 +6,14 @@ wrk on CPU 1 beside the upstream.
 Workloads, each as interleaved rounds (gateway, nginx, gateway, nginx, ...):
   small        GET /api/ -> upstream "/" (24 bytes), kept-alive      wrk -t1 -c50
   file-1MiB    GET /api/file.bin -> a 1 MiB static file              wrk -t1 -c10
+  upload-1GiB  POST /api/up, 1 GiB with Content-Length -> bench/lib/bulk_upstream.py, which
+               reads and discards it                                 one Python client
+  download-1GiB GET /api/bytes/1073741824 <- bulk_upstream.py        one Python client
+The large transfers go through a second gateway and an nginx location on the bulk upstream
+with `proxy_request_buffering off` and `proxy_buffering off` (nginx passes the body on as it
+arrives, as the gateway does, instead of spooling it to its temp files); each is one
+transfer per proxy and round, the Python client and upstream on CPU 1. They print MiB/s,
+the proxy's CPU per GiB and its peak RSS.
 
 And tern::client's own requests/s against wrk's, both on CPU 1 against the upstream alone
 (`client` rows): examples/bench_app's bench_client_load, N threads each calling
@@ -21,9 +29,10 @@ so only ratios from one run mean anything.
     bench/gateway.py [--gateway build/examples/gateway/gateway]
                      [--hello build/examples/hello/hello]
                      [--client-load build/examples/bench_app/bench_client_load]
-                     [--seconds 8] [--rounds 2]
+                     [--seconds 8] [--rounds 2] [--bulk-mib 1024] [--bulk-only]
 """
 import argparse
+import http.client
 import json
 import os
 import re
@@ -35,7 +44,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-from common import CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit, stop_groups  # noqa: E402
+from common import (CLK_TCK, cpu_ticks, free_port, proc_tree, raise_fd_limit,  # noqa: E402
+                    status_fields, stop_groups)
 import procs  # noqa: E402  (tests/support/procs.py, on the path bench/lib/common puts it on)
 import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
 
@@ -59,8 +69,23 @@ http {{
             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
         }}
     }}
+    upstream bulk {{ server 127.0.0.1:{bulk}; keepalive 8; }}
+    server {{
+        listen 127.0.0.1:{bulk_port} backlog=4096;
+        client_max_body_size 0;
+        location /api/ {{
+            proxy_pass http://bulk/;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_request_buffering off;
+            proxy_buffering off;
+        }}
+    }}
 }}
 """
+
+PIECE = memoryview(bytes(range(256)) * 4096)  # 1 MiB
 
 WORKLOADS = [("small", "/api/", 50), ("file-1MiB", "/api/file.bin", 10)]
 
@@ -73,6 +98,37 @@ def wrk(url, connections, seconds):
     p99_ms = float(p99.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[p99.group(2)]
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", out)
     return rps, p99_ms, errors.group(0) if errors else ""
+
+
+def transfer(port, kind, nbytes):
+    """One upload or download of `nbytes` through the proxy on `port`: the seconds it took."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    start = time.monotonic()
+    if kind == "upload":
+        def pieces():
+            left = nbytes
+            while left > 0:
+                k = min(left, len(PIECE))
+                yield PIECE[:k]
+                left -= k
+        c.request("POST", "/api/up", body=pieces(), headers={"Content-Length": str(nbytes)})
+        r = c.getresponse()
+        got = int(r.read())
+    else:
+        c.request("GET", f"/api/bytes/{nbytes}")
+        r = c.getresponse()
+        got = 0
+        sink = bytearray(1 << 20)
+        while True:
+            k = r.readinto(sink)
+            if not k:
+                break
+            got += k
+    took = time.monotonic() - start
+    c.close()
+    if r.status != 200 or got != nbytes:
+        raise SystemExit(f"gateway.py: {kind} on {port}: status {r.status}, {got} of {nbytes}")
+    return took
 
 
 def wait_up(port, path):
@@ -91,6 +147,8 @@ def main():
     ap.add_argument("--client-load", default="build/examples/bench_app/bench_client_load")
     ap.add_argument("--seconds", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--bulk-mib", type=int, default=1024)
+    ap.add_argument("--bulk-only", action="store_true")
     args = ap.parse_args()
     for tool in ("wrk", "nginx", "taskset", "curl"):
         if not shutil.which(tool):
@@ -100,8 +158,10 @@ def main():
     (work / "public").mkdir()
     (work / "public" / "file.bin").write_bytes(os.urandom(1 << 20))
     upstream, gw_port, nginx_port = free_port(), free_port(), free_port()
+    bulk, bulk_gw_port, bulk_nginx_port = free_port(), free_port(), free_port()
     (work / "nginx.conf").write_text(
-        NGINX_CONF.format(work=work, upstream=upstream, port=nginx_port))
+        NGINX_CONF.format(work=work, upstream=upstream, port=nginx_port, bulk=bulk,
+                          bulk_port=bulk_nginx_port))
     procs = {}
     try:
         procs["upstream"] = groups.start(
@@ -114,11 +174,37 @@ def main():
             stderr=subprocess.DEVNULL)
         procs["nginx"] = groups.start(
             ["taskset", "-c", "0", "nginx", "-c", work / "nginx.conf", "-p", work])
+        procs["bulk"] = groups.start(
+            ["taskset", "-c", "1", sys.executable,
+             str(Path(__file__).resolve().parent / "lib" / "bulk_upstream.py"), str(bulk)])
+        wait_up(bulk, "/")
+        procs["bulk-gateway"] = groups.start(
+            ["taskset", "-c", "0", os.path.abspath(args.gateway), str(bulk_gw_port),
+             "--upstream", f"http://127.0.0.1:{bulk}"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
         ports = {"gateway": gw_port, "nginx": nginx_port}
         for name in ports:
             wait_up(ports[name], "/api/")
+        bulk_ports = {"gateway": bulk_gw_port, "nginx": bulk_nginx_port}
+        bulk_procs = {"gateway": procs["bulk-gateway"], "nginx": procs["nginx"]}
+        for name in bulk_ports:
+            wait_up(bulk_ports[name], "/api/")
         results = {}
-        for label, path, conns in WORKLOADS:
+        bulk_results = {}
+        nbytes = args.bulk_mib << 20
+        os.sched_setaffinity(0, {1})  # this script's client beside the upstreams
+        for kind in ("upload", "download"):
+            for _ in range(args.rounds):
+                for name in ("gateway", "nginx"):
+                    tree = proc_tree(bulk_procs[name].pid)
+                    before = cpu_ticks(tree)
+                    took = transfer(bulk_ports[name], kind, nbytes)
+                    cpu = (cpu_ticks(tree) - before) / CLK_TCK
+                    hwm = max(status_fields(pid).get("VmHWM", 0) for pid in tree)
+                    bulk_results.setdefault((kind, name), []).append(
+                        (args.bulk_mib / took, cpu / (nbytes / (1 << 30)), hwm))
+        workloads = [] if args.bulk_only else WORKLOADS
+        for label, path, conns in workloads:
             for _ in range(args.rounds):
                 for name in ("gateway", "nginx"):
                     tree = proc_tree(procs[name].pid)
@@ -131,7 +217,7 @@ def main():
                         (rps, p99, cpu / elapsed, cpu / max(rps * elapsed, 1), err))
         # tern::client against wrk, on the upstream alone.
         client_rows = []
-        for conns in (1, 8):
+        for conns in () if args.bulk_only else (1, 8):
             best_client, best_wrk = 0.0, 0.0
             for _ in range(args.rounds):
                 out = subprocess.run(
@@ -143,17 +229,28 @@ def main():
                                              args.seconds)[0])
             client_rows.append((conns, best_client, best_wrk))
         print(f"\nbench/gateway.py, {args.rounds} round(s) of {args.seconds} s, best round each")
-        print(f"{'workload':10} {'proxy':8} {'req/s':>9} {'p99 ms':>7} {'CPU':>5} "
-              f"{'CPU/req':>8} {'ratio':>6}  errors")
-        for label, _, _ in WORKLOADS:
+        if workloads:
+            print(f"{'workload':10} {'proxy':8} {'req/s':>9} {'p99 ms':>7} {'CPU':>5} "
+                  f"{'CPU/req':>8} {'ratio':>6}  errors")
+        for label, _, _ in workloads:
             best = {name: max(results[(label, name)]) for name in ("gateway", "nginx")}
             for name in ("gateway", "nginx"):
                 rps, p99, busy, per, err = best[name]
                 ratio = rps / best["nginx"][0]
                 print(f"{label:10} {name:8} {rps:9.0f} {p99:7.2f} {busy * 100:4.0f}% "
                       f"{per * 1e6:6.1f}us {ratio:5.2f}x  {err}")
-        print(f"\n{'client':10} {'conns':>5} {'tern::client req/s':>19} {'wrk req/s':>10} "
-              f"{'ratio':>6}")
+        print(f"\n{'transfer':14} {'proxy':8} {'MiB/s':>7} {'CPU s/GiB':>10} "
+              f"{'peak RSS KiB':>13} {'ratio':>6}   ({args.bulk_mib} MiB each)")
+        for kind in ("upload", "download"):
+            best = {name: max(bulk_results[(kind, name)]) for name in ("gateway", "nginx")}
+            for name in ("gateway", "nginx"):
+                rate, cpu, hwm = best[name]
+                label = f"{kind}-{args.bulk_mib}M"
+                print(f"{label:14} {name:8} {rate:7.0f} {cpu:10.2f} {hwm:13d} "
+                      f"{rate / best['nginx'][0]:5.2f}x")
+        if client_rows:
+            print(f"\n{'client':10} {'conns':>5} {'tern::client req/s':>19} {'wrk req/s':>10} "
+                  f"{'ratio':>6}")
         for conns, client_rps, wrk_rps in client_rows:
             print(f"{'blocking':10} {conns:5} {client_rps:19.0f} {wrk_rps:10.0f} "
                   f"{client_rps / wrk_rps:5.2f}x")

@@ -1,9 +1,10 @@
 // A small reverse proxy on tern::client (docs/client.md): a request to /api/REST goes to
 // /REST (same method, query, headers and body) on the upstreams in turn, with a request id
 // and the forwarding fields of its own (the client's are dropped: it is the edge). Bodies pass
-// through without being held whole: a large upload is spooled by tern and sent on from its file,
-// and the answer is relayed into a stream paced by the client's reads. 502 when no upstream
-// answers, 504 past the timeout.
+// through piece by piece, never held whole nor spooled: the upload is read from the client as
+// the upstream takes it (client_request::body_stream), and the answer is relayed into a
+// stream paced by the client's reads, whole whatever its size. 502 when no upstream answers,
+// 504 past the timeout.
 //
 //     gateway PORT --upstream http://HOST:PORT [--upstream ...] [--timeout MS]
 
@@ -168,14 +169,23 @@ public:
         if (!ctx.request_id().empty()) {
             request->headers.emplace_back("X-Request-Id", std::string(ctx.request_id()));
         }
-        request->body_fd = ctx.body_fd();
-        if (request->body_fd < 0) request->body = std::string(ctx.body());
+        // The body goes on piece by piece as the upstream takes it: sized as the client sized
+        // it, chunked when the client sent it chunked (or without a length over HTTP/2).
+        const auto length = ctx.header("content-length");
+        if (length) {
+            request->body_stream = ctx.body_reader();
+            request->body_stream_size = std::strtoull(std::string(*length).c_str(), nullptr, 10);
+        } else if (ctx.header("transfer-encoding") || ctx.method() == "POST" ||
+                   ctx.method() == "PUT" || ctx.method() == "PATCH") {
+            request->body_stream = ctx.body_reader();
+        }
         try_upstream(reply, request, std::move(target), next_.fetch_add(1), 0);
     }
 
 private:
     // Sends the request to upstream `first + tried`; on a failure before anything was
-    // sent (no connection), the next one, until each was tried once.
+    // sent (no connection, so no body byte was taken from the client), the next one, until
+    // each was tried once. Any other failure before the head: 502 (504 past the timeout).
     void try_upstream(const tern::deferred& reply,
                       const std::shared_ptr<tern::client_request>& request, std::string target,
                       std::size_t first, std::size_t tried) {
@@ -183,6 +193,7 @@ private:
         req.url = upstreams_[(first + tried) % upstreams_.size()] + target;
         tern::relay_options relayed;
         relayed.drop_headers = {"server"};  // the client talks to this gateway
+        // The answer is relayed whole, whatever its size (relay_options::max_body: 0).
         client_.relay(
             reply, std::move(req),
             [this, reply, request, target, first, tried](const tern::client_result& r,
@@ -219,10 +230,12 @@ int main(int argc, char** argv) {
     gateway g(s);
     tern::app app;
     app.request_ids();
-    app.max_body_size(std::size_t{1} << 30);  // 1 GiB uploads pass, spooled past 1 MiB
+    // Uploads up to 64 GiB pass: read as the upstream takes them, they cost no memory or
+    // disk by their size.
+    app.max_body_size(std::size_t{64} << 30);
     for (const char* method : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
-        app.add(method, "/api/*", [&g](tern::context& ctx) { g.serve(ctx); });
-        app.add(method, "/api", [&g](tern::context& ctx) { g.serve(ctx); });
+        app.add(method, "/api/*", tern::streamed_body([&g](tern::context& ctx) { g.serve(ctx); }));
+        app.add(method, "/api", tern::streamed_body([&g](tern::context& ctx) { g.serve(ctx); }));
     }
     std::printf("gateway on :%u, %zu upstream(s)\n", static_cast<unsigned>(s.port),
                 s.upstreams.size());

@@ -13,6 +13,7 @@
 ///         ctx.status(res.status).text(res.body);
 ///     });
 
+#include <tern/body_reader.hpp>
 #include <tern/deferred.hpp>
 #include <tern/export.hpp>
 #include <tern/task.hpp>
@@ -46,6 +47,8 @@ enum class client_failure {
     closed_early,        ///< the server closed the connection before the response ended
     aborted,             ///< the body's sink returned false
     cancelled,           ///< the client of the handler left, or the server is stopping
+    body_stream_short,   ///< `client_request::body_stream` ended before `body_stream_size`
+                         ///< bytes (the upstream connection is closed, the request cut)
 };
 
 /// What a failed call throws (`co_await`, `fetch_blocking`); the callback form hands it over
@@ -80,7 +83,8 @@ struct client_options {
     std::size_t max_response_header_size = 64 * 1024;
     /// The response's header fields.
     std::size_t max_response_headers = 100;
-    /// The response body, kept or streamed to `client_request::on_body`.
+    /// The response body, kept or streamed to `client_request::on_body` (a body passed on by
+    /// `client::relay` does not count: `relay_options::max_body` bounds it).
     std::uint64_t max_response_body = std::uint64_t{64} * 1024 * 1024;
     /// Idle connections kept per origin (scheme, host, port).
     std::size_t max_idle_per_origin = 32;
@@ -127,6 +131,22 @@ struct client_request {
     /// upload, whose file has no name); read with pread(2) from offset 0, never closed by
     /// the client. -1: none. Not with `body_file`.
     int body_fd = -1;
+    /// The body taken piece by piece from a reader (`ctx.body_reader()` of a
+    /// `tern::streamed_body` route, or any `body_reader`), sent after `body`. The next piece
+    /// is asked for only once the last one is written to the upstream's socket, so a slow
+    /// upstream stops the reads from the reader's client. Loop thread only, as the reader:
+    /// `co_await fetch`, `fetch(reply, ...)` and `relay`; `fetch_blocking` refuses it
+    /// (bad_request), and so does a request with `body_file` or `body_fd`. A reader failure
+    /// ends the call and closes its connection: `client_left` and `stopped` are `cancelled`,
+    /// `idle` is `timed_out`, `too_large` is `bad_request`. Once a piece was taken, a closed
+    /// connection is not retried and a redirect that would send the body again is returned,
+    /// not followed. std::nullopt: none.
+    std::optional<body_reader> body_stream{};
+    /// With `body_stream`: its size in bytes, sent as `Content-Length: body.size() + size`; a
+    /// reader that gives more fails the call (`bad_request`), one that ends with fewer fails it
+    /// (`body_stream_short`), the upstream connection closed either way. std::nullopt: the
+    /// body is sent chunked (`Transfer-Encoding: chunked`).
+    std::optional<std::uint64_t> body_stream_size{};
     /// When set, runs once the final head has arrived (status, reason and headers of the
     /// response it is given; body empty), before any body byte: a proxy's moment to send its
     /// own head. Returning false ends the call (`aborted`).
@@ -165,6 +185,12 @@ struct relay_options {
     /// Body bytes held while the handler's answer is not yet open (it opens on the
     /// response's loop just after the head); past this the upstream is not read on.
     std::size_t buffer = 64 * 1024;
+    /// The relayed body's bound in bytes (`client_options::max_response_body` does not apply
+    /// to a relay). 0: none, a proxy's default. When set, a Content-Length over it fails the
+    /// call before the head is passed on (`response_too_large`, `done(result, false)`: the
+    /// reply is still open for a 502), and a body without one that passes it aborts the
+    /// stream (the client sees a cut body).
+    std::uint64_t max_body = 0;
 };
 
 namespace detail {
@@ -234,7 +260,8 @@ public:
                std::function<void(const client_result& result, bool relayed)> done,
                relay_options options = {}) const;
     /// On the calling thread, which it blocks (a `tern::blocking` handler, the blocking
-    /// pool, a program's own thread; never an event loop's). Throws client_error.
+    /// pool, a program's own thread; never an event loop's). Throws client_error; a request
+    /// with a `body_stream` (loop thread only) is refused with `bad_request`.
     client_response fetch_blocking(client_request request) const;
 
     /// Idle connections kept now, over all origins (for tests and metrics).

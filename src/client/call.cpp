@@ -38,13 +38,35 @@ bool is_redirect(int status) {
     return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
-response_limits limits_of(const client_options& o) {
+response_limits limits_of(const client_options& o, std::uint64_t max_body) {
     response_limits l;
     l.max_line_size = o.max_response_line;
     l.max_header_size = o.max_response_header_size;
     l.max_header_count = o.max_response_headers;
-    l.max_body_size = o.max_response_body;
+    l.max_body_size = max_body;
     return l;
+}
+
+// Whether following this redirect sends the request's body again (RFC 9110 15.4: 303 turns
+// it into a GET, and so do 301 and 302 for a POST, as browsers do).
+bool keeps_body(int status, std::string_view method) {
+    return !((status == 303 && method != "HEAD") ||
+             ((status == 301 || status == 302) && method == "POST"));
+}
+
+// The chunk size line of a piece of `n` bytes, after the last piece's closing CRLF.
+void chunk_head(std::string& out, std::size_t n, bool first) {
+    char hex[24];
+    int len = 0;
+    std::size_t v = n;
+    do {
+        const auto digit = static_cast<int>(v % 16);
+        hex[len++] = static_cast<char>(digit < 10 ? '0' + digit : 'a' + digit - 10);
+        v /= 16;
+    } while (v != 0);
+    if (!first) out += "\r\n";
+    while (len > 0) out += hex[--len];
+    out += "\r\n";
 }
 
 client_failure failure_of(response_error e) {
@@ -63,10 +85,14 @@ client_failure failure_of(response_error e) {
 
 }  // namespace
 
-client_call::client_call(std::shared_ptr<client_shared> shared, client_request request)
+client_call::client_call(const std::shared_ptr<client_shared>& shared, client_request request)
+    : client_call(shared, std::move(request), shared->options.max_response_body) {}
+
+client_call::client_call(std::shared_ptr<client_shared> shared, client_request request,
+                         std::uint64_t max_body)
     : shared_(std::move(shared)),
       request_(std::move(request)),
-      parser_(limits_of(shared_->options)),
+      parser_(limits_of(shared_->options, max_body)),
       started_(clock::now()) {
     if (shared_->options.total_timeout.count() > 0) {
         total_deadline_ = started_ + shared_->options.total_timeout;
@@ -155,14 +181,36 @@ void client_call::begin() {
     if (!open_body_file()) return;
     file_at_ = 0;
     file_left_ = file_size_;
-    const std::uint64_t length = request_.body.size() + file_size_;
-    // A body, or a method whose request carries one even when empty (RFC 9110 8.6).
-    if (length > 0 || request_.method == "POST" || request_.method == "PUT" ||
-        request_.method == "PATCH") {
-        out_ += "Content-Length: " + std::to_string(length) + "\r\n";
+    feed_.reset();
+    stream_ended_ = false;
+    stream_taken_ = 0;
+    const bool chunked = request_.body_stream && !request_.body_stream_size;
+    if (request_.body_stream) {
+        if (file_size_ > 0 || !request_.body_file.empty() || request_.body_fd >= 0) {
+            fail(client_failure::bad_request, "body_stream with body_file or body_fd");
+            return;
+        }
+        feed_ = std::make_shared<stream_feed>();
+        feed_->chunked = chunked;
     }
-    out_ += "\r\n";
-    out_ += request_.body;
+    if (chunked) {
+        out_ += "Transfer-Encoding: chunked\r\n\r\n";
+        if (!request_.body.empty()) {
+            chunk_head(out_, request_.body.size(), true);
+            out_ += request_.body;
+            feed_->first_chunk = false;  // the next chunk closes this one first
+        }
+    } else {
+        const std::uint64_t length =
+            request_.body.size() + file_size_ + request_.body_stream_size.value_or(0);
+        // A body, or a method whose request carries one even when empty (RFC 9110 8.6).
+        if (length > 0 || request_.method == "POST" || request_.method == "PUT" ||
+            request_.method == "PATCH" || request_.body_stream) {
+            out_ += "Content-Length: " + std::to_string(length) + "\r\n";
+        }
+        out_ += "\r\n";
+        out_ += request_.body;
+    }
     out_at_ = 0;
     parser_.expect(request_.method == "HEAD");
     got_byte_ = false;
@@ -310,8 +358,12 @@ bool client_call::sending(wait_for& next) {
                     return true;
             }
         }
-        if (file_left_ == 0) break;
-        if (!fill_from_file()) return true;
+        if (file_left_ > 0) {
+            if (!fill_from_file()) return true;
+            continue;
+        }
+        if (!feed_ || stream_ended_) break;
+        if (!fill_from_stream(next)) return phase_ == phase::done;
     }
     phase_ = phase::receive;
     phase_name_ = "waiting for the response";
@@ -335,6 +387,102 @@ bool client_call::fill_from_file() {
     file_at_ += static_cast<std::uint64_t>(got);
     file_left_ -= static_cast<std::uint64_t>(got);
     return true;
+}
+
+namespace {
+
+// The callback given to the reader: fires the call's gate once, when called or when the
+// reader lets it go uncalled (which ends the call, cancelled).
+struct piece_token {
+    std::shared_ptr<pause_gate> gate;
+    explicit piece_token(std::shared_ptr<pause_gate> g) : gate(std::move(g)) {}
+    piece_token(const piece_token&) = delete;
+    piece_token& operator=(const piece_token&) = delete;
+    ~piece_token() { gate->fire(true); }
+};
+
+}  // namespace
+
+// False when the call waits for the reader (next.fd -1) or has ended; true when out_ holds
+// what to send next (the piece, or the body's end).
+bool client_call::fill_from_stream(wait_for& next) {
+    if (!gate_) ask_piece();
+    {
+        std::lock_guard lock(gate_->mutex);
+        if (gate_->dropped) {
+            fail(client_failure::cancelled, "cancelled: the body_stream reader went away");
+            return false;
+        }
+        if (!gate_->resumed) {
+            next.fd = platform::invalid_socket;  // the reader's callback takes the next step
+            return false;
+        }
+    }
+    gate_.reset();
+    take_piece();
+    return phase_ != phase::done;
+}
+
+void client_call::ask_piece() {
+    gate_ = std::make_shared<pause_gate>();
+    auto token = std::make_shared<piece_token>(gate_);
+    auto feed = feed_;
+    feed->frame.clear();
+    // Called on the loop: at once when the piece is there, else when it arrives.
+    request_.body_stream->next(
+        [feed, token](std::optional<std::string_view> piece, std::error_code ec) {
+            if (piece) {
+                if (!piece->empty()) {
+                    if (feed->chunked) {
+                        chunk_head(feed->frame, piece->size(), feed->first_chunk);
+                        feed->first_chunk = false;
+                    }
+                    feed->frame.append(*piece);
+                    feed->size += piece->size();
+                }
+            } else if (ec) {
+                feed->failure = ec;
+            } else {
+                feed->ended = true;
+            }
+            token->gate->fire(false);
+        });
+}
+
+void client_call::take_piece() {
+    auto& feed = *feed_;
+    if (feed.failure) {
+        const auto why = feed.failure;
+        if (why == body_failure::idle) {
+            fail(client_failure::timed_out, "the body_stream reader timed out: " + why.message());
+        } else if (why == body_failure::too_large) {
+            fail(client_failure::bad_request, "the body_stream reader failed: " + why.message());
+        } else {
+            fail(client_failure::cancelled,
+                 "cancelled: the body_stream reader failed: " + why.message());
+        }
+        return;
+    }
+    stream_taken_ = feed.size;
+    deadline_ = bound(shared_->options.write_timeout);  // it did not run while waiting
+    const auto limit = request_.body_stream_size;
+    if (limit && stream_taken_ > *limit) {
+        fail(client_failure::bad_request, "the body_stream gave more than body_stream_size (" +
+                                              std::to_string(*limit) + " bytes)");
+        return;
+    }
+    if (feed.ended) {
+        stream_ended_ = true;
+        if (limit && stream_taken_ < *limit) {
+            fail(client_failure::body_stream_short, "the body_stream ended after " +
+                                                        std::to_string(stream_taken_) + " of " +
+                                                        std::to_string(*limit) + " bytes");
+            return;
+        }
+        if (feed.chunked) feed.frame += feed.first_chunk ? "0\r\n\r\n" : "\r\n0\r\n\r\n";
+    }
+    out_.swap(feed.frame);
+    out_at_ = 0;
 }
 
 // ---- the response --------------------------------------------------------------------
@@ -429,6 +577,8 @@ void client_call::take_head() {
     const auto location = res.header("location");
     discarding_ = is_redirect(res.status) && redirects_ < shared_->options.max_redirects &&
                   location && resolve_location(url_, *location).has_value();
+    // A body read from a reader cannot be sent twice.
+    if (request_.body_stream && keeps_body(res.status, request_.method)) discarding_ = false;
     phase_name_ = "reading the response body";
     deadline_ = bound(shared_->options.read_timeout);
     if (discarding_ || !request_.on_head) return;
@@ -527,12 +677,13 @@ bool client_call::follow_redirect() {
     auto next = resolve_location(url_, *location);
     if (!next) return false;
     const int status = result.response.status;
-    if ((status == 303 && request_.method != "HEAD") ||
-        ((status == 301 || status == 302) && request_.method == "POST")) {
+    if (!keeps_body(status, request_.method)) {
         request_.method = "GET";
         request_.body.clear();
         request_.body_file.clear();
         request_.body_fd = -1;
+        request_.body_stream.reset();
+        request_.body_stream_size.reset();
     }
     if (next->where.key() != url_.where.key()) {
         // Credentials go to the origin they were meant for, not wherever it points.
@@ -553,6 +704,8 @@ bool client_call::retry_on_fresh() {
     // Only a reused connection, once, for a request that can be sent again: the server
     // closed it while it sat idle (RFC 9112 9.3.1).
     if (!reused_ || retried_ || !idempotent(request_.method)) return false;
+    // A piece taken from a body_stream reader cannot be had again.
+    if (stream_taken_ > 0) return false;
     drop_connection();
     retried_ = true;
     phase_ = phase::start;

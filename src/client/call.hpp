@@ -20,11 +20,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace tern::detail {
 
-/// A call paused by client_request::pace, and the resume the application holds.
+/// A call paused by client_request::pace, and the resume the application holds; or waiting
+/// for the next piece of client_request::body_stream, and the reader's callback.
 struct pause_gate {
     std::mutex mutex;
     std::condition_variable ready;
@@ -33,6 +35,16 @@ struct pause_gate {
     std::function<void()> wake;  // a loop driver's next step
     /// The resume was called (`dropped` false) or let go of uncalled.
     void fire(bool was_dropped);
+};
+
+/// What the reader's callback of body_stream leaves for its call: the piece, framed.
+struct stream_feed {
+    bool chunked = false;
+    bool first_chunk = true;  // no chunk went yet (none to close before the next)
+    std::string frame;        // the piece as it goes on the wire (a chunk's size line, CRLF)
+    std::uint64_t size = 0;   // the piece's bytes
+    bool ended = false;
+    std::error_code failure;
 };
 
 class client_call {
@@ -48,7 +60,11 @@ public:
         std::chrono::nanoseconds timeout{};
     };
 
-    client_call(std::shared_ptr<client_shared> shared, client_request request);
+    /// A call of `request`; `max_body` bounds the response body (client::relay's own bound;
+    /// by default the client's max_response_body).
+    client_call(const std::shared_ptr<client_shared>& shared, client_request request);
+    client_call(std::shared_ptr<client_shared> shared, client_request request,
+                std::uint64_t max_body);
     client_call(const client_call&) = delete;
     client_call& operator=(const client_call&) = delete;
 
@@ -60,7 +76,8 @@ public:
     void cancel();
     /// Whether the call has ended (`result` is its outcome).
     bool ended() const noexcept { return phase_ == phase::done; }
-    /// The gate of a paused call (after a step that returned fd -1).
+    /// The gate of a paused call (after a step that returned fd -1): paused by `pace`, or
+    /// waiting for the next piece of `body_stream`.
     const std::shared_ptr<pause_gate>& gate() const noexcept { return gate_; }
 
     client_result result;
@@ -77,6 +94,9 @@ private:
     bool sending(wait_for& next);
     bool receiving(wait_for& next);
     bool fill_from_file();
+    bool fill_from_stream(wait_for& next);
+    void ask_piece();
+    void take_piece();
     bool on_bytes(std::size_t n);
     void take_head();
     bool take_body();
@@ -109,6 +129,11 @@ private:
     std::uint64_t file_at_ = 0;
     std::uint64_t file_size_ = 0;
 
+    // body_stream: the piece asked for, framed for the wire by the reader's callback.
+    std::shared_ptr<stream_feed> feed_;
+    bool stream_ended_ = false;       // the reader gave its end (and the last frame is out_)
+    std::uint64_t stream_taken_ = 0;  // body bytes taken from the reader (no retry past one)
+
     response_parser parser_;
     std::string in_;         // the read buffer
     bool got_byte_ = false;  // a byte of this response has arrived (no retry past it)
@@ -122,5 +147,10 @@ private:
     clock::time_point deadline_ = clock::time_point::max();  // the phase's
     const char* phase_name_ = "connect";
 };
+
+/// Runs `call` on `reply`'s loop (each wait a readiness wait of the deferred response), then
+/// `done` there (src/client/client.cpp).
+void run_on_loop(const std::shared_ptr<client_call>& call, const deferred& reply,
+                 std::function<void()> done);
 
 }  // namespace tern::detail

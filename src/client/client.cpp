@@ -83,6 +83,11 @@ void await_client_call(const std::shared_ptr<client_call>& call,
     drive(call, reply, done);
 }
 
+void run_on_loop(const std::shared_ptr<client_call>& call, const deferred& reply,
+                 std::function<void()> done) {
+    drive(call, reply, std::make_shared<std::function<void()>>(std::move(done)));
+}
+
 client_result take_client_result(client_call& call) {
     // Resumed before the call ended: a wait's function was dropped uncalled (the loop could
     // not watch the socket), so the response is failing; never an empty success.
@@ -114,6 +119,12 @@ void client::fetch(const deferred& reply, client_request request,
 }
 
 client_response client::fetch_blocking(client_request request) const {
+    if (request.body_stream) {
+        // A body_reader is read on its loop only; this thread waits with poll(2).
+        throw client_error(client_failure::bad_request,
+                           "fetch_blocking cannot send a body_stream (loop thread only): use "
+                           "co_await fetch, fetch(reply, ...) or relay");
+    }
     detail::client_call call(shared_, std::move(request));
     detail::client_call::wait_for next;
     while (!call.step(next)) {
@@ -171,6 +182,8 @@ std::string_view describe(client_failure why) noexcept {
             return "stopped by the body's sink";
         case client_failure::cancelled:
             return "cancelled";
+        case client_failure::body_stream_short:
+            return "request body ended before its size";
     }
     return "unknown";
 }

@@ -3,6 +3,7 @@
 // held (up to relay_options::buffer), and after it the upstream is read only while the
 // stream takes more (pace). Every callback here runs on that loop, one at a time.
 
+#include "client/call.hpp"
 #include "http/header_values.hpp"
 #include "http/request.hpp"
 #include "http/token.hpp"
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -161,7 +163,12 @@ void client::relay(const deferred& reply, client_request request,
         });
         return false;
     };
-    fetch(reply, std::move(request), [state, done = std::move(done)](const client_result& r) {
+    // The relayed body is bounded by the relay's own limit, not by max_response_body.
+    const std::uint64_t max_body =
+        options.max_body == 0 ? std::numeric_limits<std::uint64_t>::max() : options.max_body;
+    auto call = std::make_shared<detail::client_call>(shared_, std::move(request), max_body);
+    detail::run_on_loop(call, reply, [call, state, done = std::move(done)] {
+        const client_result& r = call->result;
         if (state->out) {
             // The head went out: the body ends whole, or cut off.
             if (r) {

@@ -569,8 +569,24 @@ app.post("/orders", [upstream](tern::context& ctx) -> tern::task {
         ctx.status(e.why() == tern::client_failure::timed_out ? 504 : 502).text(e.what());
     }
 });
+app.put("/files/*", tern::streamed_body([upstream](tern::context& ctx) {
+    auto reply = ctx.defer();
+    tern::client_request put{.method = "PUT", .url = "http://127.0.0.1:9000/store"};
+    put.body_stream = ctx.body_reader();  // read as the upstream takes it
+    if (auto length = ctx.header("content-length")) {
+        put.body_stream_size = std::stoull(std::string(*length));  // else: sent chunked
+    }
+    upstream.fetch(reply, put, [reply](tern::client_result r) {
+        reply.complete([r = std::move(r)](tern::context& c) {
+            c.status(r ? r.response.status : 502).text(r ? r.response.body : r.message);
+        });
+    });
+}));
 }
 void options() {
+tern::relay_options bounded;
+bounded.max_body = std::uint64_t{1} << 30;  // 1 GiB; 0 (the default): no limit
+
 tern::client_options o;
 o.connect_timeout = std::chrono::seconds(2);
 o.response_timeout = std::chrono::seconds(10);

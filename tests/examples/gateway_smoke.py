@@ -3,20 +3,25 @@
 
 Two upstreams (Python's ThreadingHTTPServer) behind the gateway: /api/REST reaches /REST on
 them in turn with the same method, query, headers and body, plus X-Forwarded-For and the
-request id; a 100 MB upload passes through with the gateway's peak RSS far below its size;
+request id; a large upload (256 MiB, or 1 GiB with --big), sized and chunked, passes through
+piece by piece with no file in the gateway's temporary directory (nor a deleted one open) and
+its peak RSS far below the size, and a download of the same size is relayed whole;
 a slow streamed answer reaches the client piece by piece before the upstream has finished;
 the client's forwarding fields, the fields its Connection names and hop-by-hop ones do not
 reach the upstream, which sees the gateway's own and one X-Request-Id; an upstream slower
 than --timeout is a 504; a stopped upstream is skipped and two are a 502;
 the gateway still serves after all that, and SIGTERM stops it.
 
-    gateway_smoke.py path/to/gateway
+    gateway_smoke.py path/to/gateway [--big]
 """
 import hashlib
 import http.client
 import http.server
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -24,7 +29,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
-UPLOAD_BYTES = 100 * 1024 * 1024
+BIG = "--big" in sys.argv
+TRANSFER_BYTES = (1024 if BIG else 256) * 1024 * 1024
+PIECE = bytes(range(256)) * 4096  # 1 MiB
 failures = []
 
 
@@ -56,12 +63,34 @@ def upstream(name):
                 self.close_connection = True
             return self.server.stopped
 
+        def read_chunked(self, digest):
+            got = 0
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return got
+                left = size
+                while left > 0:
+                    piece = self.rfile.read(min(left, 1 << 20))
+                    if not piece:
+                        return got
+                    digest.update(piece)
+                    got += len(piece)
+                    left -= len(piece)
+                self.rfile.readline()
+
         def echo(self):
             if self.gone():
                 return
-            length = int(self.headers.get("Content-Length") or 0)
             digest = hashlib.sha256()
-            left = length
+            if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+                length = self.read_chunked(digest)
+                left = 0
+            else:
+                length = int(self.headers.get("Content-Length") or 0)
+                left = length
             while left > 0:
                 piece = self.rfile.read(min(left, 1 << 20))
                 if not piece:
@@ -74,6 +103,7 @@ def upstream(name):
                 "request_id": self.headers.get("X-Request-Id"),
                 "probe": self.headers.get("X-Probe"),
                 "headers": [[k, v] for k, v in self.headers.items()],
+                "chunked": "chunked" in (self.headers.get("Transfer-Encoding") or ""),
                 "length": length - left, "sha256": digest.hexdigest()}))
 
         def do_GET(self):
@@ -89,6 +119,16 @@ def upstream(name):
                     self.wfile.flush()
                     time.sleep(0.25)
                 self.wfile.write(b"0\r\n\r\n")
+                return
+            if self.path.startswith("/download/"):
+                n = int(self.path[len("/download/"):])
+                self.send_response(200)
+                self.send_header("Content-Length", str(n))
+                self.end_headers()
+                view = memoryview(PIECE)
+                while n > 0:
+                    self.wfile.write(view[:min(n, len(PIECE))])
+                    n -= min(n, len(PIECE))
                 return
             if self.path == "/sleep":
                 time.sleep(3)
@@ -163,13 +203,118 @@ def peak_rss_kib(pid):
     return 0
 
 
+def deleted_files(pid):
+    """The gateway's open descriptors of files that have no name (a spool file)."""
+    found = []
+    base = "/proc/%d/fd" % pid
+    try:
+        for fd in os.listdir(base):
+            try:
+                target = os.readlink(os.path.join(base, fd))
+            except OSError:
+                continue
+            if target.endswith("(deleted)") or target.startswith("/tmp") or \
+                    "spool" in target:
+                found.append(target)
+    except OSError:
+        pass
+    return found
+
+
+def check_big_transfers(port, pid, spool):
+    """An upload sized and chunked, and a download, of TRANSFER_BYTES through the gateway:
+    whole, no file made for them, bounded memory."""
+    mib = TRANSFER_BYTES >> 20
+    expected = hashlib.sha256()
+    for _ in range(mib):
+        expected.update(PIECE)
+    expected = expected.hexdigest()
+    seen_files = []
+    watching = threading.Event()
+
+    def watch():
+        while not watching.is_set():
+            seen_files.extend(deleted_files(pid))
+            time.sleep(0.02)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+
+    def pieces():
+        for _ in range(mib):
+            yield PIECE
+    try:
+        for sized in (True, False):
+            what = "a %d MiB upload %s" % (mib, "with Content-Length" if sized else "chunked")
+            headers = {"Content-Length": str(TRANSFER_BYTES)} if sized else {}
+            start = time.time()
+            # Without a Content-Length, http.client sends an iterable body chunked.
+            r, data = request(port, "POST", "/api/upload", body=pieces(), headers=headers,
+                              timeout=120)
+            took = time.time() - start
+            answer = json.loads(data)
+            check(r.status == 200 and answer["length"] == TRANSFER_BYTES and
+                  answer["sha256"] == expected and answer["chunked"] == (not sized),
+                  "%s arrives whole, framed the same (%.1f s)" % (what, took))
+
+        # Over HTTP/2 (curl, h2c with prior knowledge), from a pipe: no length, so the
+        # gateway sends it on chunked.
+        start = time.time()
+        curl = subprocess.Popen(["curl", "-s", "--http2-prior-knowledge", "-T", "-",
+                                 "-w", "\n%{http_version} %{http_code}",
+                                 "http://127.0.0.1:%d/api/upload-h2" % port],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        for piece in pieces():
+            curl.stdin.write(piece)
+        curl.stdin.close()
+        out = curl.stdout.read().decode()
+        curl.wait(timeout=120)
+        answer_text, _, version = out.rpartition("\n")
+        try:
+            answer = json.loads(answer_text)
+        except ValueError:
+            answer = {}
+        check(version == "2 200" and answer.get("length") == TRANSFER_BYTES and
+              answer.get("sha256") == expected and answer.get("chunked"),
+              "a %d MiB upload over HTTP/2 without a length arrives whole, chunked upstream "
+              "(%s, %.1f s)" % (mib, version, time.time() - start))
+
+        start = time.time()
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        c.request("GET", "/api/download/%d" % TRANSFER_BYTES)
+        r = c.getresponse()
+        digest = hashlib.sha256()
+        got = 0
+        while True:
+            piece = r.read(1 << 20)
+            if not piece:
+                break
+            digest.update(piece)
+            got += len(piece)
+        c.close()
+        check(r.status == 200 and got == TRANSFER_BYTES and digest.hexdigest() == expected,
+              "a %d MiB download is relayed whole (%d bytes, %.1f s)"
+              % (mib, got, time.time() - start))
+    finally:
+        watching.set()
+        watcher.join()
+    check(not seen_files, "no spool file was open in the gateway: %r" % sorted(set(seen_files)))
+    left = os.listdir(spool)
+    check(not left, "nothing was written in the gateway's TMPDIR: %r" % left)
+    peak = peak_rss_kib(pid)
+    print("     the gateway's peak RSS: %d KiB" % peak)
+    check(peak < 32 * 1024, "the gateway's peak RSS stays under 32 MiB (%d KiB)" % peak)
+
+
 def main():
     binary = sys.argv[1]
     a, b = upstream("A"), upstream("B")
+    spool = tempfile.mkdtemp(prefix="gateway-tmp-")
+    env = dict(os.environ, TMPDIR=spool)
     srv = procs.start([binary, "{port}",
                        "--upstream", "http://127.0.0.1:%d" % a.server_port,
                        "--upstream", "http://127.0.0.1:%d/" % b.server_port,
-                       "--timeout", "1000"], name="the gateway", timeout=10, stdout=None)
+                       "--timeout", "1000"], name="the gateway", timeout=10, stdout=None,
+                      env=env)
     port, gw = srv.port, srv.proc
     try:
         # In turn, with the method, path, query, headers, forwarded-for and request id.
@@ -193,22 +338,7 @@ def main():
             check(answer["method"] == method and answer["length"] == 3 and
                   answer["path"] == "/m?q=" + method, method + " passes with its body")
 
-        # 100 MB up: streamed by the client, spooled by tern, sent on from the file.
-        piece = bytes(range(256)) * 4096  # 1 MiB
-        expected = hashlib.sha256()
-        for _ in range(UPLOAD_BYTES // len(piece)):
-            expected.update(piece)
-
-        def pieces():
-            for _ in range(UPLOAD_BYTES // len(piece)):
-                yield piece
-        r, data = request(port, "POST", "/api/upload", body=pieces(),
-                          headers={"Content-Length": str(UPLOAD_BYTES)}, timeout=120)
-        answer = json.loads(data)
-        check(r.status == 200 and answer["length"] == UPLOAD_BYTES and
-              answer["sha256"] == expected.hexdigest(), "a 100 MB upload arrives whole")
-        peak = peak_rss_kib(gw.pid)
-        check(peak < 64 * 1024, "the gateway's peak RSS stays under 64 MiB (%d KiB)" % peak)
+        check_big_transfers(port, gw.pid, spool)
 
         # A slow streamed answer arrives piece by piece.
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -256,6 +386,10 @@ def main():
     finally:
         code = srv.stop(timeout=10, expect=None)
         check(code == 0, "SIGTERM stops the gateway (exit %s)" % code)
+        try:
+            os.rmdir(spool)
+        except OSError:
+            pass
     if failures:
         print("%d check(s) failed" % len(failures))
         sys.exit(1)
