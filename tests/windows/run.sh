@@ -217,13 +217,9 @@ run_tests tern_testing_tests
 #   the case's tree needs a symlink (the unit tests' [symlink] cases, above).
 # - tern on Windows, documented: a connection stays on the loop that accepted it, so the first
 #   loop serves every connection (docs/platforms.md, "Readiness").
-# - cause not found yet (docs/platforms.md): a streamed response's client that closes with the
-#   first chunk possibly unread, while the producer is silent, is not noticed under Wine; one
-#   that reads everything first is. It passes on Linux's portable path.
 wire_left_out=(
     "~a trailing tab after a framing value is refused with 400 (documented strictness)"
     "~the small-file cache never serves a file swapped for a symlink out of the root*"
     "~a server with threads(3) serves its connections on all three of its loops"
-    "~a client that leaves ends the stream and the producer is told"
 )
 run_tests tern_integration_tests "${wire_left_out[@]}"
