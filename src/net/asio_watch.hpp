@@ -5,6 +5,8 @@
 
 #include "net/socket_poller.hpp"
 
+#include <asio/error.hpp>
+
 #include <memory>
 #include <system_error>
 
@@ -23,7 +25,11 @@ struct asio_watch {
 };
 
 /// Waits for `w` to be readable (writable when `write`) unless such a wait is under way; when
-/// it is, `w`'s target (if one is left) is told, in a handler of its own.
+/// it is, `w`'s target (if one is left) is told, in a handler of its own. A wait that ends with
+/// an error tells the target too, as if the socket were ready: the call it makes next fails
+/// and says why. (Windows' select reactor ends the wait of a socket whose peer reset the
+/// connection with WSAECONNRESET: ignored, the connection never learnt that its client left.)
+/// Only a cancelled wait (forget() closed the waiter) tells nobody.
 template <class Watch>
 void wait_once(const std::shared_ptr<Watch>& w, bool write) {
     using waiter = decltype(w->waiter);
@@ -33,7 +39,9 @@ void wait_once(const std::shared_ptr<Watch>& w, bool write) {
     w->waiter.async_wait(write ? waiter::wait_write : waiter::wait_read,
                          [w, write](std::error_code ec) {
                              (write ? w->writing : w->reading) = false;
-                             if (ec || w->target == nullptr) return;
+                             if (ec == asio::error::operation_aborted || w->target == nullptr) {
+                                 return;
+                             }
                              w->target->on_ready(!write, write, false);
                          });
 }

@@ -5,6 +5,7 @@
 // unlinked at once, no kernel copy (the caller reads the piece and sends it), directories
 // opened for reading (files_portable.cpp). The lowest layer: no other folder of src/.
 
+#include "platform/file_status.hpp"
 #include "platform/socket_api.hpp"
 
 #include <sys/types.h>
@@ -37,28 +38,13 @@ inline constexpr std::size_t max_name_length = 255;
 inline constexpr std::size_t max_name_length = NAME_MAX;
 #endif
 
-/// When `st`'s file was last modified, in nanoseconds since 1970 (st_mtim; whole seconds on
-/// Windows, whose CRT keeps no more).
-inline std::uint64_t modified_ns(const struct stat& st) noexcept {
-#if defined(_WIN32)
-    return static_cast<std::uint64_t>(st.st_mtime) * 1'000'000'000u;
-#else
-#if defined(__APPLE__)
-    const auto& ts = st.st_mtimespec;
-#else
-    const auto& ts = st.st_mtim;
-#endif
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
-           static_cast<std::uint64_t>(ts.tv_nsec);
-#endif
-}
-
 /// fstat(2) of `fd`: 0, or -1 with errno. Windows: the C runtime's, with a directory (a
-/// handle the static-files walk opened) said to be one, which the runtime does not tell.
+/// handle the static-files walk opened) said to be one, which the runtime does not tell, and
+/// the handle's last write time in 100 ns steps (file_status.hpp).
 #if defined(_WIN32)
-int stat_descriptor(int fd, struct stat& st) noexcept;
+int stat_descriptor(int fd, file_status& st) noexcept;
 #else
-inline int stat_descriptor(int fd, struct stat& st) noexcept { return ::fstat(fd, &st); }
+inline int stat_descriptor(int fd, file_status& st) noexcept { return ::fstat(fd, &st); }
 #endif
 
 /// `path` made absolute with every symlink resolved (realpath(3); on Windows the full path,

@@ -260,12 +260,20 @@ int open_in(int at, const char* name, bool directory) noexcept {
 
 }  // namespace
 
-int stat_descriptor(int fd, struct stat& st) noexcept {
+int stat_descriptor(int fd, file_status& st) noexcept {
     if (::fstat(fd, &st) != 0) return -1;
+    st.written_ns = static_cast<std::uint64_t>(st.st_mtime) * 1'000'000'000U;
     BY_HANDLE_FILE_INFORMATION info{};
-    if (::GetFileInformationByHandle(handle_of(fd), &info) &&
-        (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
-        st.st_mode = static_cast<decltype(st.st_mode)>((st.st_mode & ~_S_IFMT) | _S_IFDIR);
+    if (::GetFileInformationByHandle(handle_of(fd), &info)) {
+        if ((info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+            st.st_mode = static_cast<decltype(st.st_mode)>((st.st_mode & ~_S_IFMT) | _S_IFDIR);
+        }
+        // FILETIME: 100 ns steps since 1601-01-01; 1970 is 11644473600 s later.
+        const std::uint64_t ticks =
+            (static_cast<std::uint64_t>(info.ftLastWriteTime.dwHighDateTime) << 32U) |
+            info.ftLastWriteTime.dwLowDateTime;
+        constexpr std::uint64_t ticks_to_1970 = 116'444'736'000'000'000U;
+        if (ticks >= ticks_to_1970) st.written_ns = (ticks - ticks_to_1970) * 100U;
     }
     return 0;
 }

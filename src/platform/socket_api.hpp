@@ -239,16 +239,31 @@ inline int wait_socket(native_socket s, bool write, int ms) noexcept {
 #endif
 }
 
-/// Makes `s` non-blocking (fcntl O_NONBLOCK; ioctlsocket FIONBIO on Windows): false with
-/// errno when it could not.
-inline bool set_non_blocking(native_socket s) noexcept {
+/// poll(2) of the `n` sockets in `fds` for `ms` milliseconds (-1: no bound); WSAPoll on
+/// Windows, whose pollfd holds a SOCKET. The number ready, 0 when the time ran out, or -1 with
+/// errno (on Windows too, from WSAGetLastError).
+inline int poll_sockets(pollfd* fds, unsigned n, int ms) noexcept {
 #if defined(_WIN32)
-    u_long on = 1;
-    if (::ioctlsocket(s, static_cast<long>(FIONBIO), &on) == 0) return true;
+    const int rc = ::WSAPoll(fds, n, ms);
+    if (rc < 0) errno_from_socket_error();
+    return rc;
+#else
+    return ::poll(fds, n, ms);
+#endif
+}
+
+/// Makes `s` non-blocking (fcntl O_NONBLOCK; ioctlsocket FIONBIO on Windows), or blocking
+/// again when `on` is false: false with errno when it could not.
+inline bool set_non_blocking(native_socket s, bool on = true) noexcept {
+#if defined(_WIN32)
+    u_long value = on ? 1 : 0;
+    if (::ioctlsocket(s, static_cast<long>(FIONBIO), &value) == 0) return true;
     errno_from_socket_error();
     return false;
 #else
-    return ::fcntl(s, F_SETFL, ::fcntl(s, F_GETFL) | O_NONBLOCK) == 0;
+    const int flags = ::fcntl(s, F_GETFL);
+    if (flags < 0) return false;
+    return ::fcntl(s, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK) == 0;
 #endif
 }
 

@@ -15,7 +15,7 @@ namespace {
 
 /// Reads all `st.st_size` bytes of `fd`. Asks for one byte more, so a file that grew since
 /// its stat is noticed as well as one that shrank.
-bool read_whole(int fd, const struct stat& st, std::string& out) {
+bool read_whole(int fd, const platform::file_status& st, std::string& out) {
     const auto size = static_cast<std::size_t>(st.st_size);
     out.resize(size + 1);
     std::size_t done = 0;
@@ -30,7 +30,7 @@ bool read_whole(int fd, const struct stat& st, std::string& out) {
     return true;
 }
 
-bool fits(const struct stat& st) noexcept {
+bool fits(const platform::file_status& st) noexcept {
     return st.st_size >= 0 && static_cast<std::uint64_t>(st.st_size) <= max_cached_file_bytes;
 }
 

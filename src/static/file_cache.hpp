@@ -6,7 +6,7 @@
 // and reads the file again, so a file replaced, changed or deleted is seen within a second.
 // One per worker (kept by its root_cache): never shared between threads, no locks.
 
-#include <sys/stat.h>
+#include "platform/file_status.hpp"
 
 #include <array>
 #include <cstddef>
@@ -23,7 +23,7 @@ struct opened_file;  // static/open_beneath.hpp, which needs the root_cache that
 /// One representation held whole: the file itself or a precompressed sibling.
 struct cached_variant {
     bool present = false;         ///< false: no such sibling (the answer to "is there a .br?")
-    struct stat st {};            ///< the stat its ETag and Last-Modified come from
+    platform::file_status st{};   ///< the stat its ETag and Last-Modified come from
     std::string bytes;            ///< all `st.st_size` bytes, read after that stat
     std::string etag;             ///< its ETag, made once when it is read in
     char last_modified[29] = {};  ///< its Last-Modified (an HTTP date), likewise

@@ -45,7 +45,7 @@ std::string_view choose_representation(opened_file& opened, std::span<const head
 /// What an answer is built from: one representation's stat, and its body as an open file
 /// (`file` set) or as bytes a cache holds.
 struct representation {
-    const struct stat& st;
+    const platform::file_status& st;
     std::string_view coding;  ///< "" for the file itself
     file_handle file;
     std::string_view bytes;

@@ -195,7 +195,7 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
         }
         if (last && err == EACCES) {
             // A directory without read permission can still hold a readable index file.
-            struct stat st {};
+            platform::file_status st{};
             if (platform::stat_at_no_follow(at, name, st) == 0 && S_ISDIR(st.st_mode)) {
                 opened.st = st;
                 record_found(opened, at, walk, comp);
@@ -208,11 +208,11 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
 }
 
 bool open_sibling(const opened_file& opened, std::string_view suffix, file_handle& file,
-                  struct stat& st) {
+                  platform::file_status& st) {
     std::string name = opened.name;
     name.append(suffix);
     file_handle sibling(platform::open_file_at(opened.dir, name.c_str()));
-    struct stat found {};
+    platform::file_status found{};
     if (!sibling || platform::stat_descriptor(sibling.get(), found) != 0 || !S_ISREG(found.st_mode))
         return false;
     file = std::move(sibling);

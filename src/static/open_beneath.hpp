@@ -7,7 +7,7 @@
 #include "http/file_handle.hpp"
 #include "static/root_cache.hpp"
 
-#include <sys/stat.h>
+#include "platform/file_status.hpp"
 
 #include <string>
 #include <string_view>
@@ -38,9 +38,9 @@ struct opened_file {
     /// descriptor, or the root's, which the root_cache keeps open and which stays valid
     /// until the next open_beneath call with that cache.
     int dir = -1;
-    file_handle dir_handle;  ///< owns `dir` when it is below the root
-    std::string name;        ///< its name in `dir` after symlinks were resolved
-    struct stat st {};       ///< fstat of `file` (or of the directory)
+    file_handle dir_handle;      ///< owns `dir` when it is below the root
+    std::string name;            ///< its name in `dir` after symlinks were resolved
+    platform::file_status st{};  ///< fstat of `file` (or of the directory)
 };
 
 /// Opens `relative` ('/'-separated, no leading slash, "" for the root) below `root`, an
@@ -53,6 +53,6 @@ open_status open_beneath(root_cache& roots, const std::string& root, std::string
 /// `st` when it is a regular file and not a symlink; false when it is missing, a symlink,
 /// anything but a regular file, or cannot be opened. `file` and `st` are left alone then.
 bool open_sibling(const opened_file& opened, std::string_view suffix, file_handle& file,
-                  struct stat& st);
+                  platform::file_status& st);
 
 }  // namespace tern::detail

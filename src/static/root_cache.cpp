@@ -33,7 +33,7 @@ int root_cache::get(const std::string& root) {
 
 bool root_cache::reopen(entry& e) {
     e.fd = file_handle(platform::open_directory(e.path.c_str()));
-    struct stat st {};
+    platform::file_status st{};
     if (!e.fd || platform::stat_descriptor(e.fd.get(), st) != 0) {
         const int err = errno;
         e.fd = file_handle();

@@ -12,7 +12,9 @@ namespace tern::detail {
 
 namespace {
 
-std::uint64_t mtime_ns(const struct stat& st) noexcept { return platform::modified_ns(st); }
+std::uint64_t mtime_ns(const platform::file_status& st) noexcept {
+    return platform::modified_ns(st);
+}
 
 void append_hex(std::string& out, std::uint64_t v) {
     char digits[16];
@@ -28,7 +30,7 @@ bool etagc(char c) noexcept {
 
 }  // namespace
 
-std::string make_etag(const struct stat& st, std::string_view coding) {
+std::string make_etag(const platform::file_status& st, std::string_view coding) {
     std::string tag;
     tag.reserve(48);
     tag.push_back('"');

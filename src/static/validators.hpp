@@ -5,7 +5,7 @@
 
 #include <tern/header_field.hpp>
 
-#include <sys/stat.h>
+#include "platform/file_status.hpp"
 
 #include <ctime>
 #include <span>
@@ -18,7 +18,7 @@ namespace tern::detail {
 /// content coding when it is a precompressed variant, so that each representation has its
 /// own tag: "\"<size hex>-<mtime ns hex>\"" or "\"<size hex>-<mtime ns hex>-br\"". The inode
 /// is left out so that servers behind one load balancer agree.
-std::string make_etag(const struct stat& st, std::string_view coding);
+std::string make_etag(const platform::file_status& st, std::string_view coding);
 
 /// Whether the entity-tag list `value` (If-Match / If-None-Match syntax, or "*") holds a
 /// tag matching `etag`: by strong comparison (neither weak, same opaque tag) or weak

@@ -3,6 +3,7 @@
 // Python's http.server (HTTP/1.0, a connection per response). Skipped where nginx is not
 // installed (scripts/install-deps.sh installs it).
 
+#if !defined(_WIN32)  // Not on Windows: nginx and Python run as child processes (fork, exec)
 #include <catch2/catch.hpp>
 
 #include <tern/client.hpp>
@@ -103,3 +104,4 @@ TEST_CASE("client: against Python's http.server (HTTP/1.0, one response per conn
 }
 
 }  // namespace wire_test_client_peers
+#endif  // !defined(_WIN32)

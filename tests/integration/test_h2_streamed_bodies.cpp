@@ -10,14 +10,9 @@
 #include "support/eventually.hpp"
 #include "support/fnv.hpp"
 #include "support/h2_frame_bytes.hpp"
+#include "support/loopback_socket.hpp"
 #include "support/streamed_routes.hpp"
 #include "support/test_server.hpp"
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -129,12 +124,8 @@ struct stream_seen {
 // An h2c connection of raw frames with prior knowledge, blocking with poll(2) deadlines.
 class h2_raw {
 public:
-    explicit h2_raw(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(port);
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    explicit h2_raw(std::uint16_t port) : fd_(tern_test::connect_loopback(port)) {
+        REQUIRE(fd_ != platform::invalid_socket);
         send(fb::preface());
     }
     ~h2_raw() { close(); }
@@ -142,14 +133,15 @@ public:
     h2_raw& operator=(const h2_raw&) = delete;
 
     void close() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
+        if (fd_ != platform::invalid_socket) platform::close_socket(fd_);
+        fd_ = platform::invalid_socket;
     }
 
     void send(const fb::bytes& b) {
         std::size_t at = 0;
         while (at < b.size()) {
-            const auto n = ::send(fd_, b.data() + at, b.size() - at, MSG_NOSIGNAL);
+            const auto n =
+                platform::send_bytes(fd_, b.data() + at, b.size() - at, platform::no_signal);
             REQUIRE(n > 0);
             at += static_cast<std::size_t>(n);
         }
@@ -211,10 +203,11 @@ public:
     bool read_frames(std::chrono::milliseconds wait) {
         bool any = false;
         for (;;) {
-            pollfd p{fd_, POLLIN, 0};
-            if (::poll(&p, 1, any ? 0 : static_cast<int>(wait.count())) <= 0) return any;
+            if (platform::wait_socket(fd_, false, any ? 0 : static_cast<int>(wait.count())) <= 0) {
+                return any;
+            }
             char buf[65536];
-            const auto n = ::recv(fd_, buf, sizeof buf, 0);
+            const auto n = platform::receive_bytes(fd_, buf, sizeof buf, 0);
             if (n <= 0) {
                 peer_closed = true;
                 return any;
@@ -315,7 +308,7 @@ private:
         }
     }
 
-    int fd_;
+    platform::native_socket fd_;
     std::string in_;
 };
 

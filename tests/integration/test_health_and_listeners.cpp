@@ -2,6 +2,7 @@
 // server keeps serving for the grace period, liveness, listening on a socket made elsewhere
 // (socket activation, handover), dual-stack and host names.
 
+#if !defined(_WIN32)
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -10,6 +11,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include <catch2/catch.hpp>
 #include <cerrno>
@@ -21,6 +23,7 @@
 #include <system_error>
 #include <thread>
 
+#include "platform/socket_api.hpp"
 #include "support/eventually.hpp"
 #include "support/raw_client.hpp"
 #include "support/temp_dir.hpp"
@@ -39,6 +42,7 @@ response get(std::uint16_t port, std::string_view target) {
     return c.read_response();
 }
 
+#if !defined(_WIN32)  // the helpers of the POSIX-only cases below
 // A listening IPv4 socket on 127.0.0.1 with a free port, owned by the test (as systemd or
 // a parent process would own it).
 struct listening_socket {
@@ -69,6 +73,7 @@ response unix_get(const std::string& path, std::string_view target) {
     c.send(get_request(target, "Connection: close\r\n"));
     return c.read_response();
 }
+#endif  // !defined(_WIN32)
 
 }  // namespace
 
@@ -156,6 +161,7 @@ TEST_CASE("without health, a stop closes the listener at once", "[wire][health]"
     CHECK(raw_client::connect_error(port) == ECONNREFUSED);
 }
 
+#if !defined(_WIN32)  // an int socket, pipes and systemd activation: refused on Windows
 TEST_CASE(
     "start_fd serves a listening socket made elsewhere and leaves it open at stop, so "
     "connections queued meanwhile reach the next server",
@@ -238,6 +244,7 @@ TEST_CASE("listen_fds follows sd_listen_fds: only for this pid, then the variabl
     ::setenv("LISTEN_FDS", "two", 1);
     CHECK_THROWS_AS(tern::listen_fds(), std::invalid_argument);
 }
+#endif  // !defined(_WIN32)
 
 TEST_CASE("a host name is resolved: start(\"localhost\") serves 127.0.0.1", "[wire][listen]") {
     tern::app app(test_config());
@@ -260,12 +267,13 @@ TEST_CASE("a host name that does not resolve is an error naming it", "[listen]")
 
 TEST_CASE("listening on :: is dual-stack: IPv4 clients are served and ctx.ip() says a.b.c.d",
           "[wire][listen]") {
-    const int probe = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (probe < 0) {
+    namespace platform = tern::detail::platform;
+    const platform::native_socket probe = platform::open_client_socket(AF_INET6);
+    if (probe == platform::invalid_socket) {
         WARN("no IPv6 on this host: the dual-stack case cannot run");
         return;
     }
-    ::close(probe);
+    platform::close_socket(probe);
     tern::app app(test_config());
     app.get("/", [](tern::context& ctx) { ctx.text(std::string(ctx.ip())); });
     app.start("::", 0);
@@ -284,6 +292,7 @@ TEST_CASE("listening on :: is dual-stack: IPv4 clients are served and ctx.ip() s
     app.stop();
 }
 
+#if !defined(_WIN32)  // Unix domain sockets and fork: no such thing on Windows
 TEST_CASE(
     "a Unix domain socket: served with its permissions, ctx.ip() is \"unix\", removed at "
     "stop",
@@ -437,5 +446,6 @@ TEST_CASE(
     CHECK(on_queued.header("Connection") == "close");
     stopper.join();
 }
+#endif  // !defined(_WIN32)
 
 }  // namespace wire_test_health_and_listeners

@@ -1,9 +1,7 @@
 // The server's lifecycle and setup rules: start/stop/listen, settings fixed once running,
 // registration mistakes refused loudly.
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "platform/socket_api.hpp"
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -32,16 +30,18 @@ const tern::handler ok_handler = [](tern::context& ctx) { ctx.text("ok"); };
 // A port that was free a moment ago: bind to port 0, read the port, close (nothing
 // connects, so not raw_client).
 std::uint16_t free_port() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
+    namespace platform = tern::detail::platform;
+    platform::start_sockets();
+    const platform::native_socket fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd != platform::invalid_socket);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = 0;
     REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
-    socklen_t len = sizeof addr;
+    platform::socket_length len = sizeof addr;
     REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    ::close(fd);
+    platform::close_socket(fd);
     return ntohs(addr.sin_port);
 }
 

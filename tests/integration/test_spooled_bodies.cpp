@@ -10,7 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
+#include "platform/files.hpp"
 
 #include <atomic>
 #include <filesystem>
@@ -61,8 +61,8 @@ TEST_CASE("a body over spool_body_above goes to an unnamed file and reads back w
                 const bool matches = body == pattern_bytes(body.size());
                 // The file can also be read in pieces.
                 char first[3] = {};
-                const bool readable =
-                    ctx.body_fd() >= 0 && ::pread(ctx.body_fd(), first, 3, 0) == 3;
+                const bool readable = ctx.body_fd() >= 0 && tern::detail::platform::read_file_at(
+                                                                ctx.body_fd(), first, 3, 0) == 3;
                 ctx.text(std::to_string(body.size()) + (matches ? " intact" : " corrupt") +
                          (readable ? " fd " + std::string(first, 3) : std::string(" no-fd")));
             });
@@ -70,7 +70,9 @@ TEST_CASE("a body over spool_body_above goes to an unnamed file and reads back w
         cfg);
     const auto big = fetch(server, body_request("POST", "/echo-size", pattern_bytes(300'000)));
     CHECK(big.body == "300000 intact fd abc");
+#if !defined(_WIN32)  // Windows names a spool file until it closes (delete-on-close)
     CHECK(files_seen == 0);
+#endif
     // A chunked body that grows past the threshold moves to the file on the way.
     raw_client c = server.client();
     const std::string part = pattern_bytes(26 * 100);

@@ -9,16 +9,10 @@
 #include "support/coroutine_support.hpp"
 #include "support/eventually.hpp"
 #include "support/fnv.hpp"
+#include "support/loopback_socket.hpp"
 #include "support/raw_client.hpp"
 #include "support/streamed_routes.hpp"
 #include "support/test_server.hpp"
-
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -143,37 +137,30 @@ void another_client_is_served(const test_server& server) {
 // A blocking TCP socket to 127.0.0.1, made non-blocking on demand.
 class plain_socket {
 public:
-    explicit plain_socket(std::uint16_t port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(port);
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    explicit plain_socket(std::uint16_t port) : fd_(connect_loopback(port)) {
+        REQUIRE(fd_ != platform::invalid_socket);
     }
-    ~plain_socket() { ::close(fd_); }
+    ~plain_socket() { platform::close_socket(fd_); }
     plain_socket(const plain_socket&) = delete;
     plain_socket& operator=(const plain_socket&) = delete;
-    int fd() const noexcept { return fd_; }
-    void non_blocking(bool on) {
-        const int flags = ::fcntl(fd_, F_GETFL);
-        ::fcntl(fd_, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
-    }
+    void non_blocking(bool on) { platform::set_non_blocking(fd_, on); }
     // Sends what the socket takes within `patience` of no progress; returns how much.
     std::size_t send_until_stalled(std::string_view chunk, std::uint64_t at_most,
                                    std::chrono::milliseconds patience) {
         non_blocking(true);
         std::size_t sent = 0;
         while (sent < at_most) {
-            const auto n =
-                ::send(fd_, chunk.data(), std::min<std::size_t>(chunk.size(), at_most - sent),
-                       MSG_NOSIGNAL);
+            const auto n = platform::send_bytes(fd_, chunk.data(),
+                                                std::min<std::size_t>(chunk.size(), at_most - sent),
+                                                platform::no_signal);
             if (n > 0) {
                 sent += static_cast<std::size_t>(n);
                 continue;
             }
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                pollfd p{fd_, POLLOUT, 0};
-                if (::poll(&p, 1, static_cast<int>(patience.count())) == 0) break;  // stalled
+                if (platform::wait_socket(fd_, true, static_cast<int>(patience.count())) == 0) {
+                    break;  // stalled
+                }
                 continue;
             }
             break;
@@ -183,19 +170,20 @@ public:
     }
     void send_all(std::string_view bytes) {
         while (!bytes.empty()) {
-            const auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+            const auto n =
+                platform::send_bytes(fd_, bytes.data(), bytes.size(), platform::no_signal);
             REQUIRE(n > 0);
             bytes.remove_prefix(static_cast<std::size_t>(n));
         }
     }
     std::string read_some() {
         char buf[4096];
-        const auto n = ::recv(fd_, buf, sizeof buf, 0);
+        const auto n = platform::receive_bytes(fd_, buf, sizeof buf, 0);
         return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
     }
 
 private:
-    int fd_;
+    platform::native_socket fd_;
 };
 
 }  // namespace

@@ -1,18 +1,17 @@
 #include "support/raw_client.hpp"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+// The socket calls of libtern's platform seam (POSIX, or Winsock on Windows), header-only.
+#include "platform/socket_api.hpp"
+
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
-#include <poll.h>
-#include <sys/socket.h>
+
+#if !defined(_WIN32)
 #include <sys/un.h>
-#include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -24,6 +23,10 @@
 namespace tern_test {
 
 namespace {
+
+namespace platform = tern::detail::platform;
+static_assert(sizeof(socket_type) == sizeof(platform::native_socket) &&
+              no_socket == static_cast<socket_type>(platform::invalid_socket));
 
 char lower(char c) noexcept {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
@@ -60,11 +63,26 @@ std::string printable(std::string_view bytes, std::size_t limit = 300) {
     return out;
 }
 
-// Connects a new stream socket to `addr`; returns the fd, or -errno. TCP sockets get
-// TCP_NODELAY.
-int open_socket(const sockaddr_storage& addr, socklen_t size) {
+// Connects a new blocking stream socket to `addr`, not inherited by child processes; returns
+// it, or no_socket with errno. TCP sockets get TCP_NODELAY.
+socket_type open_socket(const sockaddr_storage& addr, platform::socket_length size) {
+#if defined(_WIN32)
+    platform::start_sockets();
+    const platform::native_socket fd =
+        ::WSASocketW(addr.ss_family, SOCK_STREAM, 0, nullptr, 0, WSA_FLAG_NO_HANDLE_INHERIT);
+    if (fd == platform::invalid_socket) {
+        platform::errno_from_socket_error();
+        return no_socket;
+    }
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), size) != 0) {
+        const int err = platform::errno_from_socket_error();
+        platform::close_socket(fd);
+        errno = err;
+        return no_socket;
+    }
+#else
     const int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -errno;
+    if (fd < 0) return no_socket;
     int rc = 0;
     do {
         rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), size);
@@ -72,17 +90,17 @@ int open_socket(const sockaddr_storage& addr, socklen_t size) {
     if (rc != 0) {
         const int err = errno;
         ::close(fd);
-        return -err;
+        errno = err;
+        return no_socket;
     }
-    if (addr.ss_family != AF_UNIX) {
-        const int one = 1;
-        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    }
-    return fd;
+    if (addr.ss_family == AF_UNIX) return fd;
+#endif
+    platform::set_no_delay(fd);
+    return static_cast<socket_type>(fd);
 }
 
-// Connects a new socket to 127.0.0.1:port; returns the fd, or -errno.
-int open_socket(std::uint16_t port) {
+// Connects a new socket to 127.0.0.1:port; returns it, or no_socket with errno.
+socket_type open_socket(std::uint16_t port) {
     sockaddr_storage storage{};
     auto& addr = reinterpret_cast<sockaddr_in&>(storage);
     addr.sin_family = AF_INET;
@@ -91,13 +109,25 @@ int open_socket(std::uint16_t port) {
     return open_socket(storage, sizeof addr);
 }
 
-// The fd open_socket returned; throws client_error naming `where` when it is an error.
-int connected(int fd_or_error, const std::string& where) {
-    if (fd_or_error < 0) {
-        throw client_error("raw_client: cannot connect to " + where + ": " +
-                           std::strerror(-fd_or_error));
+// The socket open_socket returned; throws client_error naming `where` when there is none.
+socket_type connected(socket_type fd, const std::string& where) {
+    if (fd == no_socket) {
+        throw client_error("raw_client: cannot connect to " + where + ": " + std::strerror(errno));
     }
-    return fd_or_error;
+    return fd;
+}
+
+platform::native_socket native(socket_type fd) noexcept {
+    return static_cast<platform::native_socket>(fd);
+}
+
+// poll(2) of `fd` for `events` (WSAPoll on Windows) for `ms` milliseconds: the number ready
+// (then `revents` says what), 0 on timeout, -1 with errno.
+int poll_one(socket_type fd, short events, int ms, short* revents = nullptr) noexcept {
+    pollfd pfd{native(fd), events, 0};
+    const int ready = platform::poll_sockets(&pfd, 1, ms);
+    if (revents != nullptr) *revents = pfd.revents;
+    return ready;
 }
 
 }  // namespace
@@ -199,16 +229,17 @@ std::string body_request(std::string_view method, std::string_view target, std::
 
 // The OpenSSL objects of one TLS connection. The SSL object reads and writes the socket
 // through a BIO of our own (below) rather than OpenSSL's socket BIO, whose write(2) would
-// raise SIGPIPE when the server has gone; this one passes MSG_NOSIGNAL as send() does.
+// raise SIGPIPE when the server has gone; this one passes MSG_NOSIGNAL as send() does (where
+// the system has it: platform::no_signal).
 struct raw_client::tls_state {
     SSL_CTX* ctx = nullptr;
     SSL* ssl = nullptr;
-    int fd = -1;
+    socket_type fd = no_socket;
     bool eof = false;    // a read of the BIO saw the TCP end of input
     int io_errno = 0;    // errno of the BIO's last failed recv or send
     std::string alerts;  // alerts received and sent (not close_notify), for tls_error()
 
-    explicit tls_state(int socket) : fd(socket) {}
+    explicit tls_state(socket_type socket) : fd(socket) {}
     ~tls_state() {
         SSL_free(ssl);  // frees the BIO too
         SSL_CTX_free(ctx);
@@ -258,13 +289,12 @@ std::string take_openssl_errors() {
 int no_password(char*, int, int, void*) { return -1; }
 
 // Waits until `fd` is ready for `events` or the deadline passes: true when ready.
-bool wait_for(int fd, short events, std::chrono::steady_clock::time_point deadline) {
+bool wait_for(socket_type fd, short events, std::chrono::steady_clock::time_point deadline) {
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) return false;
-        pollfd pfd{fd, events, 0};
-        const int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+        const int ready = poll_one(fd, events, static_cast<int>(left.count()));
         if (ready < 0) {
             if (errno == EINTR) continue;
             throw client_error(std::string("raw_client: poll failed: ") + std::strerror(errno));
@@ -420,7 +450,7 @@ int raw_client::tls_state::bio_write(BIO* bio, const char* data, std::size_t siz
     auto* state = static_cast<tls_state*>(BIO_get_data(bio));
     BIO_clear_retry_flags(bio);
     for (;;) {
-        const ssize_t n = ::send(state->fd, data, size, MSG_NOSIGNAL);
+        const ssize_t n = platform::send_bytes(native(state->fd), data, size, platform::no_signal);
         if (n >= 0) {
             *written = static_cast<std::size_t>(n);
             return 1;
@@ -442,7 +472,7 @@ int raw_client::tls_state::bio_read(BIO* bio, char* data, std::size_t size, std:
     *read = 0;
     if (size == 0) return 0;
     for (;;) {
-        const ssize_t n = ::recv(state->fd, data, size, 0);
+        const ssize_t n = platform::receive_bytes(native(state->fd), data, size, 0);
         if (n > 0) {
             *read = static_cast<std::size_t>(n);
             return 1;
@@ -485,7 +515,7 @@ void raw_client::tls_state::info_callback(const SSL* ssl, int where, int ret) {
 
 std::string tls_client_hello(const tls_options& options) {
     ERR_clear_error();
-    raw_client::tls_state state(-1);
+    raw_client::tls_state state(no_socket);
     state.setup(options);
     BIO* in = BIO_new(BIO_s_mem());
     BIO* out = BIO_new(BIO_s_mem());
@@ -504,7 +534,7 @@ std::string tls_client_hello(const tls_options& options) {
 }
 
 bool raw_client::start_tls(const tls_options& options) {
-    if (fd_ < 0) throw client_error("raw_client: start_tls on a closed client");
+    if (fd_ == no_socket) throw client_error("raw_client: start_tls on a closed client");
     if (tls_ != nullptr) throw client_error("raw_client: start_tls: TLS is already active");
     tls_error_.clear();
     ERR_clear_error();
@@ -514,9 +544,9 @@ bool raw_client::start_tls(const tls_options& options) {
 
     // The handshake runs on a non-blocking socket so that the read deadline bounds it;
     // the socket is blocking again afterwards, as for the plain path.
-    const int flags = ::fcntl(fd_, F_GETFL);
-    if (flags < 0 || ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK) < 0) {
-        throw client_error(std::string("raw_client: fcntl failed: ") + std::strerror(errno));
+    if (!platform::set_non_blocking(native(fd_))) {
+        throw client_error(std::string("raw_client: cannot make the socket non-blocking: ") +
+                           std::strerror(errno));
     }
     const auto deadline = clock::now() + timeout_;
     std::string error;
@@ -536,7 +566,7 @@ bool raw_client::start_tls(const tls_options& options) {
         error = state->describe(e);
         break;
     }
-    ::fcntl(fd_, F_SETFL, flags);
+    platform::set_non_blocking(native(fd_), false);
     if (!error.empty()) {
         tls_error_ = std::move(error);
         return false;
@@ -662,7 +692,7 @@ raw_client::raw_client(std::uint16_t port) { connect(port); }
 raw_client::~raw_client() { close(); }
 
 raw_client::raw_client(raw_client&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
+    : fd_(std::exchange(other.fd_, no_socket)),
       tls_(std::exchange(other.tls_, nullptr)),
       tls_error_(std::move(other.tls_error_)),
       peer_closed_(other.peer_closed_),
@@ -672,7 +702,7 @@ raw_client::raw_client(raw_client&& other) noexcept
 raw_client& raw_client::operator=(raw_client&& other) noexcept {
     if (this != &other) {
         close();
-        fd_ = std::exchange(other.fd_, -1);
+        fd_ = std::exchange(other.fd_, no_socket);
         tls_ = std::exchange(other.tls_, nullptr);
         tls_error_ = std::move(other.tls_error_);
         peer_closed_ = other.peer_closed_;
@@ -690,7 +720,7 @@ void raw_client::connect(std::uint16_t port) {
 void raw_client::connect(std::string_view address, std::uint16_t port) {
     close();
     sockaddr_storage storage{};
-    socklen_t size = 0;
+    platform::socket_length size = 0;
     const std::string text(address);
     if (auto& v4 = reinterpret_cast<sockaddr_in&>(storage);
         ::inet_pton(AF_INET, text.c_str(), &v4.sin_addr) == 1) {
@@ -710,6 +740,9 @@ void raw_client::connect(std::string_view address, std::uint16_t port) {
 
 void raw_client::connect_unix(std::string_view path) {
     close();
+#if defined(_WIN32)
+    throw client_error("raw_client: no Unix socket on Windows: " + std::string(path));
+#else
     sockaddr_storage storage{};
     auto& addr = reinterpret_cast<sockaddr_un&>(storage);
     if (path.size() >= sizeof addr.sun_path) {
@@ -718,33 +751,35 @@ void raw_client::connect_unix(std::string_view path) {
     addr.sun_family = AF_UNIX;
     path.copy(addr.sun_path, path.size());
     adopt(connected(open_socket(storage, sizeof addr), "the Unix socket " + std::string(path)));
+#endif
 }
 
-void raw_client::adopt(int fd) noexcept {
+void raw_client::adopt(socket_type fd) noexcept {
     fd_ = fd;
     peer_closed_ = false;
     tls_error_.clear();
 }
 
 int raw_client::connect_error(std::uint16_t port) {
-    const int fd = open_socket(port);
-    if (fd < 0) return -fd;
-    ::close(fd);
+    const socket_type fd = open_socket(port);
+    if (fd == no_socket) return errno;
+    platform::close_socket(native(fd));
     return 0;
 }
 
 void raw_client::close() noexcept {
     delete std::exchange(tls_, nullptr);
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
+    if (fd_ != no_socket) platform::close_socket(native(fd_));
+    fd_ = no_socket;
     buffer_.clear();
 }
 
 void raw_client::send(std::string_view bytes) {
-    if (fd_ < 0) throw client_error("raw_client: send on a closed client");
+    if (fd_ == no_socket) throw client_error("raw_client: send on a closed client");
     if (tls_ != nullptr) return tls_send(bytes);
     while (!bytes.empty()) {
-        const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        const ssize_t n =
+            platform::send_bytes(native(fd_), bytes.data(), bytes.size(), platform::no_signal);
         if (n < 0) {
             if (errno == EINTR) continue;
             throw client_error(std::string("raw_client: send failed: ") + std::strerror(errno));
@@ -755,13 +790,22 @@ void raw_client::send(std::string_view bytes) {
 
 std::size_t raw_client::send_while_reading(std::string_view bytes,
                                            std::chrono::milliseconds timeout) {
-    if (fd_ < 0) throw client_error("raw_client: send on a closed client");
+    if (fd_ == no_socket) throw client_error("raw_client: send on a closed client");
     if (tls_ != nullptr) throw client_error("raw_client: send_while_reading over TLS");
     const auto deadline = clock::now() + timeout;
+#if defined(_WIN32)
+    // No MSG_DONTWAIT on Windows: the socket is non-blocking while this runs.
+    platform::set_non_blocking(native(fd_));
+    struct blocking_again {
+        socket_type fd;
+        ~blocking_again() { platform::set_non_blocking(native(fd), false); }
+    } restore{fd_};
+#endif
     std::size_t sent = 0;
     while (sent < bytes.size()) {
         const ssize_t n =
-            ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+            platform::send_bytes(native(fd_), bytes.data() + sent, bytes.size() - sent,
+                                 platform::no_signal | platform::dont_wait);
         if (n > 0) {
             sent += static_cast<std::size_t>(n);
             continue;
@@ -773,12 +817,14 @@ std::size_t raw_client::send_while_reading(std::string_view bytes,
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
         if (left.count() <= 0) break;
-        pollfd pfd{fd_, static_cast<short>(peer_closed_ ? POLLOUT : POLLIN | POLLOUT), 0};
-        const int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+        short revents = 0;
+        const int ready =
+            poll_one(fd_, static_cast<short>(peer_closed_ ? POLLOUT : POLLIN | POLLOUT),
+                     static_cast<int>(left.count()), &revents);
         if (ready < 0 && errno != EINTR) {
             throw client_error(std::string("raw_client: poll failed: ") + std::strerror(errno));
         }
-        if (ready > 0 && !peer_closed_ && (pfd.revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+        if (ready > 0 && !peer_closed_ && (revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
             receive_some(deadline);  // poll says it will not wait
         }
     }
@@ -791,28 +837,27 @@ void raw_client::send_raw_and_close(std::string_view bytes) {
 }
 
 void raw_client::shutdown_write() {
-    if (fd_ < 0) return;
+    if (fd_ == no_socket) return;
     if (tls_ != nullptr) tls_->shutdown();
-    ::shutdown(fd_, SHUT_WR);
+    ::shutdown(native(fd_), platform::shut_write);
 }
 
 raw_client::recv_status raw_client::receive_some(clock::time_point deadline) {
-    if (fd_ < 0) throw client_error("raw_client: read on a closed client");
+    if (fd_ == no_socket) throw client_error("raw_client: read on a closed client");
     if (peer_closed_) return recv_status::closed;
     if (tls_ != nullptr) return tls_receive_some(deadline);
     for (;;) {
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
         if (left.count() <= 0) return recv_status::timed_out;
-        pollfd pfd{fd_, POLLIN, 0};
-        const int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+        const int ready = poll_one(fd_, POLLIN, static_cast<int>(left.count()));
         if (ready < 0) {
             if (errno == EINTR) continue;
             throw client_error(std::string("raw_client: poll failed: ") + std::strerror(errno));
         }
         if (ready == 0) return recv_status::timed_out;
         std::array<char, 64 * 1024> chunk;
-        const ssize_t n = ::recv(fd_, chunk.data(), chunk.size(), 0);
+        const ssize_t n = platform::receive_bytes(native(fd_), chunk.data(), chunk.size(), 0);
         if (n > 0) {
             buffer_.append(chunk.data(), static_cast<std::size_t>(n));
             return recv_status::data;

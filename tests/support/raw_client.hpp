@@ -1,8 +1,9 @@
 #pragma once
 /// @file raw_client.hpp
-/// A blocking POSIX-socket HTTP/1.1 client for loopback wire tests: it sends exactly the
-/// bytes a test gives it and parses responses strictly, so the tests see what the server
-/// really put on the wire. No asio, no curl.
+/// A blocking-socket HTTP/1.1 client for loopback wire tests: it sends exactly the bytes a
+/// test gives it and parses responses strictly, so the tests see what the server really put
+/// on the wire. No asio, no curl. Its socket calls are libtern's platform seam
+/// (src/platform/socket_api.hpp), so it runs on POSIX and on Windows (Winsock) alike.
 
 #include <chrono>
 #include <cstddef>
@@ -15,6 +16,16 @@
 #include <vector>
 
 namespace tern_test {
+
+/// A socket as the system names it, without the system's headers: a descriptor on POSIX, a
+/// Winsock SOCKET (an unsigned handle the size of a pointer) on Windows.
+#if defined(_WIN32)
+using socket_type = std::uintptr_t;
+#else
+using socket_type = int;
+#endif
+/// The socket_type no socket has (-1; INVALID_SOCKET on Windows).
+inline constexpr socket_type no_socket = static_cast<socket_type>(-1);
 
 /// Thrown when the client cannot do what a test asked: a timeout, an early close, a
 /// malformed response. The message says what was received, so a failing test explains
@@ -91,9 +102,9 @@ struct tls_options {
 std::string tls_client_hello(const tls_options& options = {});
 
 /// A blocking loopback client (TCP to 127.0.0.1 by default; also a numeric IPv4 or IPv6
-/// address, or a Unix domain socket). Every read has a deadline (5 s by default); on timeout
-/// it throws client_error rather than hanging. Received bytes are buffered, so several
-/// pipelined responses can be read one after another.
+/// address, or a Unix domain socket, except on Windows). Every read has a deadline (5 s by
+/// default); on timeout it throws client_error rather than hanging. Received bytes are buffered, so
+/// several pipelined responses can be read one after another.
 ///
 /// After start_tls() every operation (send, shutdown_write, every read) goes through TLS,
 /// so the response parsing works over HTTPS unchanged.
@@ -118,13 +129,13 @@ public:
     /// client_error when it cannot, or when `address` is not numeric.
     void connect(std::string_view address, std::uint16_t port);
     /// Connects to the Unix domain socket at `path`; throws client_error when it cannot
-    /// (e.g. ENOENT once the server has removed the socket file).
+    /// (e.g. ENOENT once the server has removed the socket file), and always on Windows.
     void connect_unix(std::string_view path);
     /// Tries once to connect to 127.0.0.1:`port`: 0 on success (the socket is then closed),
     /// otherwise the errno of the failure (ECONNREFUSED when nothing listens).
     static int connect_error(std::uint16_t port);
     /// True while the socket is open on this side.
-    bool is_open() const noexcept { return fd_ >= 0; }
+    bool is_open() const noexcept { return fd_ != no_socket; }
     /// Closes the socket (if open) and drops buffered bytes. Over TLS it frees the TLS
     /// state without sending close_notify (shutdown_write() sends one).
     void close() noexcept;
@@ -225,7 +236,7 @@ private:
                            std::string_view what);
     [[noreturn]] void fail(std::string_view what, std::string_view why) const;
     // Takes `fd`, a newly connected socket (after close()).
-    void adopt(int fd) noexcept;
+    void adopt(socket_type fd) noexcept;
     // receive_some and send over TLS.
     recv_status tls_receive_some(clock::time_point deadline);
     void tls_send(std::string_view bytes);
@@ -234,7 +245,7 @@ private:
     struct tls_state;
     friend std::string tls_client_hello(const tls_options& options);
 
-    int fd_ = -1;
+    socket_type fd_ = no_socket;
     tls_state* tls_ = nullptr;  // Owned; null while the connection is plain.
     std::string tls_error_;
     bool peer_closed_ = false;

@@ -5,11 +5,11 @@
 # headless, in a wine prefix of its own, with clients on the Linux side: hello over HTTP/1.1 (GET, PUT, a static file, names
 # Windows must refuse), stopped by Ctrl-C (SIGINT); hello over HTTPS (a certificate made here
 # with openssl) with HTTP/1.1 and HTTP/2; live through tests/examples/live_smoke.sh and
-# tests/clients/ws_clients.sh; then the C++ unit tests and the test kit's tests
-# (tern_unit_tests.exe, tern_testing_tests.exe, built with the same -Werror) under wine, with
-# Catch2's summary. Fails (non-zero) at the first step that does not work, saying which; the
-# one check known to fail only under Wine, and the unit cases left out on Windows, are named
-# where they are let through.
+# tests/clients/ws_clients.sh; then the C++ unit tests, the test kit's tests and the wire tests
+# (tern_unit_tests.exe, tern_testing_tests.exe, tern_integration_tests.exe, built with the same
+# -Werror) under wine, with Catch2's summary. Fails (non-zero) at the first step that does not
+# work, saying which; the one check known to fail only under Wine, and the unit and wire cases
+# left out on Windows, are named where they are let through.
 #
 #   tests/windows/run.sh            # the dependencies' prefix from scripts/windows-deps.sh
 #   TERN_WINDOWS_DEPS_PREFIX=... tests/windows/run.sh
@@ -48,7 +48,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 nice cmake --build "$build" --target hello live || fail "build of hello.exe and live.exe"
 echo "tests/windows/run.sh: hello.exe and live.exe built in $(($(date +%s) - start)) s"
 start=$(date +%s)
-test_programs=(tern_unit_tests tern_testing_tests)
+test_programs=(tern_unit_tests tern_testing_tests tern_integration_tests)
 nice cmake --build "$build" --target "${test_programs[@]}" || fail "build of ${test_programs[*]}"
 echo "tests/windows/run.sh: ${test_programs[*]} built in $(($(date +%s) - start)) s"
 
@@ -200,14 +200,26 @@ run_tests() {
     fi
 }
 wineserver -k 2>/dev/null || true
-# Left out of the unit tests on Windows, by tag and by name, neither a Wine limitation:
-# - [symlink] (14 cases): the test trees are made with std::filesystem::create_symlink, which
-#   mingw-w64's libstdc++ (GCC 12) does not implement ("Function not implemented"), and
-#   tern on Windows follows no symlink at all (docs/platforms.md), where these cases expect
-#   the ones inside the root followed.
-# - the case below: a tern limitation on Windows, not done: modification times there have
-#   whole seconds (the C runtime's stat), so an ETag does not change when a file of the
-#   same size is modified within the second it was last modified in.
-etag_case="the ETag changes with the content's size or modification time"
-run_tests tern_unit_tests "~[symlink]" "~$etag_case"
+# Left out of the unit tests on Windows, by tag, not a Wine limitation: [symlink] (14 cases):
+# the test trees are made with std::filesystem::create_symlink, which mingw-w64's libstdc++
+# (GCC 12) does not implement ("Function not implemented"), and tern on Windows follows no
+# symlink at all (docs/platforms.md), where these cases expect the ones inside the root
+# followed.
+run_tests tern_unit_tests "~[symlink]"
 run_tests tern_testing_tests
+# The wire tests (tern_integration_tests.exe: real servers on 127.0.0.1, the raw client over
+# Winsock), the files and cases that cannot exist on Windows compiled out in the test files
+# (docs/platforms.md). Left out here by name, each with its reason:
+# - llhttp's version, neither Wine nor tern: the Windows prefix builds llhttp 9.4.3 (Debian
+#   forky's libllhttp-source), which accepts a tab after the Content-Length digits (OWS,
+#   RFC 9112 5); Debian 12's 9.2.1, which the Linux build uses, refuses it, as the case expects.
+# - mingw-w64's libstdc++, not Wine: std::filesystem::create_symlink is not implemented, and
+#   the case's tree needs a symlink (the unit tests' [symlink] cases, above).
+# - tern on Windows, documented: a connection stays on the loop that accepted it, so the first
+#   loop serves every connection (docs/platforms.md, "Readiness").
+wire_left_out=(
+    "~a trailing tab after a framing value is refused with 400 (documented strictness)"
+    "~the small-file cache never serves a file swapped for a symlink out of the root*"
+    "~a server with threads(3) serves its connections on all three of its loops"
+)
+run_tests tern_integration_tests "${wire_left_out[@]}"

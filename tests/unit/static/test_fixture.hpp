@@ -9,7 +9,9 @@
 
 #include "support/temp_dir.hpp"
 
-#if !defined(_WIN32)
+#if defined(_WIN32)
+#include <windows.h>
+#else
 #include <fcntl.h>
 #include <sys/stat.h>
 #endif
@@ -73,13 +75,19 @@ struct temp_tree {
     void set_mtime(const fs::path& rel, std::time_t seconds, long nanoseconds = 0) const {
 #if defined(_WIN32)
         // Windows: no utimensat; the file's own time (never a link's: links are not used
-        // there), in the file clock's 100 ns steps.
-        const auto at = std::chrono::system_clock::from_time_t(seconds) +
-                        std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                            std::chrono::nanoseconds(nanoseconds));
-        std::error_code ec;
-        fs::last_write_time(root / rel, std::chrono::file_clock::from_sys(at), ec);
-        REQUIRE(!ec);
+        // there) through its handle, in the file system's 100 ns steps since 1601
+        // (std::filesystem::last_write_time of mingw-w64's libstdc++ sets whole seconds).
+        const HANDLE h = ::CreateFileW((root / rel).wstring().c_str(), FILE_WRITE_ATTRIBUTES,
+                                       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                       nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+        REQUIRE(h != INVALID_HANDLE_VALUE);
+        const std::uint64_t ticks =
+            (static_cast<std::uint64_t>(seconds) + 11'644'473'600U) * 10'000'000U +
+            static_cast<std::uint64_t>(nanoseconds) / 100U;
+        FILETIME at{static_cast<DWORD>(ticks), static_cast<DWORD>(ticks >> 32U)};
+        const bool set = ::SetFileTime(h, nullptr, &at, &at) != 0;
+        ::CloseHandle(h);
+        REQUIRE(set);
 #else
         const timespec times[2] = {{seconds, nanoseconds}, {seconds, nanoseconds}};
         REQUIRE(::utimensat(AT_FDCWD, (root / rel).c_str(), times, AT_SYMLINK_NOFOLLOW) == 0);
