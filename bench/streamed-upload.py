@@ -33,6 +33,8 @@ built for every protocol). No file may be written: the server runs with TMPDIR (
 would spool) an empty directory of its own, which must still be empty after each round, and
 a watcher reads /proc/PID/fd every 50 ms while the bodies pass: a descriptor on a file the
 idle server did not have open (a spool file is an unnamed "(deleted)" one) fails the round.
+It samples the RSS too and prints the highest of each quarter of the round: memory that
+levels off, or memory that grows with the bytes sent.
 The load average is printed before and after (the figures are memory figures; the times
 depend on the machine's load).
 
@@ -119,8 +121,8 @@ def upload(port: int, size: int, chunk: bytes, deadline: float,
 def upload_h2(port: int, size: int, chunk: bytes, deadline: float,
               count: int = 1) -> list[tuple[float, bytes]]:
     """Sends `size` bytes of `chunk` repeated on each of `count` HTTP/2 streams of one
-    connection (h2c, prior knowledge), within the windows the server grants, round robin
-    over the streams that have window; returns per stream the seconds from the HEADERS to
+    connection (h2c, prior knowledge), within the windows the server grants, a frame of up
+    to 16 KiB per stream that has window in each pass, each pass starting one stream on; returns per stream the seconds from the HEADERS to
     the answer's end, and the answer's status and body as "status NNN\r\n\r\nBODY"."""
     import select
     import struct
@@ -193,8 +195,10 @@ def upload_h2(port: int, size: int, chunk: bytes, deadline: float,
                         st["ended"] = True
                         st["seconds"] = time.monotonic() - t
                 elif kind in (3, 7):  # RST_STREAM, GOAWAY
+                    said = f" after the answer {st['status']} {st['body'][:200]!r}" if st else ""
                     raise ConnectionError(f"the server sent frame type {kind} on stream "
-                                          f"{stream}: {payload.hex()}")
+                                          f"{stream}: {payload.hex()}{said} (sent "
+                                          f"{st['sent'] if st else '-'} bytes on it)")
 
         while not got_settings:
             take(True)
@@ -207,6 +211,10 @@ def upload_h2(port: int, size: int, chunk: bytes, deadline: float,
         sending = list(ids)
         while sending:
             progressed = False
+            # Each pass starts one stream further on: when the connection's window runs out
+            # within a pass, the same first streams must not take it every time (the last
+            # ones would starve past timeouts.body_idle, and the server answer them 408).
+            sending = sending[1:] + sending[:1]
             for sid in list(sending):
                 st = state[sid]
                 window = min(conn_window, st["window"], 16384, size - st["sent"])
@@ -277,22 +285,33 @@ def open_files(pid: int) -> set[str]:
 
 
 class FileWatcher(threading.Thread):
-    """Reads /proc/PID/fd every 50 ms until stopped; `found` keeps every file descriptor the
-    idle server did not have (a spool file would be one, "(deleted)")."""
+    """Reads /proc/PID/fd and the RSS every 50 ms until stopped; `found` keeps every file
+    descriptor the idle server did not have (a spool file would be one, "(deleted)"),
+    `rss` the RSS samples in KiB (whether the memory levels off or keeps growing)."""
 
     def __init__(self, pid: int, idle: set[str]) -> None:
         super().__init__(daemon=True)
         self.pid, self.idle, self.found, self.looks = pid, idle, set(), 0
+        self.rss: list[int] = []
         self.done = threading.Event()
 
     def run(self) -> None:
         while not self.done.is_set():
             try:
                 self.found |= open_files(self.pid) - self.idle
+                self.rss.append(status_fields(self.pid)["VmRSS"])
                 self.looks += 1
-            except OSError:
+            except (OSError, KeyError):
                 pass
             self.done.wait(0.05)
+
+    def quarters(self) -> str:
+        """The highest RSS in each quarter of the run, MiB."""
+        n = len(self.rss)
+        if n < 4:
+            return "-"
+        return " / ".join(f"{max(self.rss[q * n // 4:(q + 1) * n // 4]) / 1024:.1f}"
+                          for q in range(4))
 
 
 def https_ready(server: subprocess.Popen, port: int, timeout: float = 15.0) -> bool:
@@ -430,6 +449,7 @@ def main() -> int:
             print(f"{r + 1:5}  {seconds:7.2f}  {sent / MIB / seconds:5.0f}  {peak / 1024:14.1f}"
                   f"  {(peak - idle) / 1024:16.1f}  {(peak - idle) / 1024 / len(answers):16.2f}"
                   f"  {len(files) if files else 'none'} ({watcher.looks} looks)  {shown}")
+            print(f"  highest RSS in each quarter of the round (MiB): {watcher.quarters()}")
             for f in files:
                 print(f"  a file was open or written: {f}")
             if not ok:
