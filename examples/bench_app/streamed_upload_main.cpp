@@ -5,13 +5,17 @@
 //                  each hashed as it arrives (tern::multipart_reader; files up to 16 GiB)
 //   GET /       -> 200 "Hello, World!" (what bench/lib waits for)
 //
-//   bench_streamed_upload_app [port]   (default 8080; one worker thread, 127.0.0.1)
+//   bench_streamed_upload_app [port] [--cert FILE --key FILE [--http3]]
+//                             (default 8080; one worker thread, 127.0.0.1; with --cert and
+//                             --key, PEM files, HTTPS (and HTTP/2 by ALPN); with --http3 as
+//                             well, HTTP/3 on the same port over UDP)
 
 #include <tern/tern.hpp>
 
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <string>
@@ -19,12 +23,24 @@
 
 int main(int argc, char** argv) {
     std::uint16_t port = 8080;
-    if (argc > 1) {
-        const std::string_view arg(argv[1]);
-        if (std::from_chars(arg.data(), arg.data() + arg.size(), port).ec != std::errc{}) {
-            std::fprintf(stderr, "usage: %s [port]\n", argv[0]);
+    std::string cert_file;
+    std::string key_file;
+    bool http3 = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        if ((arg == "--cert" || arg == "--key") && i + 1 < argc) {
+            (arg == "--cert" ? cert_file : key_file) = argv[++i];
+        } else if (arg == "--http3") {
+            http3 = true;
+        } else if (i != 1 ||
+                   std::from_chars(arg.data(), arg.data() + arg.size(), port).ec != std::errc{}) {
+            std::fprintf(stderr, "usage: %s [port] [--cert FILE --key FILE [--http3]]\n", argv[0]);
             return 2;
         }
+    }
+    if (cert_file.empty() != key_file.empty() || (http3 && cert_file.empty())) {
+        std::fprintf(stderr, "%s: --cert and --key go together, and --http3 needs them\n", argv[0]);
+        return 2;
     }
     tern::config cfg;
     cfg.threads = 1;
@@ -68,5 +84,12 @@ int main(int argc, char** argv) {
                 }
                 ctx.text(report);
             })));
-    app.listen("127.0.0.1", port);
+    if (!cert_file.empty()) app.tls(cert_file, key_file);
+    if (http3) app.http3(port);
+    try {
+        app.listen("127.0.0.1", port);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+        return 1;
+    }
 }
