@@ -343,7 +343,7 @@ public:
     // One door per setting: `configure` reaches every field of tern::config in place; `limits`
     // and `timeouts` set a whole group (the fields not named take their defaults; designated
     // initializers follow the order of declaration); a few one-field setters remain for what
-    // most programs change. The other one-field setters of 0.1 are deprecated and go in 0.3
+    // most programs change. The other one-field setters of 0.1 are deprecated and go in 0.4
     // (docs/versioning.md).
 
     /// Every limit at once (`config::limits`, docs/limits.md), e.g.
@@ -388,140 +388,140 @@ public:
     /// (`tern: limits.max_line_size must be at least 16`) and nothing changes.
     app& configure(const std::function<void(config&)>& change);
 
-    // ---- deprecated one-field setters (0.2; removed in 0.3) --------------------------
+    // ---- deprecated one-field setters (0.2; removed in 0.4) --------------------------
 
     /// Threads of the pool for `tern::blocking` handlers. Throws std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.blocking.threads = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     blocking_threads(unsigned n);
     /// Requests that may wait for a blocking-pool thread (default 4096); one more gets 503 +
     /// Retry-After: 1. Throws std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.blocking.max_queue = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_blocking_queue(std::size_t n);
     /// How long a request may wait for a blocking-pool thread (default 5 s; zero: no bound);
     /// one taken after waiting longer gets 503 + Retry-After: 1 instead of running. Throws
     /// std::invalid_argument when negative.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.blocking.max_wait = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_blocking_wait(std::chrono::milliseconds wait);
     /// Bodies over `bytes` go to a temporary file in `spool_directory` (default 1 MiB; 0:
     /// none); see spool_config::body_above and docs/uploads.md.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.spool.body_above = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     spool_body_above(std::size_t bytes);
     /// Where spooled bodies go (default $TMPDIR, else /tmp); give it its own file system.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.spool.directory = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     spool_directory(std::string directory);
     /// Bytes all spooled bodies may hold at once (default 1 GiB; 0: no bound); a body that
     /// would pass it is answered 503 + Retry-After. See spool_config::max_bytes.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.spool.max_bytes = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_spooled_bytes(std::uint64_t bytes);
     /// Limit on header fields per request. Throws std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.limits.max_header_count = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_header_count(std::size_t n);
     /// Limit on all header bytes of a request. Throws std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.limits.max_header_size = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_header_size(std::size_t bytes);
     /// Limit on the request line's bytes. Throws std::invalid_argument below 16.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.limits.max_line_size = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_line_size(std::size_t bytes);
     /// Empty lines tolerated before a request line.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.limits.max_empty_lines = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_empty_lines(std::size_t n);
     /// Requests served on one connection before it closes; 0 (the default) is unlimited.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.limits.max_requests_per_connection = ...; }); "
-        "removed in 0.3")]] app&
+        "removed in 0.4")]] app&
     max_requests_per_connection(std::size_t n);
     /// Limit on the bytes of one uploaded file in a multipart/form-data body (413 over it).
     [[deprecated(
         "use app.configure([](tern::config& c) { c.limits.max_upload_file_size = ...; }); removed "
-        "in 0.3")]] app&
+        "in 0.4")]] app&
     max_upload_file_size(std::size_t bytes);
     /// Limit on a request body `body_as` parses as JSON (413 over it). Throws
     /// std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.limits.max_json_size = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_json_size(std::size_t bytes);
     /// Limit on the nesting of a JSON body `body_as` parses (400 deeper). Throws
     /// std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.limits.max_json_depth = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_json_depth(std::size_t n);
     /// Bytes a streamed body may queue before `write` returns false (see
     /// `streams_config::buffer_size`). Throws std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.streams.buffer_size = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     stream_buffer_size(std::size_t bytes);
     /// Bytes a stream may queue at most before it is cut off (see `streams_config::max_buffer`).
     /// Throws std::invalid_argument below `stream_buffer_size`.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.streams.max_buffer = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     max_stream_buffer(std::size_t bytes);
     /// Silence after which an SSE stream sends a keep-alive comment; 0: never.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.streams.sse_keep_alive = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     sse_keep_alive(std::chrono::milliseconds interval);
     /// The largest WebSocket message a peer may send (see `websocket_config::max_message_size`).
     /// Throws std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.websocket.max_message_size = ...; }); removed "
-        "in 0.3")]] app&
+        "in 0.4")]] app&
     ws_max_message_size(std::size_t bytes);
     /// Silence after which a WebSocket connection is pinged; 0: never.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.websocket.ping_interval = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     ws_ping_interval(std::chrono::milliseconds interval);
     /// Accept permessage-deflate when a WebSocket client offers it (default off).
     [[deprecated(
         "use app.configure([](tern::config& c) { c.websocket.compression = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     ws_compression(bool on);
     /// Streams one HTTP/2 client may have open at once (default 100).
     [[deprecated(
         "use app.configure([](tern::config& c) { c.http2.max_concurrent_streams = ...; }); removed "
-        "in 0.3")]] app&
+        "in 0.4")]] app&
     h2_max_concurrent_streams(std::uint32_t streams);
     /// Response bytes one HTTP/2 connection may hold unsent before no new stream's handler
     /// runs (default 4 MiB; docs/http2.md). Throws std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.http2.max_unsent = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     h2_max_unsent(std::size_t bytes);
     /// Files one HTTP/2 connection may hold open at once (default 8; docs/http2.md). Throws
     /// std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.http2.max_open_files = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     h2_max_open_files(std::size_t files);
     /// Bytes of spooled bodies one HTTP/2 connection may hold at once beyond its first
     /// (default 64 MiB; docs/http2.md). Throws std::invalid_argument for 0.
     [[deprecated(
         "use app.configure([](tern::config& c) { c.http2.max_spooled_bytes = ...; }); removed in "
-        "0.3")]] app&
+        "0.4")]] app&
     h2_max_spooled_bytes(std::uint64_t bytes);
     /// Serves the files under `directory` at "/" (see docs/static-files.md).
     app& static_files(std::string directory);

@@ -8,7 +8,7 @@
 /// (docs/versioning.md): a change that breaks source or ABI moves the minor version.
 #define TERN_VERSION_MAJOR 0
 /// Minor version of the headers: moves with every change that breaks source or ABI (0.x).
-#define TERN_VERSION_MINOR 2
+#define TERN_VERSION_MINOR 3
 /// Patch version of the headers: fixes and additions that keep source and ABI.
 #define TERN_VERSION_PATCH 0
 
