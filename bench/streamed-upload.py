@@ -59,6 +59,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 from common import free_port, status_fields  # noqa: E402  (bench/lib, beside this script)
 from servers import wait_ready  # noqa: E402
 import groups  # noqa: E402  (bench/lib: the servers' process groups end when this script does)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from h3 import build_h3load  # noqa: E402  (bench/h3.py: bench/peers/h3load built offline)
 
 MIB = 1024 * 1024
 REPO = Path(__file__).resolve().parent.parent
@@ -240,17 +242,6 @@ def upload_h2(port: int, size: int, chunk: bytes, deadline: float,
             take(True)
         return [(x["seconds"], f"status {x['status']}\r\n\r\n".encode() + x["body"])
                 for x in state.values()]
-
-
-def build_h3load(work: Path) -> Path:
-    """bench/peers/h3load, built offline in GOPATH mode (as bench/h3.py does)."""
-    out = work / "h3load"
-    env = dict(os.environ, GO111MODULE="off", GOFLAGS="-trimpath",
-               GOCACHE=str(REPO / "build" / "h3load-gocache"),
-               GOPATH=f"{work / 'gopath'}:/usr/share/gocode")
-    subprocess.run(["go", "build", "-o", str(out), str(REPO / "bench/peers/h3load/main.go")],
-                   check=True, env=env, cwd=work)
-    return out
 
 
 def upload_h3(h3load: Path, port: int, size: int, deadline: float, count: int,
