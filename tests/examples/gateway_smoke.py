@@ -30,6 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 import procs  # noqa: E402  (tests/support/procs.py: start, wait for the port, stop)
 
 BIG = "--big" in sys.argv
+# Built with AddressSanitizer (scripts/test.sh --sanitize): its quarantine holds up to 256 MiB
+# of freed memory, so the gateway's RSS says nothing about what tern holds; the memory bound
+# is checked by the plain build's run.
+SANITIZED = "--sanitized" in sys.argv
 TRANSFER_BYTES = (1024 if BIG else 256) * 1024 * 1024
 PIECE = bytes(range(256)) * 4096  # 1 MiB
 failures = []
@@ -302,7 +306,10 @@ def check_big_transfers(port, pid, spool):
     check(not left, "nothing was written in the gateway's TMPDIR: %r" % left)
     peak = peak_rss_kib(pid)
     print("     the gateway's peak RSS: %d KiB" % peak)
-    check(peak < 32 * 1024, "the gateway's peak RSS stays under 32 MiB (%d KiB)" % peak)
+    if SANITIZED:
+        print("     (not bounded under a sanitizer: its quarantine keeps freed memory)")
+    else:
+        check(peak < 32 * 1024, "the gateway's peak RSS stays under 32 MiB (%d KiB)" % peak)
 
 
 def main():
