@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -50,6 +51,24 @@ std::string pattern(std::size_t n) {
     std::string s(n, '\0');
     for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131 + i / 7) % 251);
     return s;
+}
+
+// A scripted upstream that reads a request's head, then counts every body byte until the
+// connection closes: into `got`, then `done` is set.
+std::function<void(int)> counting_upstream(std::atomic<std::uint64_t>& got,
+                                           std::atomic<bool>& done) {
+    return [&got, &done](int fd) {
+        std::string head = script_server::read_head(fd);
+        std::uint64_t n = head.size() - head.find("\r\n\r\n") - 4;
+        char buf[65536];
+        for (;;) {
+            const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
+            if (r <= 0) break;
+            n += static_cast<std::uint64_t>(r);
+        }
+        got = n;
+        done = true;
+    };
 }
 
 std::string expected_answer(std::string_view body, std::string_view framing) {
@@ -225,18 +244,7 @@ TEST_CASE(
     "[client][body-stream]") {
     std::atomic<bool> upstream_done{false};
     std::atomic<std::uint64_t> upstream_got{0};
-    script_server upstream([&](int fd) {
-        std::string head = script_server::read_head(fd);
-        std::uint64_t n = head.size() - head.find("\r\n\r\n") - 4;
-        char buf[65536];
-        for (;;) {
-            const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
-            if (r <= 0) break;
-            n += static_cast<std::uint64_t>(r);
-        }
-        upstream_got = n;
-        upstream_done = true;
-    });
+    script_server upstream(counting_upstream(upstream_got, upstream_done));
     tern::client c;
     test_server front([&](tern::app& app) { forward_routes(app, c, upstream.url("/cut")); });
     for (const bool chunked : {false, true}) {
@@ -262,18 +270,7 @@ TEST_CASE(
     "[client][body-stream]") {
     std::atomic<bool> upstream_done{false};
     std::atomic<std::uint64_t> upstream_got{0};
-    script_server upstream([&](int fd) {
-        std::string head = script_server::read_head(fd);
-        std::uint64_t n = head.size() - head.find("\r\n\r\n") - 4;
-        char buf[4096];
-        for (;;) {
-            const ssize_t r = ::recv(fd, buf, sizeof buf, 0);
-            if (r <= 0) break;
-            n += static_cast<std::uint64_t>(r);
-        }
-        upstream_got = n;
-        upstream_done = true;
-    });
+    script_server upstream(counting_upstream(upstream_got, upstream_done));
     tern::client c;
     std::atomic<int> failure{0};
     tern::config cfg = tern_test::test_config();
