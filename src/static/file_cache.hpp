@@ -29,6 +29,8 @@ struct cached_variant {
     char last_modified[29] = {};  ///< its Last-Modified (an HTTP date), likewise
 };
 
+class mime_types;
+
 /// A regular file as read in: the file itself and, for a directory that serves them, its
 /// `.br` and `.gz` siblings (each present or known absent).
 struct cached_file {
@@ -38,7 +40,7 @@ struct cached_file {
     /// The Content-Type chosen for it when it was stored, and the table that chose it (a
     /// static directory's mime_types, which outlives the cache): a hit through the same
     /// table takes the type from here instead of looking the name up again.
-    const void* typed_by = nullptr;
+    const mime_types* typed_by = nullptr;
     std::string_view content_type;
 
     /// The bytes held by all three.
